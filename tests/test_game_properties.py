@@ -1,0 +1,193 @@
+"""Properties every registered game must have, checked on random legal games (hypothesis).
+
+- random legal play always ends, with every invariant (conservation) holding after every action;
+- apply never mutates its input; states and actions round-trip through JSON;
+- the same seed and actions give the same state;
+- no view, panel or announcement shows a player's secret to anyone else;
+- every panel fits Discord's limits and offers only legal moves.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from games import REGISTRY
+from games.engine import Game, GameState, IllegalAction, apply
+from games.presentation import Button, Panel, panel_problems
+from games.rng import Rng
+
+MAX_ACTIONS = 20_000
+GAMES = sorted(REGISTRY)
+
+
+def _players(n: int) -> list[str]:
+    return [f"9{n}{i:02d}000{i}" for i in range(n)]  # look like Discord ids, unique substrings
+
+
+def _control_actions(panel: Panel) -> list[dict[str, Any]]:
+    actions: list[dict[str, Any]] = []
+    for control in panel.controls:
+        if isinstance(control, Button):
+            if not control.disabled:
+                actions.append(control.action)
+        elif not control.disabled:
+            actions.extend(o.action for o in control.options)
+    return actions
+
+
+def _check_step(game: Game[Any, Any], state: GameState) -> None:
+    """Checks that hold in every state reached."""
+    game.check_invariants(state)
+    assert game.State.model_validate_json(state.model_dump_json()) == state
+    active = game.active_players(state)
+    public_panel = game.panel(state, None)
+    assert panel_problems(public_panel) == [], panel_problems(public_panel)
+    for player in state.players:
+        panel = game.panel(state, player)
+        assert panel_problems(panel) == [], panel_problems(panel)
+        if player in active and game.outcome(state) is None:
+            for raw in _control_actions(panel):
+                action = game.parse_action(raw)
+                assert game.is_legal(state, player, action), (player, raw)
+    if active and game.outcome(state) is None:
+        for raw in _control_actions(public_panel):
+            action = game.parse_action(raw)
+            assert any(game.is_legal(state, p, action) for p in active), raw
+    # Secrets: only their owner may see them.
+    public_texts = [
+        game.view(state, None).model_dump_json(),
+        public_panel.model_dump_json(),
+        json.dumps([a.model_dump(mode="json") for a in state.announcements]),
+    ]
+    private_texts = {
+        p: game.view(state, p).model_dump_json() + game.panel(state, p).model_dump_json()
+        for p in state.players
+    }
+    for owner in state.players:
+        tokens = game.secrets(state, owner)
+        if not tokens:
+            continue
+        # Any token as a whole word: "S1" must not match inside "S17".
+        alternatives = "|".join(re.escape(t) for t in sorted(tokens, key=len, reverse=True))
+        pattern = re.compile(rf"(?<![A-Za-z0-9_])(?:{alternatives})(?![A-Za-z0-9_])")
+        others = [text for p, text in private_texts.items() if p != owner]
+        for text in public_texts + others:
+            leak = pattern.search(text)
+            assert leak is None, f"{owner}'s secret {leak.group(0)!r} leaks"
+
+
+def play_random_game(
+    game: Game[Any, Any], players: int, seed: int, *, check_every: int = 1
+) -> tuple[GameState, list[tuple[str, Any]]]:
+    rng = Rng(seed=seed)
+    ids = _players(players)
+    state = game.setup(ids, game.Options(), seed)
+    log: list[tuple[str, Any]] = []
+    _check_step(game, state)
+    for step in range(MAX_ACTIONS):
+        if game.outcome(state) is not None:
+            break
+        active = sorted(game.active_players(state))
+        assert active, "the game waits for nobody but is not over"
+        player = rng.choice(active)
+        if rng.randint(1, 20) == 1:
+            action = game.on_timeout(state, player)
+        else:
+            legal = list(game.legal_actions(state, player))
+            assert legal, f"{player} is active but has no legal action"
+            action = rng.choice(legal)
+        assert game.parse_action(action.model_dump(mode="json")) == action
+        before = state.model_dump_json()
+        new_state = apply(game, state, player, action)
+        assert state.model_dump_json() == before, "apply mutated its input"
+        state = new_state
+        log.append((player, action))
+        if step % check_every == 0:
+            _check_step(game, state)
+    outcome = game.outcome(state)
+    assert outcome is not None, f"no end after {MAX_ACTIONS} actions"
+    assert set(outcome.scores) == set(ids)
+    assert set(outcome.winners) <= set(ids)
+    if not outcome.cooperative:
+        assert outcome.winners, "a competitive game has at least one winner"
+        best = max(outcome.scores.values())
+        assert all(outcome.scores[w] == best for w in outcome.winners) or outcome.summary
+    return state, log
+
+
+@pytest.mark.parametrize("game_id", GAMES)
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**40), data=st.data())
+def test_random_games_end_and_keep_invariants(game_id: str, seed: int, data: st.DataObject) -> None:
+    game = REGISTRY[game_id]
+    players = data.draw(st.integers(game.min_players, game.max_players), label="players")
+    play_random_game(game, players, seed, check_every=3)
+
+
+@pytest.mark.parametrize("game_id", GAMES)
+@settings(max_examples=5, deadline=None)
+@given(seed=st.integers(0, 2**40))
+def test_same_seed_and_actions_give_the_same_state(game_id: str, seed: int) -> None:
+    game = REGISTRY[game_id]
+    players = game.max_players
+    final, log = play_random_game(game, players, seed, check_every=50)
+    replayed = game.setup(_players(players), game.Options(), seed)
+    for player, action in log:
+        replayed = apply(game, replayed, player, game.parse_action(action.model_dump(mode="json")))
+    assert replayed == final
+    assert replayed.model_dump_json() == final.model_dump_json()
+
+
+@pytest.mark.parametrize("game_id", GAMES)
+def test_refusals(game_id: str) -> None:
+    game = REGISTRY[game_id]
+    ids = _players(game.min_players)
+    state = game.setup(ids, game.Options(), 7)
+    active = sorted(game.active_players(state))
+    idle = [p for p in ids if p not in active]
+    action = game.legal_actions(state, active[0])[0]
+    with pytest.raises(IllegalAction, match="not seated"):
+        apply(game, state, "stranger", action)
+    if idle:
+        with pytest.raises(IllegalAction):
+            apply(game, state, idle[0], action)
+    with pytest.raises(IllegalAction):
+        game.parse_action({"type": "no-such-move"})
+    with pytest.raises(IllegalAction):
+        game.parse_options({"no_such_option": 1, **{k: "bad" for k in game.Options.model_fields}})
+
+
+@pytest.mark.parametrize("game_id", GAMES)
+def test_game_metadata(game_id: str) -> None:
+    game = REGISTRY[game_id]
+    assert game.id == game_id
+    assert 1 <= game.min_players <= game.max_players
+    assert game.title and game.summary
+    assert 200 < len(game.help_text) <= 4096
+    for name, info in game.Options.model_fields.items():
+        assert info.description, f"option {name} has no description"
+
+
+def test_the_secrecy_check_catches_a_planted_leak() -> None:
+    """The checker above must be able to fail: plant one secret in the public panel."""
+    game = REGISTRY["cafe-carnage"]
+    ids = _players(4)
+    state = game.setup(ids, game.Options(), 3)
+    secret = sorted(game.secrets(state, ids[0]))[0]
+
+    class Leaky(type(game)):  # type: ignore[misc]
+        def panel(self, state: Any, viewer: str | None) -> Panel:
+            panel = super().panel(state, viewer)
+            if viewer is None:
+                panel = panel.model_copy(update={"description": f"psst: {secret}"})
+            return panel
+
+    _check_step(game, state)
+    with pytest.raises(AssertionError, match="leaks"):
+        _check_step(Leaky(), state)
