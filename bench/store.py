@@ -1,0 +1,123 @@
+"""Moves per second and latency through the session service, beside a bare aiosqlite loop.
+
+100 sessions of Café Carnage play concurrently; each session's driver submits its next random
+legal move as soon as the previous one is acknowledged (durable). The bare loop does one
+INSERT + UPDATE + COMMIT per move on the same disk with the same pragmas. Run by hand:
+    .venv/bin/python bench/store.py [--sessions 100] [--seconds 10] [--synchronous FULL]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import aiosqlite
+
+from bot.sessions import Session, SessionService
+from bot.store import Store
+from games.rng import Rng
+
+GAME = "cafe-carnage"
+
+
+async def bare_loop(path: Path, seconds: float, synchronous: str) -> float:
+    db = await aiosqlite.connect(str(path), isolation_level=None)
+    await db.execute("PRAGMA journal_mode=WAL")
+    await db.execute(f"PRAGMA synchronous={synchronous}")
+    await db.execute("CREATE TABLE s (id INTEGER PRIMARY KEY, state TEXT, version INTEGER)")
+    await db.execute("CREATE TABLE a (sid INTEGER, seq INTEGER, action TEXT)")
+    await db.execute("INSERT INTO s VALUES (1, '', 0)")
+    state = "x" * 6000  # about the size of a Café Carnage state
+    count = 0
+    started = time.perf_counter()
+    while time.perf_counter() - started < seconds:
+        await db.execute("BEGIN IMMEDIATE")
+        await db.execute('INSERT INTO a VALUES (1, ?, \'{"type":"pick"}\')', (count,))
+        await db.execute("UPDATE s SET state = ?, version = version + 1 WHERE id = 1", (state,))
+        await db.execute("COMMIT")
+        count += 1
+    elapsed = time.perf_counter() - started
+    await db.close()
+    return count / elapsed
+
+
+async def start_session(service: SessionService, number: int) -> Session:
+    ids = [f"{number}-{i}" for i in range(5)]
+    s = await service.create(
+        game_id=GAME, channel_id=number, guild_id=1, host_id=ids[0], host_name="H", seed=number
+    )
+    for pid in ids[1:]:
+        await service.join(s.id, pid, pid)
+    return await service.start(s.id, ids[0])
+
+
+async def drive(service: SessionService, s: Session, deadline: float, lat: list[float]) -> int:
+    rng = Rng(seed=s.id)
+    moves = 0
+    while time.perf_counter() < deadline:
+        if s.status != "active":
+            s = await start_session(service, s.row.channel_id + 1_000_000)
+        assert s.state is not None
+        game = s.game
+        player = rng.choice(sorted(game.active_players(s.state)))
+        action = rng.choice(list(game.legal_actions(s.state, player)))
+        t0 = time.perf_counter()
+        s = (await service.act(s.id, player, action)).session
+        lat.append(time.perf_counter() - t0)
+        moves += 1
+    return moves
+
+
+async def service_loop(
+    path: Path, sessions: int, seconds: float, synchronous: str
+) -> tuple[float, list[float]]:
+    store = await Store.open(path, synchronous)
+    service = SessionService(store)
+    started_sessions = [await start_session(service, n) for n in range(sessions)]
+    latencies: list[float] = []
+    t0 = time.perf_counter()
+    deadline = t0 + seconds
+    counts = await asyncio.gather(
+        *(drive(service, s, deadline, latencies) for s in started_sessions)
+    )
+    elapsed = time.perf_counter() - t0
+    await store.close()
+    return sum(counts) / elapsed, latencies
+
+
+def pct(values: list[float], p: float) -> float:
+    return statistics.quantiles(values, n=100)[int(p) - 1] * 1000 if len(values) > 1 else 0.0
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--sessions", type=int, default=100)
+    parser.add_argument("--seconds", type=float, default=10.0)
+    parser.add_argument("--synchronous", default="FULL", choices=["FULL", "NORMAL"])
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="cafebot-bench-", dir=".") as tmp:
+        bare = await bare_loop(Path(tmp) / "bare.sqlite3", args.seconds, args.synchronous)
+        rate, lat = await service_loop(
+            Path(tmp) / "service.sqlite3", args.sessions, args.seconds, args.synchronous
+        )
+    print(
+        f"synchronous={args.synchronous}, {args.sessions} concurrent sessions, {args.seconds:.0f} s each"
+    )
+    print(f"bare aiosqlite insert+update+commit: {bare:8.0f} commits/s")
+    print(
+        f"session service (load, apply, commit): {rate:8.0f} moves/s  = {100 * rate / bare:.0f}% of bare"
+    )
+    print(
+        f"latency per move: p50 {pct(lat, 50):.2f} ms, p99 {pct(lat, 99):.2f} ms ({len(lat)} moves)"
+    )
+
+
+if __name__ == "__main__":
+    asyncio.run(main())

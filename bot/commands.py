@@ -1,0 +1,252 @@
+"""The /game slash commands. They translate; the session service decides."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+import discord
+from discord import app_commands
+
+from bot.components import abandon_view
+from bot.errors import NotAllowed, NotFound, UserError
+from bot.options import parse_setting, setting_suggestions, timer_field
+from bot.render import sendable
+from bot.sessions import Session
+from games import REGISTRY
+from games.engine import Outcome
+
+if TYPE_CHECKING:
+    from bot.app import CafeBot
+
+GAME_CHOICES = [app_commands.Choice(name=g.title, value=g.id) for g in REGISTRY.values()]
+TIMEOUT_CHOICES = [
+    app_commands.Choice(name=label, value=seconds)
+    for label, seconds in [
+        ("1 minute", 60),
+        ("2 minutes", 120),
+        ("5 minutes", 300),
+        ("15 minutes", 900),
+        ("1 hour", 3600),
+        ("6 hours", 21600),
+        ("24 hours", 86400),
+        ("48 hours", 172800),
+        ("7 days", 604800),
+    ]
+]
+
+
+@app_commands.guild_only()
+class GameCommands(app_commands.Group):
+    def __init__(self, bot: CafeBot) -> None:
+        super().__init__(name="game", description="Play café board games with friends")
+        self.bot = bot
+
+    # -- helpers ---------------------------------------------------------------------------------
+    async def _open_session(self, interaction: discord.Interaction[Any]) -> Session:
+        s = await self.bot.service.open_in_channel(_channel_id(interaction))
+        if s is None:
+            raise NotFound("There's no game in this channel. Start one with `/game new`.")
+        return s
+
+    async def _refresh_table(self, s: Session) -> None:
+        self.bot.after_change(s.id)
+
+    # -- commands --------------------------------------------------------------------------------
+    @app_commands.command(name="new", description="Open a lobby for a new game in this channel")
+    @app_commands.describe(
+        game="Which game to play",
+        timeout="How long the table waits for a player before playing a default move",
+        setting="A game option, e.g. no_repeats=on (more can be set in the lobby)",
+    )
+    @app_commands.choices(game=GAME_CHOICES)
+    @app_commands.choices(timeout=TIMEOUT_CHOICES)
+    async def new(
+        self,
+        interaction: discord.Interaction[Any],
+        game: app_commands.Choice[str],
+        timeout: app_commands.Choice[int] | None = None,
+        setting: str | None = None,
+    ) -> None:
+        bot = self.bot
+        chosen = REGISTRY.get(game.value)
+        if chosen is None:
+            raise NotFound("I don't know that game.")
+        options: dict[str, Any] = {}
+        if timeout is not None:
+            field = timer_field(chosen)
+            if field is None:
+                raise UserError(f"{chosen.title} has no timer to set.")
+            options[field] = timeout.value
+        if setting:
+            try:
+                name, value = parse_setting(chosen, setting)
+            except ValueError as exc:
+                raise UserError(str(exc)) from None
+            options[name] = value
+        existing = await bot.service.open_in_channel(_channel_id(interaction))
+        if existing is not None:
+            link = _message_link(interaction, existing)
+            raise NotAllowed(
+                f"This channel already has a game of {existing.game.title}{link}. Finish it, "
+                "`/game abandon` it, or start a new one in a thread."
+            )
+        s = await bot.service.create(
+            game_id=chosen.id,
+            channel_id=_channel_id(interaction),
+            guild_id=interaction.guild_id,
+            host_id=str(interaction.user.id),
+            host_name=interaction.user.display_name,
+            options=options,
+        )
+        embeds, view, digest = await bot.tables.table_payload(s)
+        response = await interaction.response.send_message(embeds=embeds, view=sendable(view))
+        if response.message_id is not None:
+            await bot.store.set_table_message(s.id, response.message_id)
+        bot.tables.note_table_digest(s.id, digest)
+        if chosen.has_secrets:
+            await bot.check_dms(interaction, s)
+
+    @new.autocomplete("setting")
+    async def _setting_autocomplete(
+        self, interaction: discord.Interaction[Any], current: str
+    ) -> list[app_commands.Choice[str]]:
+        game_id = getattr(interaction.namespace, "game", None)
+        games = [REGISTRY[game_id]] if game_id in REGISTRY else list(REGISTRY.values())
+        seen: list[str] = []
+        for g in games:
+            seen.extend(s for s in setting_suggestions(g, current) if s not in seen)
+        return [app_commands.Choice(name=s, value=s) for s in seen[:25]]
+
+    @app_commands.command(name="join", description="Take a seat at the game in this channel")
+    async def join(self, interaction: discord.Interaction[Any]) -> None:
+        s = await self._open_session(interaction)
+        s = await self.bot.service.join(
+            s.id, str(interaction.user.id), interaction.user.display_name
+        )
+        await interaction.response.send_message(
+            f"🪑 You joined {s.game.title} ({len(s.players)}/{s.game.max_players} seated).",
+            ephemeral=True,
+        )
+        if s.game.has_secrets:
+            await self.bot.check_dms(interaction, s)
+        await self._refresh_table(s)
+
+    @app_commands.command(name="leave", description="Leave the lobby in this channel")
+    async def leave(self, interaction: discord.Interaction[Any]) -> None:
+        s = await self._open_session(interaction)
+        s = await self.bot.service.leave(s.id, str(interaction.user.id))
+        await interaction.response.send_message("👋 You left the table.", ephemeral=True)
+        await self._refresh_table(s)
+
+    @app_commands.command(name="start", description="Start the game in this channel (host only)")
+    async def start(self, interaction: discord.Interaction[Any]) -> None:
+        s = await self._open_session(interaction)
+        s = await self.bot.service.start(s.id, str(interaction.user.id))
+        await interaction.response.send_message(f"🎲 {s.game.title} has started!", ephemeral=True)
+        await self._refresh_table(s)
+
+    @app_commands.command(name="status", description="Show the table of the game in this channel")
+    async def status(self, interaction: discord.Interaction[Any]) -> None:
+        s = await self._open_session(interaction)
+        embeds, view, _ = await self.bot.tables.table_payload(s)
+        link = _message_link(interaction, s)
+        text = f"The table message{link} is kept up to date." if link else None
+        await interaction.response.send_message(
+            text, embeds=embeds, view=sendable(view), ephemeral=True
+        )
+
+    @app_commands.command(name="hand", description="Show your private hand here, just for you")
+    async def hand(self, interaction: discord.Interaction[Any]) -> None:
+        s = await self.bot.service.open_in_channel(_channel_id(interaction))
+        uid = str(interaction.user.id)
+        if s is None or s.player(uid) is None:
+            mine = await self.bot.store.sessions_of_user(uid)
+            where = ", ".join(f"<#{r.channel_id}>" for r in mine)
+            hint = f" You're playing in {where} — use `/game hand` there." if where else ""
+            raise NotFound(f"You're not playing a game in this channel.{hint}")
+        if not s.game.has_secrets:
+            raise UserError(f"{s.game.title} has no hidden hand: everything is on the table.")
+        await self.bot.send_private_view(interaction, s.id)
+
+    @app_commands.command(name="rules", description="How to play a game, in a nutshell")
+    @app_commands.choices(game=GAME_CHOICES)
+    async def rules(
+        self, interaction: discord.Interaction[Any], game: app_commands.Choice[str]
+    ) -> None:
+        chosen = REGISTRY.get(game.value)
+        if chosen is None:
+            raise NotFound("I don't know that game.")
+        embed = discord.Embed(
+            title=f"📖 {chosen.title}",
+            description=chosen.help_text[:4096],
+            colour=0xC8814B,
+        )
+        embed.set_footer(text=f"{chosen.min_players}–{chosen.max_players} players · /game new")
+        await interaction.response.send_message(embed=embed, ephemeral=True)
+
+    @app_commands.command(name="abandon", description="End the game in this channel (host or mods)")
+    async def abandon(self, interaction: discord.Interaction[Any]) -> None:
+        s = await self._open_session(interaction)
+        allowed = (
+            str(interaction.user.id) == s.row.host_id or interaction.permissions.manage_channels
+        )
+        if not allowed:
+            raise NotAllowed("Only the host or someone with Manage Channels can abandon the game.")
+        await interaction.response.send_message(
+            f"Abandon this game of {s.game.title}? Nobody can continue it afterwards.",
+            view=abandon_view(s.id),
+            ephemeral=True,
+        )
+
+    @app_commands.command(name="history", description="Finished games in this server")
+    async def history(self, interaction: discord.Interaction[Any]) -> None:
+        if interaction.guild_id is None:
+            raise UserError("Use this in a server.")
+        rows = await self.bot.store.finished_in_guild(interaction.guild_id, limit=10)
+        if not rows:
+            await interaction.response.send_message(
+                "No finished games here yet — `/game new` to play one!", ephemeral=True
+            )
+            return
+        embed = discord.Embed(title="🏆 Recent games", colour=0xC8814B)
+        for row in rows:
+            names = {p.user_id: p.name for p in await self.bot.store.players(row.id)}
+            title = REGISTRY[row.game_id].title if row.game_id in REGISTRY else row.game_id
+            when = datetime.fromtimestamp(row.updated_at, UTC)
+            embed.add_field(
+                name=f"{title} · #{row.id}",
+                value=_result_line(row.outcome, names) + f"\n<t:{int(when.timestamp())}:R>",
+                inline=False,
+            )
+        await interaction.response.send_message(embed=embed, ephemeral=True)
+
+
+def _channel_id(interaction: discord.Interaction[Any]) -> int:
+    if interaction.channel_id is None:
+        raise UserError("Use this in a server channel or thread.")
+    return interaction.channel_id
+
+
+def _message_link(interaction: discord.Interaction[Any], s: Session) -> str:
+    if s.row.table_message_id is None or interaction.guild_id is None:
+        return ""
+    return (
+        f" (https://discord.com/channels/{interaction.guild_id}/{s.row.channel_id}/"
+        f"{s.row.table_message_id})"
+    )
+
+
+def _result_line(outcome_json: str | None, names: dict[str, str]) -> str:
+    if not outcome_json:
+        return "finished"
+    try:
+        outcome = Outcome.model_validate(json.loads(outcome_json))
+    except ValueError:
+        return "finished"
+    if outcome.cooperative:
+        return "🎉 The table won!" if outcome.winners else "💥 The table lost."
+    winners = ", ".join(names.get(w, "?") for w in outcome.winners) or "nobody"
+    scores = ", ".join(f"{names.get(p, '?')} {v}" for p, v in outcome.scores.items())
+    return f"🏆 {winners} · {scores}"[:1024]

@@ -1,0 +1,347 @@
+"""Buttons and selects that survive restarts: DynamicItems whose custom_ids carry all they need.
+
+custom_id formats (≤ 100 characters):
+- ``cb:g:{session}:{seat}:{token}:{index}`` a game control; seat is ``t`` for the table message or
+  the seat number of the private panel it belongs to; token identifies what each index did when
+  the message was rendered; a select's value is the option's index.
+- ``cb:l:{session}:{verb}`` lobby and table buttons (join, leave, start, hand).
+- ``cb:o:{session}`` the lobby's option selects (value: ``{option}:{index}``).
+- ``cb:a:{session}:{verb}`` the abandon confirmation (yes / no).
+
+Every handler answers the interaction on every path (an error becomes an ephemeral message), so
+Discord never shows "This interaction failed".
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any, cast
+
+import discord
+
+from bot.errors import NotAllowed, StaleVersion, UserError
+from bot.options import choices_of, option_fields
+from bot.render import content_digest, control_token
+from bot.sessions import Session
+from games.presentation import Select
+
+if TYPE_CHECKING:
+    from bot.app import CafeBot
+
+log = logging.getLogger(__name__)
+
+GAME_ID = r"cb:g:(?P<sid>\d{1,18}):(?P<seat>t|\d{1,2}):(?P<token>[0-9a-f]{8}):(?P<idx>\d{1,2})"
+LOBBY_ID = r"cb:l:(?P<sid>\d{1,18}):(?P<verb>join|leave|start|hand)"
+OPTION_ID = r"cb:o:(?P<sid>\d{1,18}):(?P<n>\d)"
+ABANDON_ID = r"cb:a:(?P<sid>\d{1,18}):(?P<verb>yes|no)"
+
+Handler = Callable[[discord.Interaction[Any], "re.Match[str]", list[str]], Awaitable[None]]
+
+
+async def _dispatch(interaction: discord.Interaction[Any], match: re.Match[str], name: str) -> None:
+    bot = cast("CafeBot", interaction.client)
+    data: dict[str, Any] = dict(interaction.data or {})
+    values = [str(v) for v in data.get("values", [])]
+    handler: Handler = getattr(bot.controls, name)
+    try:
+        await handler(interaction, match, values)
+    except Exception as exc:
+        await bot.answer_error(interaction, exc)
+
+
+class GameButton(discord.ui.DynamicItem[discord.ui.Button[discord.ui.View]], template=GAME_ID):
+    def __init__(self, item: discord.ui.Button[discord.ui.View]) -> None:
+        super().__init__(item)
+
+    @classmethod
+    async def from_custom_id(
+        cls,
+        interaction: discord.Interaction[Any],
+        item: discord.ui.Item[Any],
+        match: re.Match[str],
+        /,
+    ) -> GameButton:
+        return cls(cast(discord.ui.Button[discord.ui.View], item))
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        match = self.template.fullmatch(self.custom_id)
+        assert match is not None
+        await _dispatch(interaction, match, "game_control")
+
+
+class GameSelect(discord.ui.DynamicItem[discord.ui.Select[discord.ui.View]], template=GAME_ID):
+    def __init__(self, item: discord.ui.Select[discord.ui.View]) -> None:
+        super().__init__(item)
+
+    @classmethod
+    async def from_custom_id(
+        cls,
+        interaction: discord.Interaction[Any],
+        item: discord.ui.Item[Any],
+        match: re.Match[str],
+        /,
+    ) -> GameSelect:
+        return cls(cast(discord.ui.Select[discord.ui.View], item))
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        match = self.template.fullmatch(self.custom_id)
+        assert match is not None
+        await _dispatch(interaction, match, "game_control")
+
+
+class LobbyButton(discord.ui.DynamicItem[discord.ui.Button[discord.ui.View]], template=LOBBY_ID):
+    def __init__(self, item: discord.ui.Button[discord.ui.View]) -> None:
+        super().__init__(item)
+
+    @classmethod
+    async def from_custom_id(
+        cls,
+        interaction: discord.Interaction[Any],
+        item: discord.ui.Item[Any],
+        match: re.Match[str],
+        /,
+    ) -> LobbyButton:
+        return cls(cast(discord.ui.Button[discord.ui.View], item))
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        match = self.template.fullmatch(self.custom_id)
+        assert match is not None
+        await _dispatch(interaction, match, "lobby_button")
+
+
+class OptionSelect(discord.ui.DynamicItem[discord.ui.Select[discord.ui.View]], template=OPTION_ID):
+    def __init__(self, item: discord.ui.Select[discord.ui.View]) -> None:
+        super().__init__(item)
+
+    @classmethod
+    async def from_custom_id(
+        cls,
+        interaction: discord.Interaction[Any],
+        item: discord.ui.Item[Any],
+        match: re.Match[str],
+        /,
+    ) -> OptionSelect:
+        return cls(cast(discord.ui.Select[discord.ui.View], item))
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        match = self.template.fullmatch(self.custom_id)
+        assert match is not None
+        await _dispatch(interaction, match, "option_select")
+
+
+class AbandonButton(
+    discord.ui.DynamicItem[discord.ui.Button[discord.ui.View]], template=ABANDON_ID
+):
+    def __init__(self, item: discord.ui.Button[discord.ui.View]) -> None:
+        super().__init__(item)
+
+    @classmethod
+    async def from_custom_id(
+        cls,
+        interaction: discord.Interaction[Any],
+        item: discord.ui.Item[Any],
+        match: re.Match[str],
+        /,
+    ) -> AbandonButton:
+        return cls(cast(discord.ui.Button[discord.ui.View], item))
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        match = self.template.fullmatch(self.custom_id)
+        assert match is not None
+        await _dispatch(interaction, match, "abandon_button")
+
+
+DYNAMIC_ITEMS: tuple[type[discord.ui.DynamicItem[Any]], ...] = (
+    GameButton,
+    GameSelect,
+    LobbyButton,
+    OptionSelect,
+    AbandonButton,
+)
+
+
+def _button(
+    custom_id: str, label: str, style: discord.ButtonStyle, row: int = 0, emoji: str | None = None
+) -> discord.ui.Button[discord.ui.View]:
+    return discord.ui.Button(label=label, style=style, custom_id=custom_id, row=row, emoji=emoji)
+
+
+def hand_button(session_id: int) -> discord.ui.Item[discord.ui.View]:
+    return LobbyButton(  # type: ignore[return-value]
+        _button(f"cb:l:{session_id}:hand", "Show my hand", discord.ButtonStyle.secondary, emoji="🂠")
+    )
+
+
+def lobby_view(session_id: int, option_selects: list[Select], can_start: bool) -> discord.ui.View:
+    view = discord.ui.View(timeout=None)
+    view.add_item(
+        LobbyButton(_button(f"cb:l:{session_id}:join", "Join", discord.ButtonStyle.success))
+    )
+    view.add_item(
+        LobbyButton(_button(f"cb:l:{session_id}:leave", "Leave", discord.ButtonStyle.secondary))
+    )
+    view.add_item(
+        LobbyButton(_button(f"cb:l:{session_id}:start", "Start", discord.ButtonStyle.primary))
+    )
+    for n, select in enumerate(option_selects[:4]):
+        item: discord.ui.Select[discord.ui.View] = discord.ui.Select(
+            custom_id=f"cb:o:{session_id}:{n}",
+            placeholder=select.placeholder[:150],
+            row=n + 1,
+            options=[
+                discord.SelectOption(
+                    label=o.label[:100],
+                    value=f"{o.action['option']}:{o.action['index']}",
+                    default=o.default,
+                )
+                for o in select.options[:25]
+            ],
+        )
+        view.add_item(OptionSelect(item))
+    return view
+
+
+def abandon_view(session_id: int) -> discord.ui.View:
+    view = discord.ui.View(timeout=None)
+    view.add_item(
+        AbandonButton(
+            _button(f"cb:a:{session_id}:yes", "Yes, abandon it", discord.ButtonStyle.danger)
+        )
+    )
+    view.add_item(
+        AbandonButton(
+            _button(f"cb:a:{session_id}:no", "Keep playing", discord.ButtonStyle.secondary)
+        )
+    )
+    return view
+
+
+class Controls:
+    """What each kind of component does; the bot owns one."""
+
+    def __init__(self, bot: CafeBot) -> None:
+        self.bot = bot
+
+    async def game_control(
+        self, interaction: discord.Interaction[Any], match: re.Match[str], values: list[str]
+    ) -> None:
+        bot = self.bot
+        sid, seat, token = int(match["sid"]), match["seat"], match["token"]
+        index = int(match["idx"])
+        clicker = str(interaction.user.id)
+
+        def choose(s: Session) -> Any:
+            """Runs under the session's lock: the click must match what the message showed."""
+            if s.state is None or s.status == "lobby":
+                raise NotAllowed("The game hasn't started yet.")
+            if s.status != "active":
+                raise NotAllowed("This game has ended — `/game status` shows the result.")
+            viewer: str | None = None
+            if seat != "t":
+                me = s.player(clicker)
+                if me is None:
+                    raise NotAllowed("You're not playing in this game.")
+                if str(me.seat) != seat:
+                    raise NotAllowed("Those controls belong to another player.")
+                viewer = clicker
+            panel = s.game.panel(s.state, viewer)
+            if control_token(panel) != token or index >= len(panel.controls):
+                raise StaleVersion()
+            control = panel.controls[index]
+            if isinstance(control, Select):
+                if (
+                    len(values) != 1
+                    or not values[0].isdigit()
+                    or int(values[0]) >= len(control.options)
+                ):
+                    raise UserError("That choice isn't on the menu.")
+                return control.options[int(values[0])].action
+            return control.action
+
+        try:
+            result = await bot.service.act_with(sid, clicker, choose)
+        except StaleVersion:
+            await bot.send_fresh_view(interaction, sid, seat)
+            return
+        s = result.session
+        if seat == "t":
+            embeds, view, digest = await bot.tables.table_payload(s)
+            await interaction.response.edit_message(embeds=embeds, view=view)
+            bot.tables.note_table_digest(sid, digest)
+        else:
+            embed, view, panel = bot.tables.private_payload(s, clicker)
+            await interaction.response.edit_message(embed=embed, view=view)
+            if interaction.message is not None:
+                await bot.tables.note_dm_edited(s, clicker, interaction.message.id, panel)
+        bot.after_change(sid)
+
+    async def lobby_button(
+        self, interaction: discord.Interaction[Any], match: re.Match[str], values: list[str]
+    ) -> None:
+        bot = self.bot
+        sid, verb = int(match["sid"]), match["verb"]
+        user = interaction.user
+        uid = str(user.id)
+        if verb == "hand":
+            await bot.send_private_view(interaction, sid)
+            return
+        if verb == "join":
+            s = await bot.service.join(sid, uid, user.display_name)
+        elif verb == "leave":
+            s = await bot.service.leave(sid, uid)
+        else:
+            s = await bot.service.start(sid, uid)
+        embeds, view, digest = await bot.tables.table_payload(s)
+        await interaction.response.edit_message(embeds=embeds, view=view)
+        bot.tables.note_table_digest(sid, digest)
+        if verb == "join" and s.game.has_secrets:
+            await bot.check_dms(interaction, s)
+        bot.after_change(sid)
+
+    async def option_select(
+        self, interaction: discord.Interaction[Any], match: re.Match[str], values: list[str]
+    ) -> None:
+        bot = self.bot
+        sid = int(match["sid"])
+        s = await bot.service.load(sid)
+        name, _, index = (values[0] if values else "").partition(":")
+        info = option_fields(s.game).get(name)
+        if info is None or not index.isdigit() or int(index) >= len(choices_of(info)):
+            raise UserError("That option isn't offered.")
+        value = choices_of(info)[int(index)][1]
+        s = await bot.service.set_option(sid, str(interaction.user.id), name, value)
+        embeds, view, digest = await bot.tables.table_payload(s)
+        await interaction.response.edit_message(embeds=embeds, view=view)
+        bot.tables.note_table_digest(sid, digest)
+
+    async def abandon_button(
+        self, interaction: discord.Interaction[Any], match: re.Match[str], values: list[str]
+    ) -> None:
+        bot = self.bot
+        sid, verb = int(match["sid"]), match["verb"]
+        if verb == "no":
+            await interaction.response.edit_message(content="Carry on! 🍽️", view=None)
+            return
+        perms = interaction.permissions
+        s = await bot.service.abandon(sid, str(interaction.user.id), bool(perms.manage_channels))
+        await interaction.response.edit_message(
+            content=f"🧹 {s.game.title} (game #{sid}) was abandoned.", view=None
+        )
+        await bot.tables.post_notice(
+            s.row.channel_id,
+            f"🧹 {interaction.user.display_name} abandoned this game of "
+            f"{s.game.title}. `/game new` starts another.",
+        )
+        bot.after_change(sid)
+
+
+__all__ = [
+    "DYNAMIC_ITEMS",
+    "Controls",
+    "abandon_view",
+    "content_digest",
+    "hand_button",
+    "lobby_view",
+]

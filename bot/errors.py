@@ -1,0 +1,38 @@
+"""Errors a user caused. The Discord layer shows their message privately; the CLI prints it."""
+
+from __future__ import annotations
+
+
+class UserError(Exception):
+    """A mistake or a refused request, explained in a player's words. Nothing was changed."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+class NotFound(UserError):
+    pass
+
+
+class NotAllowed(UserError):
+    pass
+
+
+class StaleVersion(UserError):
+    def __init__(
+        self, message: str = "The table has moved on since that message — here is the current view."
+    ) -> None:
+        super().__init__(message)
+
+
+class IllegalMove(UserError):
+    pass
+
+
+class DamagedSession(UserError):
+    """The stored session cannot be read (bad JSON, unknown game): refused, not repaired."""
+
+
+class ConfigError(Exception):
+    """A bad configuration value; ``str()`` is one line naming the key and the problem."""

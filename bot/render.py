@@ -1,0 +1,150 @@
+"""Panels → embeds and components. Pure translation: no rule is decided here."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping
+from typing import Any
+
+import discord
+
+from games.presentation import (
+    PLAYER_TOKEN,
+    Announcement,
+    Button,
+    Control,
+    Panel,
+    PanelField,
+    Select,
+    layout_rows,
+)
+
+DEFAULT_COLOUR = 0xC8814B  # coffee
+STYLES = {
+    "primary": discord.ButtonStyle.primary,
+    "secondary": discord.ButtonStyle.secondary,
+    "success": discord.ButtonStyle.success,
+    "danger": discord.ButtonStyle.danger,
+}
+
+
+def names_in(text: str, names: Mapping[str, str]) -> str:
+    """Replace ``{p:ID}`` tokens with display names (mentions do not render in titles/labels)."""
+    return PLAYER_TOKEN.sub(lambda m: names.get(m.group(1), "someone"), text)
+
+
+def control_token(panel: Panel) -> str:
+    """Identifies what each control index does; a click with another token is outdated."""
+    actions: list[Any] = [panel.stamp]
+    for control in panel.controls:
+        if isinstance(control, Button):
+            actions.append(control.action)
+        else:
+            actions.append([o.action for o in control.options])
+    return _digest(actions)[:8]
+
+
+def content_digest(panel: Panel, extra: str = "") -> str:
+    """Changes whenever anything visible in the panel changes."""
+    return _digest([panel.model_dump(mode="json"), extra])[:16]
+
+
+def _digest(value: Any) -> str:
+    return hashlib.sha1(json.dumps(value, sort_keys=True).encode()).hexdigest()
+
+
+def embed_of(
+    item: Panel | Announcement,
+    names: Mapping[str, str],
+    *,
+    footer: str = "",
+    extra_fields: list[PanelField] | None = None,
+) -> discord.Embed:
+    embed = discord.Embed(
+        title=names_in(item.title, names)[:256],
+        description=names_in(item.description, names) or None,
+        colour=item.colour if item.colour is not None else DEFAULT_COLOUR,
+    )
+    for f in [*item.fields, *(extra_fields or [])][:25]:
+        embed.add_field(
+            name=names_in(f.name, names), value=names_in(f.value, names), inline=f.inline
+        )
+    text = " · ".join(t for t in (getattr(item, "footer", ""), footer) if t)
+    if text:
+        embed.set_footer(text=names_in(text, names)[:2048])
+    return embed
+
+
+def control_rows(panel: Panel) -> list[list[tuple[int, Control]]]:
+    """The panel's controls laid out in rows, each with its index in ``panel.controls``."""
+    index = {id(c): i for i, c in enumerate(panel.controls)}
+    return [[(index[id(c)], c) for c in row] for row in layout_rows(panel.controls)]
+
+
+def game_view(
+    panel: Panel,
+    names: Mapping[str, str],
+    *,
+    session_id: int,
+    seat: str,
+    extra: list[discord.ui.Item[discord.ui.View]] | None = None,
+) -> discord.ui.View | None:
+    """A view of DynamicItems whose custom_ids carry session, seat, control token and index."""
+    from bot.components import GameButton, GameSelect
+
+    token = control_token(panel)
+    view = discord.ui.View(timeout=None)
+    rows = control_rows(panel)
+    for row_number, row in enumerate(rows[:5]):
+        for index, control in row:
+            custom_id = f"cb:g:{session_id}:{seat}:{token}:{index}"
+            if isinstance(control, Button):
+                button: discord.ui.Button[discord.ui.View] = discord.ui.Button(
+                    label=names_in(control.label, names)[:80],
+                    style=STYLES[control.style],
+                    emoji=control.emoji,
+                    disabled=control.disabled,
+                    custom_id=custom_id,
+                    row=row_number,
+                )
+                view.add_item(GameButton(button))
+            elif isinstance(control, Select):
+                select: discord.ui.Select[discord.ui.View] = discord.ui.Select(
+                    placeholder=names_in(control.placeholder, names)[:150],
+                    custom_id=custom_id,
+                    disabled=control.disabled,
+                    row=row_number,
+                    options=[
+                        discord.SelectOption(
+                            label=names_in(o.label, names)[:100],
+                            value=str(i),
+                            description=names_in(o.description, names)[:100] or None,
+                            emoji=o.emoji,
+                            default=o.default,
+                        )
+                        for i, o in enumerate(control.options[:25])
+                    ],
+                )
+                view.add_item(GameSelect(select))
+    free_row = len(rows) if len(rows) < 5 else None
+    for item in extra or []:
+        if free_row is None and not _room_in_last_row(rows):
+            break
+        item.row = free_row if free_row is not None else len(rows) - 1
+        view.add_item(item)
+    return view if view.children else None
+
+
+def _room_in_last_row(rows: list[list[tuple[int, Control]]]) -> bool:
+    last = rows[-1] if rows else []
+    return all(isinstance(c, Button) for _, c in last) and len(last) < 5
+
+
+def sendable(view: discord.ui.View | None) -> Any:
+    """``send`` takes no ``view=None``; MISSING means "no components"."""
+    return view if view is not None else discord.utils.MISSING
+
+
+def mention_line(players: list[str]) -> str | None:
+    return " ".join(f"<@{p}>" for p in players if p.isdigit()) or None

@@ -1,0 +1,365 @@
+"""The session service: the only way game state changes.
+
+Each call locks its session, loads it, asks the engine to check and apply the action, and writes
+the new state, the action log entry and the timers in one SQLite transaction before it returns.
+Nothing here knows about Discord; the bot and the simulator both drive games through it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import secrets
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from bot.errors import DamagedSession, IllegalMove, NotAllowed, NotFound, StaleVersion, UserError
+from bot.store import NewAction, PlayerRow, SessionRow, Store, TimerRow
+from games import REGISTRY
+from games.engine import Game, GameState, IllegalAction, Outcome, apply, play_timeout
+from games.presentation import Announcement
+
+
+@dataclass
+class Session:
+    row: SessionRow
+    players: list[PlayerRow]
+    game: Game[Any, Any]
+    options: BaseModel
+    state: GameState | None
+
+    @property
+    def id(self) -> int:
+        return self.row.id
+
+    @property
+    def version(self) -> int:
+        return self.row.version
+
+    @property
+    def status(self) -> str:
+        return self.row.status
+
+    @property
+    def player_ids(self) -> list[str]:
+        return [p.user_id for p in self.players]
+
+    def player(self, user_id: str) -> PlayerRow | None:
+        return next((p for p in self.players if p.user_id == user_id), None)
+
+    def names(self) -> dict[str, str]:
+        return {p.user_id: p.name for p in self.players}
+
+    def outcome(self) -> Outcome | None:
+        if self.state is None:
+            return None
+        return self.game.outcome(self.state)
+
+    def pending_announcements(self) -> list[Announcement]:
+        if self.state is None:
+            return []
+        return list(self.state.announcements[self.row.announced :])
+
+
+@dataclass
+class ActResult:
+    session: Session
+    applied: list[tuple[str, BaseModel]] = field(default_factory=list)
+    auto_played: list[str] = field(default_factory=list)  # players moved by a deadline
+
+
+class SessionService:
+    def __init__(self, store: Store, now: Callable[[], float] = time.time) -> None:
+        self.store = store
+        self.now = now
+        self._locks: dict[int, asyncio.Lock] = {}
+
+    def lock(self, session_id: int) -> asyncio.Lock:
+        return self._locks.setdefault(session_id, asyncio.Lock())
+
+    # -- loading ---------------------------------------------------------------------------------
+    async def load(self, session_id: int) -> Session:
+        row = await self.store.get_session(session_id)
+        if row is None:
+            raise NotFound(f"There is no game #{session_id}.")
+        return await self._hydrate(row)
+
+    async def _hydrate(self, row: SessionRow) -> Session:
+        game = REGISTRY.get(row.game_id)
+        if game is None:
+            raise DamagedSession(f"Game #{row.id} is of an unknown kind ({row.game_id!r}).")
+        try:
+            options = game.Options.model_validate_json(row.options)
+            state = game.load_state(row.state) if row.state is not None else None
+        except (ValidationError, ValueError) as exc:
+            raise DamagedSession(
+                f"Game #{row.id}'s saved data is damaged and cannot be loaded ({type(exc).__name__})."
+                " Nothing was changed; an admin can `/game abandon` it."
+            ) from None
+        players = await self.store.players(row.id)
+        return Session(row=row, players=players, game=game, options=options, state=state)
+
+    async def open_in_channel(self, channel_id: int) -> Session | None:
+        row = await self.store.open_session_in_channel(channel_id)
+        return await self._hydrate(row) if row else None
+
+    # -- lobby -----------------------------------------------------------------------------------
+    async def create(
+        self,
+        *,
+        game_id: str,
+        channel_id: int,
+        guild_id: int | None,
+        host_id: str,
+        host_name: str,
+        options: dict[str, Any] | None = None,
+        seed: int | None = None,
+    ) -> Session:
+        game = REGISTRY.get(game_id)
+        if game is None:
+            raise NotFound(
+                f"There is no game called {game_id!r}. Try one of: {', '.join(REGISTRY)}."
+            )
+        try:
+            parsed = game.parse_options(options or {})
+        except IllegalAction as exc:
+            raise UserError(exc.message) from None
+        existing = await self.store.open_session_in_channel(channel_id)
+        if existing is not None:
+            raise NotAllowed(
+                f"This channel already has a game of {REGISTRY[existing.game_id].title} "
+                f"(#{existing.id}). Finish or abandon it first, or start one in a thread."
+            )
+        session_id = await self.store.create_session(
+            guild_id=guild_id,
+            channel_id=channel_id,
+            game_id=game_id,
+            host_id=host_id,
+            host_name=host_name,
+            options=parsed.model_dump(mode="json"),
+            seed=seed if seed is not None else secrets.randbits(62),
+        )
+        return await self.load(session_id)
+
+    async def join(self, session_id: int, user_id: str, name: str) -> Session:
+        async with self.lock(session_id):
+            s = await self.load(session_id)
+            self._require_lobby(s)
+            if s.player(user_id):
+                raise NotAllowed("You've already joined this table.")
+            if len(s.players) >= s.game.max_players:
+                raise NotAllowed(f"The table is full ({s.game.max_players} players).")
+            await self.store.update_lobby(session_id, s.version, add=(user_id, name[:32]))
+            return await self.load(session_id)
+
+    async def leave(self, session_id: int, user_id: str) -> Session:
+        async with self.lock(session_id):
+            s = await self.load(session_id)
+            self._require_lobby(s, "You can't leave once the game has started.")
+            if not s.player(user_id):
+                raise NotAllowed("You're not at this table.")
+            if user_id == s.row.host_id:
+                raise NotAllowed(
+                    "You're the host: use `/game abandon` to close the lobby instead of leaving."
+                )
+            await self.store.update_lobby(session_id, s.version, remove=user_id)
+            return await self.load(session_id)
+
+    async def set_option(self, session_id: int, user_id: str, key: str, value: Any) -> Session:
+        async with self.lock(session_id):
+            s = await self.load(session_id)
+            self._require_lobby(s, "Options can only be changed in the lobby.")
+            if user_id != s.row.host_id:
+                raise NotAllowed("Only the host can change the options.")
+            if key not in s.game.Options.model_fields:
+                raise UserError(f"{s.game.title} has no option {key!r}.")
+            raw = s.options.model_dump(mode="json") | {key: value}
+            try:
+                parsed = s.game.parse_options(raw)
+            except IllegalAction as exc:
+                raise UserError(exc.message) from None
+            await self.store.update_lobby(
+                session_id, s.version, options=parsed.model_dump(mode="json")
+            )
+            return await self.load(session_id)
+
+    async def start(self, session_id: int, user_id: str) -> Session:
+        async with self.lock(session_id):
+            s = await self.load(session_id)
+            self._require_lobby(s, "The game has already started.")
+            if user_id != s.row.host_id:
+                raise NotAllowed("Only the host can start the game.")
+            n, game = len(s.players), s.game
+            if not game.min_players <= n <= game.max_players:
+                raise NotAllowed(
+                    f"{game.title} needs {game.min_players}–{game.max_players} players; "
+                    f"{n} {'is' if n == 1 else 'are'} seated."
+                )
+            state = game.setup(s.player_ids, s.options, s.row.seed)
+            await self.store.commit_state(
+                session_id,
+                s.version,
+                state=state.model_dump_json(),
+                status="active",
+                new_actions=[],
+                timers=self._timers(game, state, None),
+            )
+            return await self.load(session_id)
+
+    async def abandon(self, session_id: int, user_id: str, may_manage: bool) -> Session:
+        async with self.lock(session_id):
+            row = await self.store.get_session(session_id)
+            if row is None:
+                raise NotFound(f"There is no game #{session_id}.")
+            if row.status not in ("lobby", "active"):
+                raise NotAllowed("That game has already ended.")
+            if user_id != row.host_id and not may_manage:
+                raise NotAllowed("Only the host or someone with Manage Channels can abandon it.")
+            await self.store.set_status(session_id, row.version, "abandoned")
+            return await self.load(session_id)
+
+    # -- playing ---------------------------------------------------------------------------------
+    async def act(
+        self,
+        session_id: int,
+        player: str,
+        raw_action: dict[str, Any] | BaseModel,
+        expected_version: int | None = None,
+    ) -> ActResult:
+        """Apply one move. Durable before it returns; refused moves change nothing."""
+
+        def choose(s: Session) -> dict[str, Any] | BaseModel:
+            if expected_version is not None and expected_version != s.version:
+                raise StaleVersion()
+            return raw_action
+
+        return await self.act_with(session_id, player, choose)
+
+    async def act_with(
+        self,
+        session_id: int,
+        player: str,
+        choose: Callable[[Session], dict[str, Any] | BaseModel],
+    ) -> ActResult:
+        """Like :meth:`act`, with the action chosen from the freshly loaded session under the
+        lock (so a click is checked against exactly the state it will change)."""
+        async with self.lock(session_id):
+            s = await self.load(session_id)
+            raw_action = choose(s)
+            state = self._require_playing(s)
+            game = s.game
+            try:
+                action = (
+                    raw_action
+                    if isinstance(raw_action, BaseModel)
+                    else game.parse_action(raw_action)
+                )
+                new_state = apply(game, state, player, action)
+            except IllegalAction as exc:
+                raise IllegalMove(exc.message) from None
+            committed = await self._commit(s, state, new_state, [NewAction(player, _dump(action))])
+            return ActResult(session=committed, applied=[(player, action)])
+
+    async def fire_deadline(self, session_id: int, key: str) -> ActResult | None:
+        """Play the default move of every player the timed step ``key`` still waits for."""
+        async with self.lock(session_id):
+            s = await self.load(session_id)
+            if s.status != "active" or s.state is None:
+                return None
+            game, state = s.game, s.state
+            clock = game.clock(state)
+            if clock is None or clock.key != key:
+                return None  # the step moved on; the timer is stale
+            applied: list[tuple[str, BaseModel]] = []
+            auto: list[str] = []
+            for player in [p for p in state.players if p in game.active_players(state)]:
+                if player not in game.active_players(state):
+                    continue
+                try:
+                    state, actions = play_timeout(game, state, player)
+                except IllegalAction as exc:  # a game bug: keep the game alive, report it
+                    raise DamagedSession(f"Default move failed: {exc.message}") from None
+                if actions:
+                    auto.append(player)
+                    applied.extend((player, a) for a in actions)
+            if not applied:
+                await self.store.delete_timer(session_id, "deadline", key)
+                return None
+            log = [NewAction(p, _dump(a), "timeout") for p, a in applied]
+            committed = await self._commit(s, s.state, state, log)
+            return ActResult(session=committed, applied=applied, auto_played=auto)
+
+    async def _commit(
+        self, s: Session, old: GameState, new: GameState, log: list[NewAction]
+    ) -> Session:
+        """Write ``new`` and its log entries; return the session as now stored."""
+        outcome = s.game.outcome(new)
+        old_clock, new_clock = s.game.clock(old), s.game.clock(new)
+        same_step = (
+            outcome is None
+            and old_clock is not None
+            and new_clock is not None
+            and old_clock.key == new_clock.key
+        )
+        state_json = new.model_dump_json()
+        status = "finished" if outcome is not None else "active"
+        outcome_json = outcome.model_dump_json() if outcome is not None else None
+        await self.store.commit_state(
+            s.id,
+            s.version,
+            state=state_json,
+            status=status,
+            new_actions=log,
+            outcome=outcome_json,
+            timers=[] if outcome is not None else self._timers(s.game, new, None),
+            keep_timers=same_step,
+        )
+        row = replace(
+            s.row, state=state_json, status=status, outcome=outcome_json, version=s.version + 1
+        )
+        return replace(s, row=row, state=new)
+
+    def _timers(self, game: Game[Any, Any], state: GameState, _: object) -> list[TimerRow]:
+        clock = game.clock(state)
+        if clock is None or game.outcome(state) is not None:
+            return []
+        now = self.now()
+        timers = [TimerRow(0, "deadline", clock.key, now + clock.seconds)]
+        if clock.remind:
+            timers.append(TimerRow(0, "reminder", clock.key, now + clock.seconds / 2))
+        return timers
+
+    async def replay(self, session_id: int) -> GameState:
+        """Rebuild the state from the seed and the action log."""
+        s = await self.load(session_id)
+        if s.state is None:
+            raise NotAllowed("That game has not started.")
+        game = s.game
+        state = game.setup(s.player_ids, s.options, s.row.seed)
+        for entry in await self.store.actions(session_id):
+            action = game.parse_action(json.loads(entry.action))
+            state = apply(game, state, entry.player, action)
+        replayed: GameState = state
+        return replayed
+
+    # -- guards ----------------------------------------------------------------------------------
+    @staticmethod
+    def _require_lobby(s: Session, message: str = "The game has already started.") -> None:
+        if s.status != "lobby":
+            raise NotAllowed(message if s.status == "active" else "That game has ended.")
+
+    @staticmethod
+    def _require_playing(s: Session) -> GameState:
+        if s.status == "lobby" or s.state is None:
+            raise NotAllowed("The game hasn't started yet.")
+        if s.status != "active":
+            raise NotAllowed("That game has ended.")
+        return s.state
+
+
+def _dump(action: BaseModel) -> dict[str, Any]:
+    return action.model_dump(mode="json")

@@ -1,0 +1,440 @@
+"""SQLite storage for sessions, seats, the append-only action log and timers.
+
+One aiosqlite connection in WAL mode. Every write that changes a session's state is one
+transaction guarded by ``version`` (``UPDATE … WHERE version = ?``), so a stale writer is refused
+instead of overwriting a newer state. Schema changes are numbered migrations; a database written
+by newer code is refused rather than damaged.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import AsyncIterator, Iterable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import aiosqlite
+
+from bot.errors import StaleVersion
+
+MIGRATIONS: list[str] = [
+    # 1: the first schema
+    """
+    CREATE TABLE sessions (
+        id INTEGER PRIMARY KEY,
+        guild_id INTEGER,
+        channel_id INTEGER NOT NULL,
+        game_id TEXT NOT NULL,
+        status TEXT NOT NULL CHECK (status IN ('lobby', 'active', 'finished', 'abandoned')),
+        host_id TEXT NOT NULL,
+        options TEXT NOT NULL,
+        seed INTEGER NOT NULL,
+        state TEXT,
+        version INTEGER NOT NULL DEFAULT 0,
+        outcome TEXT,
+        table_message_id INTEGER,
+        announced INTEGER NOT NULL DEFAULT 0,
+        created_at REAL NOT NULL,
+        updated_at REAL NOT NULL
+    );
+    CREATE UNIQUE INDEX sessions_one_open_per_channel
+        ON sessions(channel_id) WHERE status IN ('lobby', 'active');
+    CREATE INDEX sessions_guild ON sessions(guild_id, status);
+    CREATE TABLE players (
+        session_id INTEGER NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+        user_id TEXT NOT NULL,
+        seat INTEGER NOT NULL,
+        name TEXT NOT NULL,
+        dm_channel_id INTEGER,
+        dm_message_id INTEGER,
+        dm_stamp TEXT,
+        dm_digest TEXT,
+        PRIMARY KEY (session_id, user_id),
+        UNIQUE (session_id, seat)
+    );
+    CREATE TABLE actions (
+        session_id INTEGER NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+        seq INTEGER NOT NULL,
+        player TEXT NOT NULL,
+        action TEXT NOT NULL,
+        source TEXT NOT NULL CHECK (source IN ('player', 'timeout')),
+        created_at REAL NOT NULL,
+        PRIMARY KEY (session_id, seq)
+    );
+    CREATE TABLE timers (
+        session_id INTEGER NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+        kind TEXT NOT NULL CHECK (kind IN ('deadline', 'reminder')),
+        key TEXT NOT NULL,
+        due_at REAL NOT NULL,
+        PRIMARY KEY (session_id, kind)
+    );
+    CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+    """,
+]
+
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
+class NewerDatabase(Exception):
+    pass
+
+
+@dataclass
+class SessionRow:
+    id: int
+    guild_id: int | None
+    channel_id: int
+    game_id: str
+    status: str
+    host_id: str
+    options: str
+    seed: int
+    state: str | None
+    version: int
+    outcome: str | None
+    table_message_id: int | None
+    announced: int
+    created_at: float
+    updated_at: float
+
+
+@dataclass
+class PlayerRow:
+    session_id: int
+    user_id: str
+    seat: int
+    name: str
+    dm_channel_id: int | None
+    dm_message_id: int | None
+    dm_stamp: str | None
+    dm_digest: str | None
+
+
+@dataclass
+class ActionRow:
+    session_id: int
+    seq: int
+    player: str
+    action: str
+    source: str
+    created_at: float
+
+
+@dataclass
+class TimerRow:
+    session_id: int
+    kind: str
+    key: str
+    due_at: float
+
+
+@dataclass
+class NewAction:
+    player: str
+    action: dict[str, Any]
+    source: str = "player"
+
+
+class Store:
+    """The only code that talks SQL."""
+
+    def __init__(self, conn: aiosqlite.Connection) -> None:
+        self._conn = conn
+
+    @classmethod
+    async def open(cls, path: Path | str, synchronous: str = "FULL") -> Store:
+        if synchronous not in ("FULL", "NORMAL", "OFF"):
+            raise ValueError(f"bad synchronous mode {synchronous!r}")
+        conn = await aiosqlite.connect(str(path), isolation_level=None)
+        conn.row_factory = aiosqlite.Row
+        await conn.execute("PRAGMA journal_mode=WAL")
+        await conn.execute("PRAGMA foreign_keys=ON")
+        await conn.execute("PRAGMA busy_timeout=5000")
+        await conn.execute(f"PRAGMA synchronous={synchronous}")
+        store = cls(conn)
+        try:
+            await store._migrate()
+        except BaseException:
+            await conn.close()
+            raise
+        return store
+
+    async def close(self) -> None:
+        await self._conn.close()
+
+    async def _migrate(self) -> None:
+        await self._conn.execute(
+            "CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)"
+        )
+        async with self._conn.execute("SELECT version FROM schema_version") as cur:
+            row = await cur.fetchone()
+        current = int(row[0]) if row else 0
+        if current > SCHEMA_VERSION:
+            raise NewerDatabase(
+                f"This database has schema version {current}, newer than this cafebot "
+                f"understands ({SCHEMA_VERSION}). Upgrade cafebot instead of downgrading."
+            )
+        for number in range(current, SCHEMA_VERSION):
+            async with self.transaction():
+                for statement in _split_sql(MIGRATIONS[number]):
+                    await self._conn.execute(statement)
+                await self._conn.execute("DELETE FROM schema_version")
+                await self._conn.execute(
+                    "INSERT INTO schema_version (version) VALUES (?)", (number + 1,)
+                )
+
+    @asynccontextmanager
+    async def transaction(self) -> AsyncIterator[aiosqlite.Connection]:
+        await self._conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield self._conn
+        except BaseException:
+            await self._conn.execute("ROLLBACK")
+            raise
+        else:
+            await self._conn.execute("COMMIT")
+
+    # -- reads -----------------------------------------------------------------------------------
+    async def _one(self, sql: str, args: Iterable[Any] = ()) -> aiosqlite.Row | None:
+        async with self._conn.execute(sql, tuple(args)) as cur:
+            return await cur.fetchone()
+
+    async def _all(self, sql: str, args: Iterable[Any] = ()) -> list[aiosqlite.Row]:
+        async with self._conn.execute(sql, tuple(args)) as cur:
+            return list(await cur.fetchall())
+
+    async def get_session(self, session_id: int) -> SessionRow | None:
+        row = await self._one("SELECT * FROM sessions WHERE id = ?", (session_id,))
+        return SessionRow(**dict(row)) if row else None
+
+    async def open_session_in_channel(self, channel_id: int) -> SessionRow | None:
+        row = await self._one(
+            "SELECT * FROM sessions WHERE channel_id = ? AND status IN ('lobby', 'active')",
+            (channel_id,),
+        )
+        return SessionRow(**dict(row)) if row else None
+
+    async def sessions_with_status(self, *statuses: str) -> list[SessionRow]:
+        marks = ",".join("?" for _ in statuses)
+        rows = await self._all(f"SELECT * FROM sessions WHERE status IN ({marks})", statuses)
+        return [SessionRow(**dict(r)) for r in rows]
+
+    async def finished_in_guild(self, guild_id: int, limit: int = 10) -> list[SessionRow]:
+        rows = await self._all(
+            "SELECT * FROM sessions WHERE guild_id = ? AND status = 'finished' "
+            "ORDER BY updated_at DESC LIMIT ?",
+            (guild_id, limit),
+        )
+        return [SessionRow(**dict(r)) for r in rows]
+
+    async def players(self, session_id: int) -> list[PlayerRow]:
+        rows = await self._all(
+            "SELECT * FROM players WHERE session_id = ? ORDER BY seat", (session_id,)
+        )
+        return [PlayerRow(**dict(r)) for r in rows]
+
+    async def sessions_of_user(self, user_id: str) -> list[SessionRow]:
+        rows = await self._all(
+            "SELECT s.* FROM sessions s JOIN players p ON p.session_id = s.id "
+            "WHERE p.user_id = ? AND s.status IN ('lobby', 'active') ORDER BY s.id",
+            (user_id,),
+        )
+        return [SessionRow(**dict(r)) for r in rows]
+
+    async def actions(self, session_id: int) -> list[ActionRow]:
+        rows = await self._all(
+            "SELECT * FROM actions WHERE session_id = ? ORDER BY seq", (session_id,)
+        )
+        return [ActionRow(**dict(r)) for r in rows]
+
+    async def timers(self, session_id: int | None = None) -> list[TimerRow]:
+        if session_id is None:
+            rows = await self._all("SELECT * FROM timers ORDER BY due_at")
+        else:
+            rows = await self._all(
+                "SELECT * FROM timers WHERE session_id = ? ORDER BY due_at", (session_id,)
+            )
+        return [TimerRow(**dict(r)) for r in rows]
+
+    async def get_meta(self, key: str) -> str | None:
+        row = await self._one("SELECT value FROM meta WHERE key = ?", (key,))
+        return str(row[0]) if row else None
+
+    # -- writes ----------------------------------------------------------------------------------
+    async def set_meta(self, key: str, value: str) -> None:
+        await self._conn.execute(
+            "INSERT INTO meta (key, value) VALUES (?, ?) "
+            "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+            (key, value),
+        )
+
+    async def create_session(
+        self,
+        *,
+        guild_id: int | None,
+        channel_id: int,
+        game_id: str,
+        host_id: str,
+        host_name: str,
+        options: dict[str, Any],
+        seed: int,
+    ) -> int:
+        now = time.time()
+        async with self.transaction() as db:
+            cur = await db.execute(
+                "INSERT INTO sessions (guild_id, channel_id, game_id, status, host_id, options, "
+                "seed, created_at, updated_at) VALUES (?, ?, ?, 'lobby', ?, ?, ?, ?, ?)",
+                (guild_id, channel_id, game_id, host_id, json.dumps(options), seed, now, now),
+            )
+            session_id = cur.lastrowid
+            assert session_id is not None
+            await db.execute(
+                "INSERT INTO players (session_id, user_id, seat, name) VALUES (?, ?, 0, ?)",
+                (session_id, host_id, host_name),
+            )
+        return session_id
+
+    async def _bump(
+        self, db: aiosqlite.Connection, session_id: int, version: int, **cols: Any
+    ) -> None:
+        sets = ", ".join(f"{name} = ?" for name in cols)
+        sql = (
+            f"UPDATE sessions SET {sets}{', ' if sets else ''}version = version + 1, "
+            "updated_at = ? WHERE id = ? AND version = ?"
+        )
+        cur = await db.execute(sql, (*cols.values(), time.time(), session_id, version))
+        if cur.rowcount != 1:
+            raise StaleVersion()
+
+    async def update_lobby(
+        self,
+        session_id: int,
+        version: int,
+        *,
+        add: tuple[str, str] | None = None,
+        remove: str | None = None,
+        options: dict[str, Any] | None = None,
+    ) -> None:
+        async with self.transaction() as db:
+            cols: dict[str, Any] = {}
+            if options is not None:
+                cols["options"] = json.dumps(options)
+            await self._bump(db, session_id, version, **cols)
+            if add is not None:
+                row = await (
+                    await db.execute(
+                        "SELECT COALESCE(MAX(seat), -1) + 1 FROM players WHERE session_id = ?",
+                        (session_id,),
+                    )
+                ).fetchone()
+                seat = int(row[0]) if row else 0
+                await db.execute(
+                    "INSERT INTO players (session_id, user_id, seat, name) VALUES (?, ?, ?, ?)",
+                    (session_id, add[0], seat, add[1]),
+                )
+            if remove is not None:
+                await db.execute(
+                    "DELETE FROM players WHERE session_id = ? AND user_id = ?", (session_id, remove)
+                )
+
+    async def commit_state(
+        self,
+        session_id: int,
+        version: int,
+        *,
+        state: str,
+        status: str,
+        new_actions: list[NewAction],
+        outcome: str | None = None,
+        timers: list[TimerRow] | None = None,
+        keep_timers: bool = False,
+    ) -> None:
+        """Write a new state, append its actions and replace the timers: one transaction."""
+        async with self.transaction() as db:
+            await self._bump(db, session_id, version, state=state, status=status, outcome=outcome)
+            if new_actions:
+                row = await (
+                    await db.execute(
+                        "SELECT COALESCE(MAX(seq), 0) FROM actions WHERE session_id = ?",
+                        (session_id,),
+                    )
+                ).fetchone()
+                seq = int(row[0]) if row else 0
+                now = time.time()
+                await db.executemany(
+                    "INSERT INTO actions (session_id, seq, player, action, source, created_at) "
+                    "VALUES (?, ?, ?, ?, ?, ?)",
+                    [
+                        (session_id, seq + i + 1, a.player, json.dumps(a.action), a.source, now)
+                        for i, a in enumerate(new_actions)
+                    ],
+                )
+            if not keep_timers:
+                await db.execute("DELETE FROM timers WHERE session_id = ?", (session_id,))
+                for t in timers or []:
+                    await db.execute(
+                        "INSERT INTO timers (session_id, kind, key, due_at) VALUES (?, ?, ?, ?)",
+                        (session_id, t.kind, t.key, t.due_at),
+                    )
+
+    async def set_status(self, session_id: int, version: int, status: str) -> None:
+        async with self.transaction() as db:
+            await self._bump(db, session_id, version, status=status)
+            if status in ("finished", "abandoned"):
+                await db.execute("DELETE FROM timers WHERE session_id = ?", (session_id,))
+
+    async def delete_timer(self, session_id: int, kind: str, key: str) -> None:
+        await self._conn.execute(
+            "DELETE FROM timers WHERE session_id = ? AND kind = ? AND key = ?",
+            (session_id, kind, key),
+        )
+
+    async def shift_timers(self, session_ids: list[int], after: float, by: float) -> None:
+        """Push back timers of these sessions that were still pending at ``after`` by ``by``."""
+        if not session_ids or by <= 0:
+            return
+        marks = ",".join("?" for _ in session_ids)
+        async with self.transaction() as db:
+            await db.execute(
+                f"UPDATE timers SET due_at = due_at + ? WHERE due_at > ? "
+                f"AND session_id IN ({marks})",
+                (by, after, *session_ids),
+            )
+
+    # Presentation bookkeeping: these do not change game state, so they do not bump the version.
+    async def set_table_message(self, session_id: int, message_id: int | None) -> None:
+        await self._conn.execute(
+            "UPDATE sessions SET table_message_id = ? WHERE id = ?", (message_id, session_id)
+        )
+
+    async def set_announced(self, session_id: int, count: int) -> None:
+        await self._conn.execute(
+            "UPDATE sessions SET announced = MAX(announced, ?) WHERE id = ?", (count, session_id)
+        )
+
+    async def set_dm(
+        self,
+        session_id: int,
+        user_id: str,
+        *,
+        channel_id: int | None,
+        message_id: int | None,
+        stamp: str | None,
+        digest: str | None,
+    ) -> None:
+        await self._conn.execute(
+            "UPDATE players SET dm_channel_id = ?, dm_message_id = ?, dm_stamp = ?, dm_digest = ? "
+            "WHERE session_id = ? AND user_id = ?",
+            (channel_id, message_id, stamp, digest, session_id, user_id),
+        )
+
+    async def raw_execute(self, sql: str, args: Iterable[Any] = ()) -> None:
+        """For tests that damage a database on purpose."""
+        await self._conn.execute(sql, tuple(args))
+
+
+def _split_sql(script: str) -> list[str]:
+    return [s.strip() for s in script.split(";") if s.strip()]

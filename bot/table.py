@@ -1,0 +1,304 @@
+"""Keeps what players see in Discord in step with the stored sessions.
+
+After any change the bot calls :meth:`Tables.request_sync`. One worker per session then brings the
+channel's table message, every player's DM and the channel's announcements up to date, editing
+only what changed (a digest per message) and posting each announcement once (a counter in the
+database, so a crash between commit and post re-posts nothing and loses nothing).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from typing import TYPE_CHECKING, Any
+
+import discord
+
+from bot.options import describe_options, lobby_option_controls
+from bot.render import content_digest, embed_of, game_view, mention_line, names_in, sendable
+from bot.sessions import Session
+from bot.store import TimerRow
+from games.presentation import Panel, PanelField
+
+if TYPE_CHECKING:
+    from bot.app import CafeBot
+
+log = logging.getLogger(__name__)
+
+DM_CLOSED_HELP = (
+    "I couldn't send you a direct message. To get your hand by DM, open **Server menu → Privacy "
+    "Settings → Direct Messages** and allow them. Meanwhile, **Show my hand** on the table "
+    "message or `/game hand` shows it to you privately here."
+)
+
+
+class Tables:
+    def __init__(self, bot: CafeBot) -> None:
+        self.bot = bot
+        self._dirty: set[int] = set()
+        self._workers: dict[int, asyncio.Task[None]] = {}
+        self._table_digests: dict[int, str] = {}  # what each table message shows now
+        self._dm_channels: dict[str, int] = {}
+
+    # -- scheduling ------------------------------------------------------------------------------
+    def request_sync(self, session_id: int) -> None:
+        self._dirty.add(session_id)
+        if session_id not in self._workers:
+            self._workers[session_id] = asyncio.create_task(self._work(session_id))
+
+    async def _work(self, session_id: int) -> None:
+        try:
+            while session_id in self._dirty:
+                self._dirty.discard(session_id)
+                try:
+                    await self.sync(session_id)
+                except Exception:
+                    log.exception("syncing session %s failed", session_id)
+        finally:
+            self._workers.pop(session_id, None)
+
+    async def idle(self) -> None:
+        """Wait until every pending sync is done (tests and shutdown use it)."""
+        while self._workers:
+            await asyncio.gather(*list(self._workers.values()), return_exceptions=True)
+
+    # -- payloads --------------------------------------------------------------------------------
+    def lobby_payload(self, s: Session) -> tuple[discord.Embed, discord.ui.View]:
+        from bot.components import lobby_view
+
+        game = s.game
+        names = s.names()
+        seated = "\n".join(
+            f"{'👑' if p.user_id == s.row.host_id else '🪑'} {p.name}" for p in s.players
+        )
+        embed = discord.Embed(
+            title=f"☕ {game.title} — lobby",
+            description=f"{game.summary}\n\nPress **Join** to take a seat. The host starts the "
+            f"game when {game.min_players}–{game.max_players} players are seated.",
+            colour=0xC8814B,
+        )
+        embed.add_field(name="Host", value=names.get(s.row.host_id, "?"), inline=True)
+        embed.add_field(
+            name=f"Players ({len(s.players)}/{game.max_players})", value=seated or "—", inline=True
+        )
+        embed.add_field(name="Options", value=describe_options(game, s.options), inline=False)
+        embed.set_footer(text=f"Game #{s.id} · /game rules {game.id} explains how to play")
+        controls = lobby_option_controls(game, s.options)
+        return embed, lobby_view(s.id, controls, can_start=True)
+
+    async def table_payload(
+        self, s: Session
+    ) -> tuple[list[discord.Embed], discord.ui.View | None, str]:
+        """The channel's table message: the public panel plus who we wait for and until when."""
+        from bot.components import hand_button
+
+        if s.state is None:
+            if s.status == "lobby":
+                lobby_embed, lobby_view = self.lobby_payload(s)
+                digest = content_digest(Panel(title="lobby"), repr(lobby_embed.to_dict()))
+                return [lobby_embed], lobby_view, digest
+            closed = discord.Embed(
+                title=f"☕ {s.game.title} — lobby closed",
+                description="This lobby was abandoned before the game started. "
+                "`/game new` opens another.",
+            )
+            return [closed], None, content_digest(Panel(title="closed"))
+        game, names = s.game, s.names()
+        panel = game.panel(s.state, None)
+        extra: list[PanelField] = []
+        if s.status == "active":
+            waiting = [p for p in s.state.players if p in game.active_players(s.state)]
+            deadline = await self._deadline(s)
+            if waiting:
+                text = ", ".join(names.get(p, "?") for p in waiting)
+                if deadline is not None:
+                    text += f"\nTime runs out <t:{int(deadline.due_at)}:R>"
+                extra.append(PanelField(name="⏳ Waiting for", value=text[:1024]))
+        elif s.status == "abandoned":
+            extra.append(PanelField(name="Abandoned", value="This game was abandoned."))
+        if s.status != "active":
+            panel = panel.model_copy(update={"controls": []})
+        embed = embed_of(panel, names, footer=f"Game #{s.id}", extra_fields=extra)
+        buttons: list[discord.ui.Item[discord.ui.View]] = []
+        if s.status == "active" and game.has_secrets:
+            buttons.append(hand_button(s.id))
+        view = game_view(panel, names, session_id=s.id, seat="t", extra=buttons)
+        return [embed], view, content_digest(panel, repr([f.model_dump() for f in extra]))
+
+    def private_payload(
+        self, s: Session, user_id: str
+    ) -> tuple[discord.Embed, discord.ui.View | None, Panel]:
+        assert s.state is not None
+        player = s.player(user_id)
+        assert player is not None
+        panel = s.game.panel(s.state, user_id)
+        if s.status != "active":
+            panel = panel.model_copy(update={"controls": []})
+        where = f"<#{s.row.channel_id}>"
+        embed = embed_of(panel, s.names(), footer=f"{s.game.title} · game #{s.id}")
+        embed.description = (
+            embed.description or ""
+        ) + f"\n\n-# Your private view · table in {where}"
+        view = game_view(panel, s.names(), session_id=s.id, seat=str(player.seat))
+        return embed, view, panel
+
+    async def _deadline(self, s: Session) -> TimerRow | None:
+        timers = await self.bot.store.timers(s.id)
+        return next((t for t in timers if t.kind == "deadline"), None)
+
+    # -- syncing ---------------------------------------------------------------------------------
+    async def sync(self, session_id: int) -> None:
+        s = await self.bot.service.load(session_id)
+        await self._sync_table(s)
+        if s.state is not None and s.game.has_secrets and s.status in ("active", "finished"):
+            for player in s.players:
+                await self._sync_dm(s, player.user_id)
+        await self._post_announcements(s)
+
+    async def _sync_table(self, s: Session) -> None:
+        embeds, view, digest = await self.table_payload(s)
+        if s.row.table_message_id is None:
+            return
+        if self._table_digests.get(s.id) == digest:
+            return
+        message = self._channel(s.row.channel_id).get_partial_message(s.row.table_message_id)
+        try:
+            await message.edit(embeds=embeds, view=view)
+        except discord.NotFound:
+            # The table message was deleted: post a new one so the game stays playable.
+            new = await self._channel(s.row.channel_id).send(embeds=embeds, view=sendable(view))
+            await self.bot.store.set_table_message(s.id, new.id)
+        self._table_digests[s.id] = digest
+
+    def note_table_digest(self, session_id: int, digest: str) -> None:
+        self._table_digests[session_id] = digest
+
+    async def _sync_dm(self, s: Session, user_id: str) -> None:
+        player = s.player(user_id)
+        assert player is not None
+        embed, view, panel = self.private_payload(s, user_id)
+        digest = content_digest(panel)
+        if player.dm_digest == digest and player.dm_stamp == panel.stamp:
+            return
+        new_message = player.dm_message_id is None or player.dm_stamp != panel.stamp
+        if not new_message and player.dm_channel_id and player.dm_message_id:
+            channel = self.bot.get_partial_messageable(
+                player.dm_channel_id, type=discord.ChannelType.private
+            )
+            try:
+                await channel.get_partial_message(player.dm_message_id).edit(embed=embed, view=view)
+                await self.bot.store.set_dm(
+                    s.id,
+                    user_id,
+                    channel_id=player.dm_channel_id,
+                    message_id=player.dm_message_id,
+                    stamp=panel.stamp,
+                    digest=digest,
+                )
+                return
+            except discord.HTTPException:
+                pass  # deleted or no longer editable: send a fresh one below
+        if s.status != "active" and player.dm_message_id is None:
+            return  # nothing to tell by DM once the game is over
+        sent = await self.send_dm(user_id, embed=embed, view=sendable(view))
+        if sent is None:
+            await self.bot.store.set_dm(
+                s.id, user_id, channel_id=None, message_id=None, stamp=panel.stamp, digest=digest
+            )
+            if player.dm_stamp != panel.stamp:
+                await self._channel(s.row.channel_id).send(
+                    content=f"<@{user_id}> {DM_CLOSED_HELP}",
+                    allowed_mentions=discord.AllowedMentions(users=True),
+                )
+            return
+        await self.bot.store.set_dm(
+            s.id,
+            user_id,
+            channel_id=sent.channel.id,
+            message_id=sent.id,
+            stamp=panel.stamp,
+            digest=digest,
+        )
+
+    async def note_dm_edited(self, s: Session, user_id: str, message_id: int, panel: Panel) -> None:
+        """The clicked DM was already edited by the interaction response: remember its digest."""
+        player = s.player(user_id)
+        if player is not None and player.dm_message_id == message_id:
+            await self.bot.store.set_dm(
+                s.id,
+                user_id,
+                channel_id=player.dm_channel_id,
+                message_id=message_id,
+                stamp=panel.stamp,
+                digest=content_digest(panel),
+            )
+
+    async def send_dm(self, user_id: str, **kwargs: Any) -> discord.Message | None:
+        """DM a user; None when their DMs are closed (403) or they cannot be reached."""
+        try:
+            channel_id = await self._dm_channel_id(user_id)
+            channel = self.bot.get_partial_messageable(channel_id, type=discord.ChannelType.private)
+            return await channel.send(**kwargs)
+        except discord.Forbidden:
+            return None
+        except discord.HTTPException:
+            log.warning("DM to %s failed", user_id, exc_info=True)
+            return None
+
+    async def _dm_channel_id(self, user_id: str) -> int:
+        if user_id not in self._dm_channels:
+            data = await self.bot.http.start_private_message(int(user_id))
+            self._dm_channels[user_id] = int(data["id"])
+        return self._dm_channels[user_id]
+
+    async def _post_announcements(self, s: Session) -> None:
+        pending = s.pending_announcements()
+        if not pending:
+            return
+        channel = self._channel(s.row.channel_id)
+        names = s.names()
+        for offset, announcement in enumerate(pending, start=1):
+            await channel.send(
+                content=mention_line(announcement.ping),
+                embed=embed_of(announcement, names),
+                allowed_mentions=discord.AllowedMentions(users=True),
+            )
+            await self.bot.store.set_announced(s.id, s.row.announced + offset)
+
+    async def post_notice(self, channel_id: int, text: str, ping: list[str] | None = None) -> None:
+        content = " ".join(filter(None, [mention_line(ping or []), text]))
+        await self._channel(channel_id).send(
+            content=content[:2000], allowed_mentions=discord.AllowedMentions(users=True)
+        )
+
+    def _channel(self, channel_id: int) -> discord.PartialMessageable:
+        return self.bot.get_partial_messageable(channel_id)
+
+    # -- reminders -------------------------------------------------------------------------------
+    async def remind(self, s: Session, due: float) -> None:
+        if s.state is None or s.status != "active":
+            return
+        waiting = [p for p in s.state.players if p in s.game.active_players(s.state)]
+        unreached: list[str] = []
+        for user_id in waiting:
+            text = (
+                f"⏰ **{s.game.title}** in <#{s.row.channel_id}> is waiting for your move — time "
+                f"runs out <t:{int(due)}:R>, then I'll play a default move for you."
+            )
+            if await self.send_dm(user_id, content=text) is None:
+                unreached.append(user_id)
+        if unreached:
+            await self.post_notice(
+                s.row.channel_id,
+                f"⏰ Reminder: your move in {s.game.title} — time runs out <t:{int(due)}:R>.",
+                ping=unreached,
+            )
+
+    def names_text(self, s: Session, players: list[str]) -> str:
+        names = s.names()
+        return ", ".join(names_in(f"{{p:{p}}}", names) for p in players)
+
+    @staticmethod
+    def now() -> float:
+        return time.time()

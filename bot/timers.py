@@ -1,0 +1,119 @@
+"""Deadlines and reminders, kept as rows in SQLite so they survive restarts.
+
+One task sleeps until the earliest timer (or until woken by a change), fires what is due and
+goes back to sleep. At start it fires what fell due while the bot was down; games that ask for
+it (Alien Café's round clock) get the time the bot was down given back instead.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from typing import TYPE_CHECKING
+
+from bot.errors import UserError
+from bot.store import TimerRow
+from games import REGISTRY
+
+if TYPE_CHECKING:
+    from bot.app import CafeBot
+
+log = logging.getLogger(__name__)
+
+HEARTBEAT_SECONDS = 5.0  # how often "the bot is alive" is written, for downtime refunds
+MAX_SLEEP = 5.0
+
+
+class Scheduler:
+    def __init__(self, bot: CafeBot) -> None:
+        self.bot = bot
+        self._wake = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+        self._last_heartbeat = 0.0
+
+    async def start(self) -> None:
+        await self.refund_downtime()
+        self._task = asyncio.create_task(self._run(), name="cafebot-timers")
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+            self._task = None
+
+    def wake(self) -> None:
+        self._wake.set()
+
+    async def refund_downtime(self) -> None:
+        store = self.bot.store
+        last_alive = await store.get_meta("last_alive")
+        now = time.time()
+        if last_alive is not None:
+            down_since = float(last_alive)
+            downtime = now - down_since
+            refunded = [
+                row.id
+                for row in await store.sessions_with_status("active")
+                if row.game_id in REGISTRY and REGISTRY[row.game_id].refund_downtime
+            ]
+            if downtime > 0 and refunded:
+                await store.shift_timers(refunded, after=down_since, by=downtime)
+                log.info("gave %.0f s of downtime back to %d session(s)", downtime, len(refunded))
+        await self._heartbeat(force=True)
+
+    async def _heartbeat(self, force: bool = False) -> None:
+        now = time.time()
+        if force or now - self._last_heartbeat >= HEARTBEAT_SECONDS:
+            await self.bot.store.set_meta("last_alive", repr(now))
+            self._last_heartbeat = now
+
+    async def _run(self) -> None:
+        while True:
+            try:
+                await self._heartbeat()
+                timers = await self.bot.store.timers()
+                now = time.time()
+                for timer in [t for t in timers if t.due_at <= now]:
+                    await self._fire(timer)
+                upcoming = [t.due_at for t in timers if t.due_at > now]
+                sleep = min([MAX_SLEEP, *(d - now for d in upcoming)])
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("timer loop failed; retrying")
+                sleep = MAX_SLEEP
+            self._wake.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._wake.wait(), timeout=max(0.01, sleep))
+
+    async def _fire(self, timer: TimerRow) -> None:
+        bot = self.bot
+        if timer.kind == "reminder":
+            await bot.store.delete_timer(timer.session_id, "reminder", timer.key)
+            try:
+                s = await bot.service.load(timer.session_id)
+            except UserError:
+                return
+            deadline = next((t for t in await bot.store.timers(s.id) if t.kind == "deadline"), None)
+            await bot.tables.remind(s, deadline.due_at if deadline else timer.due_at)
+            return
+        try:
+            result = await bot.service.fire_deadline(timer.session_id, timer.key)
+        except UserError:
+            log.exception("deadline of session %s failed", timer.session_id)
+            await bot.store.delete_timer(timer.session_id, "deadline", timer.key)
+            return
+        if result is None:
+            await bot.store.delete_timer(timer.session_id, "deadline", timer.key)
+            return
+        s = result.session
+        if result.auto_played and not s.game.announces_timeouts:
+            await bot.tables.post_notice(
+                s.row.channel_id,
+                f"⏰ Time's up! I played the default move for "
+                f"{bot.tables.names_text(s, result.auto_played)}.",
+            )
+        bot.tables.request_sync(s.id)

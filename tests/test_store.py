@@ -1,0 +1,225 @@
+"""The store and the session service: durability, replay, concurrency, refusals."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections import Counter
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bot.errors import DamagedSession, IllegalMove, NotAllowed, NotFound, StaleVersion, UserError
+from bot.sessions import Session, SessionService
+from bot.store import SCHEMA_VERSION, NewerDatabase, Store
+from games import REGISTRY
+from games.engine import apply
+from games.rng import Rng
+
+GAME = "cafe-carnage"
+
+
+@pytest.fixture
+async def service(tmp_path: Path) -> AsyncIterator[SessionService]:
+    store = await Store.open(tmp_path / "test.sqlite3")
+    yield SessionService(store)
+    await store.close()
+
+
+async def started(service: SessionService, players: int = 4, channel: int = 100) -> Session:
+    ids = [str(1000 + i) for i in range(players)]
+    s = await service.create(
+        game_id=GAME, channel_id=channel, guild_id=1, host_id=ids[0], host_name="Host", seed=42
+    )
+    for i, pid in enumerate(ids[1:]):
+        await service.join(s.id, pid, f"P{i}")
+    return await service.start(s.id, ids[0])
+
+
+async def play_random(service: SessionService, s: Session, seed: int, limit: int = 5000) -> Session:
+    rng = Rng(seed=seed)
+    game = s.game
+    for _ in range(limit):
+        if s.status != "active":
+            return s
+        assert s.state is not None
+        player = rng.choice(sorted(game.active_players(s.state)))
+        action = rng.choice(list(game.legal_actions(s.state, player)))
+        s = (await service.act(s.id, player, action.model_dump(mode="json"))).session
+    return s
+
+
+async def snapshot(service: SessionService, session_id: int) -> tuple[Any, ...]:
+    row = await service.store.get_session(session_id)
+    assert row is not None
+    log = await service.store.actions(session_id)
+    return (row.state, row.version, row.status, len(log))
+
+
+async def test_full_game_replays_to_the_stored_state(service: SessionService) -> None:
+    s = await play_random(service, await started(service), seed=1)
+    assert s.status == "finished"
+    assert s.outcome() is not None
+    replayed = await service.replay(s.id)
+    assert replayed == s.state
+    row = await service.store.get_session(s.id)
+    assert row is not None and row.outcome is not None
+    assert await service.store.timers(s.id) == []
+
+
+async def test_reopened_database_continues_the_game(tmp_path: Path) -> None:
+    path = tmp_path / "reopen.sqlite3"
+    store = await Store.open(path)
+    service = SessionService(store)
+    s = await started(service)
+    s = await play_random(service, s, seed=3, limit=10)
+    before = s.state
+    await store.close()
+
+    store = await Store.open(path)
+    service = SessionService(store)
+    again = await service.load(s.id)
+    assert again.state == before
+    finished = await play_random(service, again, seed=4)
+    assert finished.status == "finished"
+    assert await service.replay(s.id) == finished.state
+    await store.close()
+
+
+async def test_fifty_concurrent_submissions_are_each_applied_once(service: SessionService) -> None:
+    s = await started(service, players=8)
+    game, state = s.game, s.state
+    assert state is not None
+    # Moves whose legality does not depend on order: applying one leaves every legal set as is.
+    order_free: list[tuple[str, dict[str, Any]]] = []
+    for player in sorted(game.active_players(state)):
+        for action in game.legal_actions(state, player):
+            after = apply(game, state, player, action)
+            if all(
+                set(map(repr, game.legal_actions(after, q)))
+                == set(map(repr, game.legal_actions(state, q)))
+                for q in state.players
+            ):
+                order_free.append((player, action.model_dump(mode="json")))
+    assert len(order_free) >= 20
+    submissions = [order_free[i % len(order_free)] for i in range(50)]
+    results = await asyncio.gather(*(service.act(s.id, p, a) for p, a in submissions))
+    assert len(results) == 50
+    log = await service.store.actions(s.id)
+    assert [e.seq for e in log] == list(range(1, 51))
+    assert Counter((e.player, e.action) for e in log) == Counter(
+        (p, json.dumps(a)) for p, a in submissions
+    )
+    after = await service.load(s.id)
+    assert after.version == s.version + 50
+    assert await service.replay(s.id) == after.state
+
+
+async def test_stale_version_is_refused_and_changes_nothing(service: SessionService) -> None:
+    s = await started(service)
+    assert s.state is not None
+    player = sorted(s.game.active_players(s.state))[0]
+    action = s.game.legal_actions(s.state, player)[0].model_dump(mode="json")
+    await service.act(s.id, player, action, expected_version=s.version)
+    before = await snapshot(service, s.id)
+    with pytest.raises(StaleVersion):
+        await service.act(s.id, player, action, expected_version=s.version)
+    assert await snapshot(service, s.id) == before
+
+
+async def test_bad_moves_are_refused_and_change_nothing(service: SessionService) -> None:
+    s = await started(service)
+    assert s.state is not None
+    before = await snapshot(service, s.id)
+    player = sorted(s.game.active_players(s.state))[0]
+    with pytest.raises(IllegalMove, match="isn't a move"):
+        await service.act(s.id, player, {"type": "teleport"})
+    with pytest.raises(IllegalMove, match="not seated"):
+        await service.act(s.id, "999", s.game.legal_actions(s.state, player)[0])
+    with pytest.raises(IllegalMove):
+        await service.act(s.id, player, {"garbage": True})
+    with pytest.raises(NotFound):
+        await service.act(12345, player, {"type": "x"})
+    assert await snapshot(service, s.id) == before
+
+
+async def test_damaged_json_is_reported_and_left_alone(service: SessionService) -> None:
+    s = await started(service)
+    await service.store.raw_execute("UPDATE sessions SET state = '{not json' WHERE id = ?", (s.id,))
+    before = await snapshot(service, s.id)
+    with pytest.raises(DamagedSession, match="damaged"):
+        await service.load(s.id)
+    with pytest.raises(DamagedSession):
+        await service.act(s.id, "1000", {"type": "x"})
+    assert await snapshot(service, s.id) == before
+
+
+async def test_lobby_rules(service: SessionService) -> None:
+    s = await service.create(
+        game_id=GAME, channel_id=7, guild_id=1, host_id="1", host_name="Host", seed=1
+    )
+    with pytest.raises(NotAllowed, match="already has a game"):
+        await service.create(game_id=GAME, channel_id=7, guild_id=1, host_id="2", host_name="B")
+    with pytest.raises(NotAllowed, match="already joined"):
+        await service.join(s.id, "1", "Host")
+    with pytest.raises(NotAllowed, match="needs 3"):
+        await service.start(s.id, "1")
+    await service.join(s.id, "2", "B")
+    await service.join(s.id, "3", "C")
+    with pytest.raises(NotAllowed, match="Only the host"):
+        await service.start(s.id, "2")
+    with pytest.raises(NotAllowed, match="host"):
+        await service.leave(s.id, "1")
+    s = await service.leave(s.id, "3")
+    assert s.player_ids == ["1", "2"]
+    with pytest.raises(UserError, match="no option"):
+        await service.set_option(s.id, "1", "bogus", True)
+    with pytest.raises(NotAllowed, match="Only the host"):
+        await service.set_option(s.id, "2", "no_repeats", True)
+    s = await service.set_option(s.id, "1", "no_repeats", True)
+    assert s.options.model_dump()["no_repeats"] is True
+    with pytest.raises(UserError):
+        await service.create(
+            game_id=GAME,
+            channel_id=8,
+            guild_id=1,
+            host_id="1",
+            host_name="H",
+            options={"turn_timeout": -5},
+        )
+    with pytest.raises(NotFound):
+        await service.create(game_id="chess", channel_id=9, guild_id=1, host_id="1", host_name="H")
+    for i in range(4, 4 + REGISTRY[GAME].max_players - 2):
+        await service.join(s.id, str(i), f"P{i}")
+    with pytest.raises(NotAllowed, match="full"):
+        await service.join(s.id, "77", "Late")
+    s = await service.abandon(s.id, "2", may_manage=True)
+    assert s.status == "abandoned"
+    with pytest.raises(NotAllowed):
+        await service.join(s.id, "88", "X")
+
+
+async def test_deadline_plays_default_moves_once(service: SessionService) -> None:
+    s = await started(service)
+    assert s.state is not None
+    timers = await service.store.timers(s.id)
+    assert {t.kind for t in timers} == {"deadline", "reminder"}
+    key = next(t.key for t in timers if t.kind == "deadline")
+    result = await service.fire_deadline(s.id, key)
+    assert result is not None
+    assert sorted(result.auto_played) == sorted(s.player_ids)
+    log = await service.store.actions(s.id)
+    assert log and all(e.source == "timeout" for e in log)
+    assert await service.fire_deadline(s.id, key) is None  # the step moved on: nothing twice
+    assert await service.replay(s.id) == (await service.load(s.id)).state
+
+
+async def test_newer_database_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "new.sqlite3"
+    store = await Store.open(path)
+    await store.raw_execute("UPDATE schema_version SET version = ?", (SCHEMA_VERSION + 1,))
+    await store.close()
+    with pytest.raises(NewerDatabase, match="newer"):
+        await Store.open(path)
