@@ -1,0 +1,97 @@
+"""Scoring: each table feeds every matching monster; Anything Eaters take the best meal."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+
+from pydantic import BaseModel
+
+from games.monster_cafe.cards import (
+    ANYTHING,
+    COLLECTABLE_KINDS,
+    KIND_OF_MEAL,
+    MEAL_OF_KIND,
+    MEALS,
+    MONSTER_KIND,
+    TABLE_MEAL,
+    kind_label,
+    meal_label,
+)
+
+
+class ScoreLine(BaseModel):
+    """``count`` monsters of ``kind`` fed by ``plates`` tables of ``meal`` (None: unfed)."""
+
+    kind: str
+    count: int
+    meal: str | None
+    plates: int
+    each: int
+    points: int
+
+    def describe(self) -> str:
+        sign = f"{self.points:+d}"
+        who = kind_label(self.kind, self.count)
+        if self.meal is None:
+            return f"{who} — unfed → {sign}"
+        plates = meal_label(self.meal, self.plates)
+        if self.kind == ANYTHING:
+            return f"{who} — fed by {plates} → {sign}"
+        return f"{who} + {plates} → {sign}"
+
+
+class Breakdown(BaseModel):
+    lines: list[ScoreLine]
+    unused_tables: list[str]  # meals of tables that fed nobody
+    total: int
+
+    def describe(self) -> list[str]:
+        out = [line.describe() for line in self.lines]
+        if self.unused_tables:
+            unused = ", ".join(meal_label(m, n) for m, n in Counter(self.unused_tables).items())
+            out.append(f"Unused: {unused} → 0")
+        return out
+
+
+def points_per_monster(plates: int) -> int:
+    """+1 for one table of the meal, +2 for both, −1 when unfed."""
+    return 2 if plates >= 2 else 1 if plates == 1 else -1
+
+
+def best_meal_for_anything(plates: Counter[str], kinds: Counter[str]) -> str | None:
+    """The meal that scores best for an Anything Eater: the most plates; on a tie the meal that
+    also feeds the most of the player's other monsters, then catalogue order. None: no tables."""
+    candidates = [m.key for m in MEALS if plates[m.key] > 0]
+    if not candidates:
+        return None
+    return max(candidates, key=lambda m: (plates[m], kinds[KIND_OF_MEAL[m]]))
+
+
+def score(monsters: Iterable[str], tables: Iterable[str]) -> Breakdown:
+    """Score a collection of monster and table card ids."""
+    kinds = Counter(MONSTER_KIND[c] for c in monsters)
+    plates = Counter(TABLE_MEAL[t] for t in tables)
+    lines: list[ScoreLine] = []
+    used: set[str] = set()
+    for kind in COLLECTABLE_KINDS:
+        count = kinds[kind]
+        if not count:
+            continue
+        meal = best_meal_for_anything(plates, kinds) if kind == ANYTHING else MEAL_OF_KIND[kind]
+        n = plates[meal] if meal is not None else 0
+        each = points_per_monster(n)
+        lines.append(
+            ScoreLine(
+                kind=kind,
+                count=count,
+                meal=meal if n else None,
+                plates=n,
+                each=each,
+                points=each * count,
+            )
+        )
+        if n and meal is not None:
+            used.add(meal)
+    unused = [m.key for m in MEALS for _ in range(plates[m.key]) if m.key not in used]
+    return Breakdown(lines=lines, unused_tables=unused, total=sum(x.points for x in lines))
