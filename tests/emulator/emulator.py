@@ -1,0 +1,2447 @@
+"""A loopback emulator of the parts of Discord's REST API and gateway that cafebot uses.
+
+The real (unmodified) discord.py client talks to it over 127.0.0.1: REST under
+``http://127.0.0.1:PORT/api/v10`` and the gateway at ``ws://127.0.0.1:PORT/``. Tests drive
+simulated users (``slash``, ``click``, ``select``...) and inspect what the bot produced
+(``channel_messages``, ``dm_messages``, ``ephemerals``, ``visible_to``...). The emulator is
+strict where Discord is strict and records every breach in ``violations``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import contextlib
+import copy
+import hashlib
+import json
+import re
+import secrets
+import socket
+import time
+from collections import deque
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any, TypeVar
+
+from aiohttp import WSMsgType, web
+from aiohttp.multipart import BodyPartReader
+
+from .models import (
+    ALL_PERMISSIONS,
+    BOT_PERMISSIONS,
+    CHANNEL_DM,
+    CHANNEL_PRIVATE_THREAD,
+    CHANNEL_PUBLIC_THREAD,
+    CHANNEL_TEXT,
+    EVERYONE_PERMISSIONS,
+    PERM_ADMINISTRATOR,
+    PERM_MANAGE_CHANNELS,
+    PERM_MANAGE_MESSAGES,
+    PERM_SEND_MESSAGES,
+    PERM_SEND_MESSAGES_IN_THREADS,
+    PERM_VIEW_CHANNEL,
+    Channel,
+    EmulatorError,
+    Guild,
+    InteractionRecord,
+    InteractionResult,
+    Member,
+    Message,
+    RestCall,
+    Role,
+    User,
+    Violation,
+)
+from .validation import (
+    FLAG_EPHEMERAL,
+    FLAG_IS_COMPONENTS_V2,
+    FLAG_LOADING,
+    FLAG_SUPPRESS_EMBEDS,
+    FLAG_SUPPRESS_NOTIFICATIONS,
+    SELECT_TYPES,
+    FormErrors,
+    Json,
+    iter_components,
+    validate_autocomplete,
+    validate_commands,
+    validate_message,
+    validate_modal,
+    validate_sent_flags,
+)
+
+T = TypeVar("T")
+
+DISCORD_EPOCH_MS = 1420070400000
+API_VERSION = 10
+ATTACHMENT_SIZE_LIMIT = 10 * 1024 * 1024
+TOKEN_LIFETIME = 15 * 60.0
+
+INTENT_GUILDS = 1 << 0
+INTENT_GUILD_MEMBERS = 1 << 1
+INTENT_GUILD_MESSAGES = 1 << 9
+INTENT_DIRECT_MESSAGES = 1 << 12
+INTENT_MESSAGE_CONTENT = 1 << 15
+
+DM_APP_PERMISSIONS = (
+    PERM_VIEW_CHANNEL
+    | PERM_SEND_MESSAGES
+    | (1 << 6)
+    | (1 << 14)
+    | (1 << 15)
+    | (1 << 16)
+    | (1 << 18)
+)
+
+# Gateway opcodes
+OP_DISPATCH = 0
+OP_HEARTBEAT = 1
+OP_IDENTIFY = 2
+OP_PRESENCE = 3
+OP_VOICE_STATE = 4
+OP_RESUME = 6
+OP_RECONNECT = 7
+OP_REQUEST_MEMBERS = 8
+OP_INVALID_SESSION = 9
+OP_HELLO = 10
+OP_HEARTBEAT_ACK = 11
+
+_SNOWFLAKE_RE = re.compile(r"(?<=/)\d{5,}(?=/|$)")
+
+
+def _iso(ts: float) -> str:
+    return datetime.fromtimestamp(ts, UTC).isoformat()
+
+
+@dataclass
+class _Upload:
+    field: str
+    filename: str
+    data: bytes
+    content_type: str | None
+
+
+@dataclass(eq=False)
+class _GatewayConn:
+    ws: web.WebSocketResponse
+    queue: asyncio.Queue[str | None] = field(default_factory=asyncio.Queue)
+    session: _Session | None = None
+    writer: asyncio.Task[None] | None = None
+
+    def send(self, payload: Json) -> None:
+        self.queue.put_nowait(json.dumps(payload, separators=(",", ":")))
+
+
+@dataclass(eq=False)
+class _Session:
+    id: str
+    intents: int
+    shard: list[int] | None
+    seq: int = 0
+    buffer: deque[tuple[int, str]] = field(default_factory=lambda: deque(maxlen=5000))
+    conn: _GatewayConn | None = None
+    identified_at: float = 0.0
+
+
+@dataclass
+class _ForcedRateLimit:
+    method: str
+    path_contains: str
+    retry_after: float
+    remaining: int
+    is_global: bool
+
+
+class _HttpError(Exception):
+    def __init__(self, response: web.Response) -> None:
+        super().__init__(response.status)
+        self.response = response
+
+
+Handler = Callable[[web.Request, "re.Match[str]"], Awaitable[web.StreamResponse]]
+
+
+class DiscordEmulator:
+    """In-memory Discord: REST + gateway on 127.0.0.1, simulated users, strict validation."""
+
+    def __init__(
+        self,
+        *,
+        token: str | None = None,
+        bot_name: str = "CafeBot",
+        bot_permissions: int = BOT_PERMISSIONS,
+        ack_deadline: float = 3.0,
+        heartbeat_interval_ms: int = 41250,
+        emit_message_events: bool = True,
+    ) -> None:
+        self._last_snowflake = 0
+        self._clock_offset = 0.0
+        self.bot_user_id: int = self.snowflake()
+        self.application_id: int = self.bot_user_id  # as for every modern application
+        self.owner_user_id: int = self.snowflake()
+        id_part = base64.b64encode(str(self.bot_user_id).encode()).decode().rstrip("=")
+        self.token: str = token or (
+            f"{id_part}.{secrets.token_urlsafe(4)}.{secrets.token_urlsafe(27)}"
+        )
+        self.bot_permissions = bot_permissions
+        self.ack_deadline = ack_deadline
+        self.heartbeat_interval_ms = heartbeat_interval_ms
+        self.emit_message_events = emit_message_events
+
+        self.users: dict[int, User] = {
+            self.bot_user_id: User(self.bot_user_id, bot_name, bot=True, dms_open=False),
+            self.owner_user_id: User(self.owner_user_id, "app-owner", dms_open=False),
+        }
+        self.guilds: dict[int, Guild] = {}
+        self.channels: dict[int, Channel] = {}
+        self._dm_by_user: dict[int, int] = {}
+        self._messages: dict[int, Message] = {}
+        self._channel_msgs: dict[int, list[Message]] = {}
+        self._ephemerals: dict[int, list[Message]] = {}
+        self._commands: dict[int | None, list[Json]] = {}
+        self._command_ids: dict[tuple[int | None, int, str], int] = {}
+        self._interactions: dict[int, InteractionRecord] = {}
+        self._by_token: dict[str, InteractionRecord] = {}
+
+        # What tests look at
+        self.rest_calls: list[RestCall] = []
+        self.unknown_routes: list[tuple[str, str]] = []
+        self.violations: list[Violation] = []
+        self.error_responses: list[tuple[str, str, int, int]] = []  # method, path, status, code
+        self.interactions: list[InteractionRecord] = []
+        self.gateway_log: list[tuple[str, Json]] = []  # (direction, payload) for ops != 0/1/11
+
+        self._sessions: dict[str, _Session] = {}
+        self._conns: set[_GatewayConn] = set()
+        self._bot_ready = asyncio.Event()
+        self._changed = asyncio.Event()
+        self._forced_429: list[_ForcedRateLimit] = []
+        self._runner: web.AppRunner | None = None
+        self.port: int = 0
+        self._routes: list[tuple[str, re.Pattern[str], str, Handler, bool]] = []
+        self._setup_routes()
+
+    # ================================================================== lifecycle
+
+    async def start(self) -> None:
+        app = web.Application(client_max_size=64 * 1024 * 1024)
+        app.router.add_get("/", self._gateway)
+        app.router.add_get("/attachments/{cid}/{aid}/{filename}", self._attachment)
+        app.router.add_route("*", r"/api/v{version:\d+}/{tail:.*}", self._rest)
+        runner = web.AppRunner(app, access_log=None, handle_signals=False)
+        await runner.setup()
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(("127.0.0.1", 0))
+        self.port = sock.getsockname()[1]
+        site = web.SockSite(runner, sock, backlog=4096)
+        await site.start()
+        self._runner = runner
+
+    async def stop(self) -> None:
+        for conn in list(self._conns):
+            with contextlib.suppress(Exception):
+                await conn.ws.close(code=1001)
+            if conn.writer is not None:
+                conn.writer.cancel()
+        self._conns.clear()
+        if self._runner is not None:
+            await self._runner.cleanup()
+            self._runner = None
+
+    async def __aenter__(self) -> DiscordEmulator:
+        await self.start()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.stop()
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def rest_base(self) -> str:
+        """Value for ``discord.http.Route.BASE`` (and CAFEBOT_DISCORD_API_BASE)."""
+        return f"{self.base_url}/api/v{API_VERSION}"
+
+    @property
+    def gateway_url(self) -> str:
+        """Value for ``DiscordWebSocket.DEFAULT_GATEWAY`` (and CAFEBOT_DISCORD_GATEWAY)."""
+        return f"ws://127.0.0.1:{self.port}/"
+
+    def env(self) -> dict[str, str]:
+        """Environment for a bot in a separate process."""
+        return {
+            "CAFEBOT_DISCORD_API_BASE": self.rest_base,
+            "CAFEBOT_DISCORD_GATEWAY": self.gateway_url,
+            "DISCORD_TOKEN": self.token,
+        }
+
+    def patch_discord(self) -> Callable[[], None]:
+        """Point this process's discord.py at the emulator; returns an undo callable."""
+        import discord.gateway
+        import discord.http
+        import yarl
+
+        old_base = discord.http.Route.BASE
+        old_gateway = discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY
+        discord.http.Route.BASE = self.rest_base
+        discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(self.gateway_url)
+
+        def undo() -> None:
+            discord.http.Route.BASE = old_base
+            discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = old_gateway
+
+        return undo
+
+    # ================================================================== ids and clock
+
+    def snowflake(self) -> int:
+        ms = int(time.time() * 1000) - DISCORD_EPOCH_MS
+        value = ms << 22
+        if value <= self._last_snowflake:
+            value = self._last_snowflake + 1
+        self._last_snowflake = value
+        return value
+
+    def now(self) -> float:
+        """Emulator wall clock (real time plus whatever ``advance_clock`` added)."""
+        return time.time() + self._clock_offset
+
+    def advance_clock(self, seconds: float) -> None:
+        """Pretend time passed (e.g. to expire interaction tokens after 15 minutes)."""
+        self._clock_offset += seconds
+
+    def _touch(self) -> None:
+        self._changed.set()
+        self._changed = asyncio.Event()
+
+    async def wait_until(self, predicate: Callable[[], T], timeout: float = 5.0) -> T:
+        """Wait until ``predicate()`` is truthy (re-checked on every state change)."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while True:
+            value = predicate()
+            if value:
+                return value
+            remaining = deadline - loop.time()
+            if remaining <= 0:
+                raise EmulatorError(f"condition not met within {timeout}s")
+            event = self._changed
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(event.wait(), min(remaining, 0.25))
+
+    # ================================================================== world building
+
+    def add_guild(self, name: str, *, owner: int | None = None) -> int:
+        gid = self.snowflake()
+        guild = Guild(gid, name, owner or self.owner_user_id, _iso(self.now()))
+        guild.roles[gid] = Role(gid, gid, "@everyone", EVERYONE_PERMISSIONS, 0)
+        bot_role = Role(
+            self.snowflake(),
+            gid,
+            self.users[self.bot_user_id].name,
+            self.bot_permissions,
+            1,
+            managed=True,
+        )
+        guild.roles[bot_role.id] = bot_role
+        self.guilds[gid] = guild
+        self._add_member(guild, self.bot_user_id, [bot_role.id])
+        self._add_member(guild, guild.owner_id, [])
+        self._dispatch_soon("GUILD_CREATE", self._guild_create_payload(guild), INTENT_GUILDS)
+        return gid
+
+    def add_role(self, guild_id: int, name: str, permissions: int) -> int:
+        guild = self._guild(guild_id)
+        role = Role(self.snowflake(), guild_id, name, permissions, len(guild.roles))
+        guild.roles[role.id] = role
+        self._dispatch_soon(
+            "GUILD_ROLE_CREATE",
+            {"guild_id": str(guild_id), "role": self._role_payload(role)},
+            INTENT_GUILDS,
+        )
+        return role.id
+
+    def add_text_channel(self, guild_id: int, name: str, *, topic: str | None = None) -> int:
+        guild = self._guild(guild_id)
+        cid = self.snowflake()
+        ch = Channel(
+            cid,
+            CHANNEL_TEXT,
+            name,
+            guild_id,
+            position=len(guild.channels),
+            created_at=_iso(self.now()),
+            topic=topic,
+        )
+        self.channels[cid] = ch
+        guild.channels.append(cid)
+        self._dispatch_soon("CHANNEL_CREATE", self._channel_payload(ch), INTENT_GUILDS)
+        return cid
+
+    def add_thread(
+        self,
+        guild_id: int,
+        *,
+        parent: int,
+        name: str,
+        private: bool = False,
+        owner: int | None = None,
+    ) -> int:
+        guild = self._guild(guild_id)
+        parent_ch = self._channel_or_none(parent)
+        if parent_ch is None or parent_ch.guild_id != guild_id or parent_ch.is_thread:
+            raise EmulatorError(f"thread parent {parent} is not a text channel of guild {guild_id}")
+        tid = self.snowflake()
+        return self._create_thread(
+            guild, parent_ch, tid, name, private, owner or self.owner_user_id
+        )
+
+    def _create_thread(
+        self, guild: Guild, parent: Channel, tid: int, name: str, private: bool, owner: int
+    ) -> int:
+        ch = Channel(
+            tid,
+            CHANNEL_PRIVATE_THREAD if private else CHANNEL_PUBLIC_THREAD,
+            name,
+            guild.id,
+            parent_id=parent.id,
+            owner_id=owner,
+            created_at=_iso(self.now()),
+        )
+        self.channels[tid] = ch
+        guild.channels.append(tid)
+        payload = self._channel_payload(ch)
+        payload["newly_created"] = True
+        self._dispatch_soon("THREAD_CREATE", payload, INTENT_GUILDS)
+        return tid
+
+    def add_user(
+        self,
+        name: str,
+        *,
+        guild: int | None = None,
+        dms_open: bool = True,
+        manage_channels: bool = False,
+        administrator: bool = False,
+        bot: bool = False,
+    ) -> int:
+        uid = self.snowflake()
+        self.users[uid] = User(uid, name, bot=bot, dms_open=dms_open, global_name=name.title())
+        if guild is not None:
+            self.add_member(
+                guild, uid, manage_channels=manage_channels, administrator=administrator
+            )
+        return uid
+
+    def add_member(
+        self,
+        guild_id: int,
+        user_id: int,
+        *,
+        roles: Iterable[int] = (),
+        manage_channels: bool = False,
+        administrator: bool = False,
+    ) -> None:
+        guild = self._guild(guild_id)
+        role_ids = list(roles)
+        if manage_channels:
+            role_ids.append(
+                self._named_role(
+                    guild,
+                    "Moderator",
+                    PERM_MANAGE_CHANNELS | PERM_MANAGE_MESSAGES | EVERYONE_PERMISSIONS,
+                )
+            )
+        if administrator:
+            role_ids.append(self._named_role(guild, "Admin", PERM_ADMINISTRATOR))
+        member = self._add_member(guild, user_id, role_ids)
+        payload = self._member_payload(guild, member)
+        payload["guild_id"] = str(guild_id)
+        self._dispatch_soon("GUILD_MEMBER_ADD", payload, INTENT_GUILD_MEMBERS)
+
+    def _named_role(self, guild: Guild, name: str, permissions: int) -> int:
+        for role in guild.roles.values():
+            if role.name == name:
+                return role.id
+        return self.add_role(guild.id, name, permissions)
+
+    def _add_member(self, guild: Guild, user_id: int, roles: list[int]) -> Member:
+        if user_id not in self.users:
+            raise EmulatorError(f"unknown user {user_id}")
+        member = Member(user_id, guild.id, roles, _iso(self.now()))
+        guild.members[user_id] = member
+        return member
+
+    def set_dms_open(self, user_id: int, is_open: bool) -> None:
+        self._user(user_id).dms_open = is_open
+
+    def open_dm(self, user_id: int) -> int:
+        """The DM channel between the bot and ``user_id`` (created if needed)."""
+        self._user(user_id)
+        cid = self._dm_by_user.get(user_id)
+        if cid is None:
+            cid = self.snowflake()
+            self.channels[cid] = Channel(
+                cid, CHANNEL_DM, recipient_id=user_id, created_at=_iso(self.now())
+            )
+            self._dm_by_user[user_id] = cid
+        return cid
+
+    def dm_channel_id(self, user_id: int) -> int | None:
+        return self._dm_by_user.get(user_id)
+
+    # ================================================================== lookups
+
+    def _user(self, user_id: int) -> User:
+        try:
+            return self.users[user_id]
+        except KeyError:
+            raise EmulatorError(f"unknown user {user_id}") from None
+
+    def _guild(self, guild_id: int) -> Guild:
+        try:
+            return self.guilds[guild_id]
+        except KeyError:
+            raise EmulatorError(f"unknown guild {guild_id}") from None
+
+    def _channel_or_none(self, channel_id: int) -> Channel | None:
+        return self.channels.get(channel_id)
+
+    def get_message(self, message_id: int) -> Message:
+        try:
+            return self._messages[message_id]
+        except KeyError:
+            raise EmulatorError(f"unknown message {message_id}") from None
+
+    def permissions(self, guild_id: int, user_id: int) -> int:
+        guild = self._guild(guild_id)
+        if user_id == guild.owner_id:
+            return ALL_PERMISSIONS
+        member = guild.members.get(user_id)
+        if member is None:
+            return 0
+        perms = guild.roles[guild.id].permissions
+        for rid in member.roles:
+            role = guild.roles.get(rid)
+            if role is not None:
+                perms |= role.permissions
+        if perms & PERM_ADMINISTRATOR:
+            return ALL_PERMISSIONS
+        return perms
+
+    def _can_see_channel(self, user_id: int, ch: Channel) -> bool:
+        if ch.is_dm:
+            return ch.recipient_id == user_id
+        assert ch.guild_id is not None
+        if user_id not in self.guilds[ch.guild_id].members:
+            return False
+        return bool(self.permissions(ch.guild_id, user_id) & PERM_VIEW_CHANNEL)
+
+    # ================================================================== what was seen
+
+    def channel_messages(self, channel_id: int) -> list[Message]:
+        """Live (not deleted, not ephemeral) messages of a channel, oldest first."""
+        return [m for m in self._channel_msgs.get(channel_id, []) if not m.deleted]
+
+    def dm_messages(self, user_id: int) -> list[Message]:
+        cid = self._dm_by_user.get(user_id)
+        return [] if cid is None else self.channel_messages(cid)
+
+    def ephemerals(self, user_id: int) -> list[Message]:
+        return list(self._ephemerals.get(user_id, []))
+
+    def all_messages(self) -> list[Message]:
+        return list(self._messages.values())
+
+    def visible_to(self, user_id: int) -> list[Message]:
+        """Everything ``user_id`` could ever have seen: channel messages in channels they are in,
+        their DMs and their ephemerals. Deleted messages and all edit versions count."""
+        out: list[Message] = []
+        for msg in self._messages.values():
+            if msg.ephemeral_to is not None:
+                if msg.ephemeral_to == user_id:
+                    out.append(msg)
+                continue
+            ch = self.channels.get(msg.channel_id)
+            if ch is not None and self._can_see_channel(user_id, ch):
+                out.append(msg)
+        return out
+
+    def synced_commands(self, guild_id: int | None = None) -> list[Json]:
+        return copy.deepcopy(self._commands.get(guild_id, []))
+
+    def assert_clean(self) -> None:
+        """Raise if the bot did anything Discord would have rejected or hit an unknown route."""
+        problems = [str(v) for v in self.violations]
+        problems += [f"unknown route {m} {p}" for m, p in self.unknown_routes]
+        if problems:
+            raise EmulatorError("emulator saw problems:\n  " + "\n  ".join(problems))
+
+    def force_rate_limit(
+        self,
+        method: str,
+        path_contains: str,
+        *,
+        retry_after: float = 0.05,
+        times: int = 1,
+        is_global: bool = False,
+    ) -> None:
+        """Answer the next ``times`` matching REST calls with a proper 429."""
+        self._forced_429.append(
+            _ForcedRateLimit(method.upper(), path_contains, retry_after, times, is_global)
+        )
+
+    # ================================================================== payloads
+
+    def _user_payload(self, user_id: int) -> Json:
+        user = self._user(user_id)
+        payload: Json = {
+            "id": str(user.id),
+            "username": user.name,
+            "discriminator": "0",
+            "global_name": user.global_name,
+            "avatar": None,
+            "avatar_decoration_data": None,
+            "public_flags": 0,
+            "flags": 0,
+            "banner": None,
+            "accent_color": None,
+            "bot": user.bot,
+        }
+        if user.bot:
+            payload.update(verified=True, mfa_enabled=False, email=None)
+        return payload
+
+    def _role_payload(self, role: Role) -> Json:
+        return {
+            "id": str(role.id),
+            "name": role.name,
+            "color": 0,
+            "colors": {"primary_color": 0, "secondary_color": None, "tertiary_color": None},
+            "hoist": False,
+            "icon": None,
+            "unicode_emoji": None,
+            "position": role.position,
+            "permissions": str(role.permissions),
+            "managed": role.managed,
+            "mentionable": False,
+            "flags": 0,
+            "tags": {"bot_id": str(self.bot_user_id)} if role.managed else {},
+        }
+
+    def _member_payload(
+        self,
+        guild: Guild,
+        member: Member,
+        *,
+        with_user: bool = True,
+        with_permissions: bool = False,
+    ) -> Json:
+        payload: Json = {
+            "nick": member.nick,
+            "avatar": None,
+            "banner": None,
+            "roles": [str(r) for r in member.roles],
+            "joined_at": member.joined_at,
+            "premium_since": None,
+            "deaf": False,
+            "mute": False,
+            "flags": 0,
+            "pending": False,
+            "communication_disabled_until": None,
+        }
+        if with_user:
+            payload["user"] = self._user_payload(member.user_id)
+        if with_permissions:
+            payload["permissions"] = str(self.permissions(guild.id, member.user_id))
+        return payload
+
+    def _channel_payload(self, ch: Channel, *, for_user: int | None = None) -> Json:
+        if ch.is_dm:
+            assert ch.recipient_id is not None
+            return {
+                "id": str(ch.id),
+                "type": CHANNEL_DM,
+                "last_message_id": str(ch.last_message_id) if ch.last_message_id else None,
+                "flags": 0,
+                "recipients": [self._user_payload(ch.recipient_id)],
+            }
+        payload: Json = {
+            "id": str(ch.id),
+            "type": ch.type,
+            "guild_id": str(ch.guild_id),
+            "name": ch.name,
+            "position": ch.position,
+            "permission_overwrites": [],
+            "nsfw": False,
+            "parent_id": str(ch.parent_id) if ch.parent_id else None,
+            "last_message_id": str(ch.last_message_id) if ch.last_message_id else None,
+            "rate_limit_per_user": 0,
+            "flags": 0,
+        }
+        if ch.is_thread:
+            payload.update(
+                owner_id=str(ch.owner_id),
+                message_count=len(self._channel_msgs.get(ch.id, [])),
+                member_count=1,
+                total_message_sent=len(self._channel_msgs.get(ch.id, [])),
+                thread_metadata={
+                    "archived": ch.archived,
+                    "auto_archive_duration": 1440,
+                    "archive_timestamp": ch.created_at,
+                    "locked": ch.locked,
+                    "create_timestamp": ch.created_at,
+                    "invitable": True,
+                },
+            )
+        else:
+            payload["topic"] = ch.topic
+        if for_user is not None and ch.guild_id is not None:
+            payload["permissions"] = str(self.permissions(ch.guild_id, for_user))
+        return payload
+
+    def _guild_payload(self, guild: Guild) -> Json:
+        return {
+            "id": str(guild.id),
+            "name": guild.name,
+            "icon": None,
+            "splash": None,
+            "discovery_splash": None,
+            "banner": None,
+            "description": None,
+            "owner_id": str(guild.owner_id),
+            "roles": [self._role_payload(r) for r in guild.roles.values()],
+            "emojis": [],
+            "stickers": [],
+            "features": [],
+            "afk_channel_id": None,
+            "afk_timeout": 300,
+            "system_channel_id": None,
+            "system_channel_flags": 0,
+            "rules_channel_id": None,
+            "public_updates_channel_id": None,
+            "safety_alerts_channel_id": None,
+            "verification_level": 0,
+            "default_message_notifications": 0,
+            "explicit_content_filter": 0,
+            "mfa_level": 0,
+            "nsfw_level": 0,
+            "premium_tier": 0,
+            "premium_subscription_count": 0,
+            "premium_progress_bar_enabled": False,
+            "preferred_locale": "en-US",
+            "vanity_url_code": None,
+            "application_id": None,
+            "max_members": 500000,
+            "max_video_channel_users": 25,
+            "widget_enabled": False,
+            "incidents_data": None,
+        }
+
+    def _guild_create_payload(self, guild: Guild) -> Json:
+        payload = self._guild_payload(guild)
+        channels = [self.channels[c] for c in guild.channels]
+        payload.update(
+            joined_at=guild.created_at,
+            large=False,
+            unavailable=False,
+            member_count=len(guild.members),
+            members=[self._member_payload(guild, m) for m in guild.members.values()],
+            channels=[self._channel_payload(c) for c in channels if not c.is_thread],
+            threads=[self._channel_payload(c) for c in channels if c.is_thread and not c.archived],
+            presences=[],
+            voice_states=[],
+            stage_instances=[],
+            guild_scheduled_events=[],
+            soundboard_sounds=[],
+            embedded_activities=[],
+            lazy=True,
+        )
+        return payload
+
+    def _message_payload(
+        self, msg: Message, *, for_gateway: bool = False, strip_content: bool = False
+    ) -> Json:
+        payload: Json = {
+            "id": str(msg.id),
+            "type": msg.type,
+            "channel_id": str(msg.channel_id),
+            "author": self._user_payload(msg.author_id),
+            "content": "" if strip_content else msg.content,
+            "embeds": [] if strip_content else copy.deepcopy(msg.embeds),
+            "components": [] if strip_content else copy.deepcopy(msg.components),
+            "attachments": [] if strip_content else copy.deepcopy(msg.attachments),
+            "mentions": [],
+            "mention_roles": [],
+            "mention_everyone": False,
+            "pinned": False,
+            "tts": msg.tts,
+            "timestamp": msg.timestamp,
+            "edited_timestamp": msg.edited_timestamp,
+            "flags": msg.flags,
+            "position": 0,
+        }
+        if msg.guild_id is not None:
+            payload["guild_id"] = str(msg.guild_id)
+        if msg.webhook_id is not None:
+            payload["webhook_id"] = str(msg.webhook_id)
+            payload["application_id"] = str(self.application_id)
+        if msg.interaction_metadata is not None:
+            payload["interaction_metadata"] = copy.deepcopy(msg.interaction_metadata)
+        if msg.message_reference is not None:
+            payload["message_reference"] = dict(msg.message_reference)
+            ref = self._messages.get(int(msg.message_reference["message_id"]))
+            if ref is not None and not ref.deleted:
+                inner = self._message_payload(ref)
+                inner.pop("referenced_message", None)
+                payload["referenced_message"] = inner
+            else:
+                payload["referenced_message"] = None
+        if for_gateway and msg.guild_id is not None:
+            guild = self.guilds[msg.guild_id]
+            member = guild.members.get(msg.author_id)
+            if member is not None:
+                payload["member"] = self._member_payload(guild, member, with_user=False)
+        return payload
+
+    def _application_payload(self) -> Json:
+        return {
+            "id": str(self.application_id),
+            "name": self.users[self.bot_user_id].name,
+            "icon": None,
+            "description": "",
+            "summary": "",
+            "type": None,
+            "hook": True,
+            "rpc_origins": [],
+            "bot_public": True,
+            "bot_require_code_grant": False,
+            "verify_key": hashlib.sha256(self.token.encode()).hexdigest(),
+            "flags": 0,
+            "owner": self._user_payload(self.owner_user_id),
+            "team": None,
+            "bot": self._user_payload(self.bot_user_id),
+            "redirect_uris": [],
+            "interactions_endpoint_url": None,
+            "approximate_guild_count": len(self.guilds),
+            "integration_types_config": {"0": {}},
+            "tags": [],
+        }
+
+    # ================================================================== REST plumbing
+
+    def _setup_routes(self) -> None:
+        snow = r"(\d+)"
+        table: list[tuple[str, str, Handler, bool]] = [
+            ("GET", "/gateway", self._h_gateway, False),
+            ("GET", "/gateway/bot", self._h_gateway_bot, True),
+            ("GET", "/users/@me", self._h_me, True),
+            ("POST", "/users/@me/channels", self._h_create_dm, True),
+            ("GET", "/users/{uid}", self._h_get_user, True),
+            ("GET", "/oauth2/applications/@me", self._h_application, True),
+            ("GET", "/applications/@me", self._h_application, True),
+            ("GET", "/applications/{app}/commands", self._h_get_commands, True),
+            ("PUT", "/applications/{app}/commands", self._h_put_commands, True),
+            ("GET", "/applications/{app}/guilds/{gid}/commands", self._h_get_commands, True),
+            ("PUT", "/applications/{app}/guilds/{gid}/commands", self._h_put_commands, True),
+            ("POST", "/interactions/{iid}/{token}/callback", self._h_callback, False),
+            ("POST", "/webhooks/{app}/{token}", self._h_followup, False),
+            ("GET", "/webhooks/{app}/{token}/messages/{wmid}", self._h_webhook_get, False),
+            ("PATCH", "/webhooks/{app}/{token}/messages/{wmid}", self._h_webhook_edit, False),
+            ("DELETE", "/webhooks/{app}/{token}/messages/{wmid}", self._h_webhook_delete, False),
+            ("GET", "/channels/{cid}", self._h_get_channel, True),
+            ("PATCH", "/channels/{cid}", self._h_edit_channel, True),
+            ("GET", "/channels/{cid}/messages", self._h_history, True),
+            ("POST", "/channels/{cid}/messages", self._h_send, True),
+            ("GET", "/channels/{cid}/messages/{mid}", self._h_get_msg, True),
+            ("PATCH", "/channels/{cid}/messages/{mid}", self._h_edit_msg, True),
+            ("DELETE", "/channels/{cid}/messages/{mid}", self._h_delete_msg, True),
+            ("POST", "/channels/{cid}/typing", self._h_typing, True),
+            ("POST", "/channels/{cid}/threads", self._h_create_thread, True),
+            ("POST", "/channels/{cid}/messages/{mid}/threads", self._h_create_thread, True),
+            ("GET", "/guilds/{gid}", self._h_get_guild, True),
+            ("GET", "/guilds/{gid}/channels", self._h_guild_channels, True),
+            ("GET", "/guilds/{gid}/roles", self._h_guild_roles, True),
+            ("GET", "/guilds/{gid}/members/{uid}", self._h_get_member, True),
+        ]
+        for method, template, handler, auth in table:
+            pattern = re.escape(template)
+            for name in ("uid", "app", "gid", "iid", "cid", "mid"):
+                pattern = pattern.replace(re.escape("{" + name + "}"), f"(?P<{name}>{snow[1:-1]})")
+            pattern = pattern.replace(re.escape("{token}"), r"(?P<token>[^/]+)")
+            pattern = pattern.replace(re.escape("{wmid}"), r"(?P<wmid>@original|\d+)")
+            self._routes.append((method, re.compile(pattern), template, handler, auth))
+
+    def _json(self, data: Any, status: int = 200) -> web.Response:
+        resp = web.Response(body=json.dumps(data).encode(), status=status)
+        resp.headers["Content-Type"] = "application/json"
+        return resp
+
+    def _fail(
+        self,
+        request: web.Request,
+        status: int,
+        code: int,
+        message: str,
+        *,
+        errors: FormErrors | None = None,
+        violation: str | None = None,
+    ) -> _HttpError:
+        body: Json = {"message": message, "code": code}
+        if errors:
+            body["errors"] = errors.to_discord()
+        path = request.match_info.get("tail", "")
+        self.error_responses.append((request.method, "/" + path, status, code))
+        if violation is not None:
+            detail = f"{message}: {errors.summary()}" if errors else message
+            self.violations.append(Violation(violation, detail, request.method, "/" + path))
+        return _HttpError(self._json(body, status))
+
+    def _invalid_form(self, request: web.Request, errors: FormErrors) -> _HttpError:
+        return self._fail(
+            request, 400, 50035, "Invalid Form Body", errors=errors, violation="invalid_form_body"
+        )
+
+    async def _rest(self, request: web.Request) -> web.StreamResponse:
+        path = "/" + request.match_info["tail"]
+        method = request.method
+        self.rest_calls.append(RestCall(method, path, time.monotonic()))
+        for r_method, rx, template, handler, auth in self._routes:
+            if r_method != method:
+                continue
+            match = rx.fullmatch(path)
+            if match is None:
+                continue
+            bucket = hashlib.sha1(f"{method} {template}".encode()).hexdigest()[:16]
+            if auth and request.headers.get("Authorization") != f"Bot {self.token}":
+                self.error_responses.append((method, path, 401, 0))
+                return self._json({"message": "401: Unauthorized", "code": 0}, 401)
+            forced = self._take_forced_429(method, path)
+            if forced is not None:
+                return self._rate_limited(forced, bucket)
+            try:
+                resp = await handler(request, match)
+            except _HttpError as exc:
+                resp = exc.response
+            self._ratelimit_headers(resp, bucket)
+            self._touch()
+            return resp
+        self.unknown_routes.append((method, path))
+        return self._json({"message": "404: Not Found", "code": 0}, 404)
+
+    def _ratelimit_headers(self, resp: web.StreamResponse, bucket: str) -> None:
+        resp.headers["X-RateLimit-Limit"] = "10000"
+        resp.headers["X-RateLimit-Remaining"] = "9999"
+        resp.headers["X-RateLimit-Reset"] = f"{time.time() + 1:.3f}"
+        resp.headers["X-RateLimit-Reset-After"] = "1.000"
+        resp.headers["X-RateLimit-Bucket"] = bucket
+
+    def _take_forced_429(self, method: str, path: str) -> _ForcedRateLimit | None:
+        for forced in self._forced_429:
+            if forced.method == method and forced.path_contains in path and forced.remaining > 0:
+                forced.remaining -= 1
+                if forced.remaining == 0:
+                    self._forced_429.remove(forced)
+                return forced
+        return None
+
+    def _rate_limited(self, forced: _ForcedRateLimit, bucket: str) -> web.Response:
+        resp = self._json(
+            {
+                "message": "You are being rate limited.",
+                "retry_after": forced.retry_after,
+                "global": forced.is_global,
+                "code": 0,
+            },
+            429,
+        )
+        resp.headers["Via"] = "1.1 google"
+        resp.headers["Retry-After"] = str(max(1, round(forced.retry_after)))
+        resp.headers["X-RateLimit-Limit"] = "10000"
+        resp.headers["X-RateLimit-Remaining"] = "0"
+        resp.headers["X-RateLimit-Reset-After"] = f"{forced.retry_after:.3f}"
+        resp.headers["X-RateLimit-Reset"] = f"{time.time() + forced.retry_after:.3f}"
+        resp.headers["X-RateLimit-Bucket"] = bucket
+        resp.headers["X-RateLimit-Scope"] = "global" if forced.is_global else "user"
+        if forced.is_global:
+            resp.headers["X-RateLimit-Global"] = "true"
+        return resp
+
+    async def _read_body(self, request: web.Request) -> tuple[Any, list[_Upload]]:
+        if request.content_type.startswith("multipart/"):
+            reader = await request.multipart()
+            payload: Any = None
+            uploads: list[_Upload] = []
+            while True:
+                part = await reader.next()
+                if part is None:
+                    break
+                if not isinstance(part, BodyPartReader):
+                    continue
+                if part.name == "payload_json":
+                    payload = json.loads(await part.text())
+                else:
+                    data = bytes(await part.read(decode=False))
+                    uploads.append(
+                        _Upload(
+                            part.name or "",
+                            part.filename or "",
+                            data,
+                            part.headers.get("Content-Type"),
+                        )
+                    )
+            return payload, uploads
+        if not request.can_read_body:
+            return None, []
+        raw = await request.read()
+        if not raw:
+            return None, []
+        try:
+            return json.loads(raw), []
+        except json.JSONDecodeError:
+            raise self._fail(
+                request,
+                400,
+                50109,
+                "The request body contains invalid JSON.",
+                violation="invalid_json",
+            ) from None
+
+    async def _attachment(self, request: web.Request) -> web.StreamResponse:
+        aid = int(request.match_info["aid"])
+        for msg in self._messages.values():
+            for att in msg.attachments:
+                if int(att["id"]) == aid and att["filename"] in msg.files:
+                    return web.Response(
+                        body=msg.files[att["filename"]],
+                        content_type=att.get("content_type") or "application/octet-stream",
+                    )
+        return web.Response(status=404)
+
+    # ================================================================== REST: basics
+
+    async def _h_gateway(self, request: web.Request, m: re.Match[str]) -> web.StreamResponse:
+        return self._json({"url": self.gateway_url.rstrip("/")})
+
+    async def _h_gateway_bot(self, request: web.Request, m: re.Match[str]) -> web.StreamResponse:
+        return self._json(
+            {
+                "url": self.gateway_url.rstrip("/"),
+                "shards": 1,
+                "session_start_limit": {
+                    "total": 1000,
+                    "remaining": 999,
+                    "reset_after": 0,
+                    "max_concurrency": 1,
+                },
+            }
+        )
+
+    async def _h_me(self, request: web.Request, m: re.Match[str]) -> web.StreamResponse:
+        return self._json(self._user_payload(self.bot_user_id))
+
+    async def _h_get_user(self, request: web.Request, m: re.Match[str]) -> web.StreamResponse:
+        uid = int(m["uid"])
+        if uid not in self.users:
+            raise self._fail(request, 404, 10013, "Unknown User")
+        return self._json(self._user_payload(uid))
+
+    async def _h_application(self, request: web.Request, m: re.Match[str]) -> web.StreamResponse:
+        return self._json(self._application_payload())
+
+    async def _h_create_dm(self, request: web.Request, m: re.Match[str]) -> web.StreamResponse:
+        body, _ = await self._read_body(request)
+        try:
+            uid = int((body or {})["recipient_id"])
+        except (KeyError, TypeError, ValueError):
+            errors = FormErrors()
+            errors.add("recipient_id", "BASE_TYPE_REQUIRED", "This field is required")
+            raise self._invalid_form(request, errors) from None
+        if uid not in self.users or uid == self.bot_user_id:
+            raise self._fail(request, 400, 50033, "Invalid Recipient(s)")
+        return self._json(self._channel_payload(self.channels[self.open_dm(uid)]))
+
+    # ================================================================== REST: commands
+
+    def _check_app(self, request: web.Request, m: re.Match[str]) -> None:
+        if int(m["app"]) != self.application_id:
+            raise self._fail(request, 403, 50001, "Missing Access", violation="wrong_application")
+
+    async def _h_get_commands(self, request: web.Request, m: re.Match[str]) -> web.StreamResponse:
+        self._check_app(request, m)
+        gid = int(m["gid"]) if m.groupdict().get("gid") else None
+        return self._json(self._commands.get(gid, []))
+
+    async def _h_put_commands(self, request: web.Request, m: re.Match[str]) -> web.StreamResponse:
+        self._check_app(request, m)
+        gid = int(m["gid"]) if m.groupdict().get("gid") else None
+        if gid is not None and gid not in self.guilds:
+            raise self._fail(request, 404, 10004, "Unknown Guild")
+        body, _ = await self._read_body(request)
+        errors = FormErrors()
+        validate_commands(body, errors)
+        if errors:
+            raise self._invalid_form(request, errors)
+        stored: list[Json] = []
+        for cmd in body:
+            ctype = int(cmd.get("type") or 1)
+            key = (gid, ctype, str(cmd["name"]))
+            cid = self._command_ids.get(key)
+            if cid is None:
+                cid = self._command_ids[key] = self.snowflake()
+            out = copy.deepcopy(cmd)
+            out.update(
+                id=str(cid),
+                application_id=str(self.application_id),
+                type=ctype,
+                version=str(self.snowflake()),
+            )
+            out.setdefault("description", "")
+            out.setdefault("options", [])
+            out.setdefault("default_member_permissions", None)
+            out.setdefault("nsfw", False)
+            if gid is not None:
+                out["guild_id"] = str(gid)
+            stored.append(out)
+        self._commands[gid] = stored
+        return self._json(stored)
+
+    # ================================================================== messages: build & edit
+
+    def _make_attachments(
+        self,
+        request: web.Request,
+        specs: Any,
+        uploads: list[_Upload],
+        channel_id: int,
+        existing: Sequence[Json] = (),
+    ) -> tuple[list[Json], dict[str, bytes]]:
+        by_field = {u.field: u for u in uploads}
+        out: list[Json] = []
+        files: dict[str, bytes] = {}
+        existing_by_id = {str(a["id"]): a for a in existing}
+        used: set[str] = set()
+        for spec in specs or []:
+            sid = str(spec.get("id"))
+            if sid in existing_by_id:
+                out.append(existing_by_id[sid])
+                continue
+            upload = by_field.get(f"files[{sid}]")
+            if upload is None:
+                errors = FormErrors()
+                errors.add(f"attachments.{sid}", "ATTACHMENT_NOT_FOUND", "Attachment not found")
+                raise self._invalid_form(request, errors)
+            used.add(upload.field)
+            out.append(self._attachment_obj(spec, upload, channel_id, files))
+        for upload in uploads:  # files without attachment specs still count (legacy form)
+            if upload.field not in used and upload.field.startswith("file"):
+                out.append(self._attachment_obj({}, upload, channel_id, files))
+        total = sum(len(b) for b in files.values())
+        if total > ATTACHMENT_SIZE_LIMIT:
+            raise self._fail(
+                request, 413, 40005, "Request entity too large", violation="attachment_too_large"
+            )
+        return out, files
+
+    def _attachment_obj(
+        self, spec: Json, upload: _Upload, channel_id: int, files: dict[str, bytes]
+    ) -> Json:
+        aid = self.snowflake()
+        filename = spec.get("filename") or upload.filename
+        files[filename] = upload.data
+        url = f"{self.base_url}/attachments/{channel_id}/{aid}/{filename}"
+        att: Json = {
+            "id": str(aid),
+            "filename": filename,
+            "size": len(upload.data),
+            "url": url,
+            "proxy_url": url,
+            "content_type": upload.content_type or "application/octet-stream",
+        }
+        if spec.get("description"):
+            att["description"] = spec["description"]
+        return att
+
+    def _new_message(
+        self,
+        request: web.Request,
+        channel: Channel,
+        payload: Json,
+        uploads: list[_Upload],
+        *,
+        allowed_flags: int,
+        ephemeral_to: int | None = None,
+        forced_flags: int = 0,
+        rec: InteractionRecord | None = None,
+        message_type: int = 0,
+        author_id: int | None = None,
+    ) -> Message:
+        if not isinstance(payload, dict):
+            errors = FormErrors()
+            errors.add("", "DICT_TYPE_CONVERT", "Only dictionaries may be used in a DictType")
+            raise self._invalid_form(request, errors)
+        errors = FormErrors()
+        validate_sent_flags(payload.get("flags"), errors, allowed=allowed_flags)
+        flags = (int(payload.get("flags") or 0) & allowed_flags) | forced_flags
+        if ephemeral_to is None:
+            flags &= ~FLAG_EPHEMERAL
+        attachments, files = self._make_attachments(
+            request, payload.get("attachments"), uploads, channel.id
+        )
+        candidate: Json = {
+            "content": payload.get("content") or "",
+            "embeds": payload.get("embeds") or [],
+            "components": payload.get("components") or [],
+            "flags": flags,
+            "attachments": attachments,
+            "poll": payload.get("poll"),
+            "sticker_ids": payload.get("sticker_ids"),
+        }
+        validate_message(candidate, errors, require_content=not flags & FLAG_LOADING)
+        reference = payload.get("message_reference")
+        if isinstance(reference, dict) and reference.get("message_id"):
+            ref_msg = self._messages.get(int(reference["message_id"]))
+            if ref_msg is None or ref_msg.deleted:
+                if reference.get("fail_if_not_exists", True):
+                    errors.add("message_reference", "REPLIES_UNKNOWN_MESSAGE", "Unknown message")
+                reference = None
+            else:
+                reference = {
+                    "type": 0,
+                    "message_id": str(ref_msg.id),
+                    "channel_id": str(ref_msg.channel_id),
+                }
+                if ref_msg.guild_id:
+                    reference["guild_id"] = str(ref_msg.guild_id)
+                message_type = 19
+        else:
+            reference = None
+        if errors:
+            raise self._invalid_form(request, errors)
+        msg = Message(
+            id=self.snowflake(),
+            channel_id=channel.id,
+            author_id=author_id or self.bot_user_id,
+            guild_id=channel.guild_id,
+            content=candidate["content"],
+            embeds=copy.deepcopy(candidate["embeds"]),
+            components=copy.deepcopy(candidate["components"]),
+            flags=flags,
+            attachments=attachments,
+            files=files,
+            ephemeral_to=ephemeral_to,
+            timestamp=_iso(self.now()),
+            type=message_type,
+            message_reference=reference,
+            tts=bool(payload.get("tts", False)),
+        )
+        for embed in msg.embeds:
+            embed.setdefault("type", "rich")
+        if rec is not None:
+            msg.webhook_id = self.application_id
+            msg.interaction_id = rec.id
+            msg.interaction_metadata = self._interaction_metadata(rec)
+        self._store(msg)
+        return msg
+
+    def _interaction_metadata(self, rec: InteractionRecord) -> Json:
+        meta: Json = {
+            "id": str(rec.id),
+            "type": rec.type,
+            "user": self._user_payload(rec.user_id),
+            "authorizing_integration_owners": self._integration_owners(rec.guild_id),
+        }
+        if rec.type == 2:
+            meta["name"] = rec.data.get("name")
+            meta["command_type"] = rec.data.get("type", 1)
+        if rec.message_id is not None:
+            meta["interacted_message_id"] = str(rec.message_id)
+        return meta
+
+    def _store(self, msg: Message) -> None:
+        self._messages[msg.id] = msg
+        if msg.ephemeral_to is not None:
+            self._ephemerals.setdefault(msg.ephemeral_to, []).append(msg)
+            return
+        self._channel_msgs.setdefault(msg.channel_id, []).append(msg)
+        ch = self.channels.get(msg.channel_id)
+        if ch is not None:
+            ch.last_message_id = msg.id
+        self._message_event("MESSAGE_CREATE", msg)
+
+    def _edit_message(
+        self,
+        request: web.Request,
+        msg: Message,
+        payload: Any,
+        uploads: list[_Upload],
+        *,
+        finish_loading: bool = False,
+    ) -> None:
+        if not isinstance(payload, dict):
+            errors = FormErrors()
+            errors.add("", "DICT_TYPE_CONVERT", "Only dictionaries may be used in a DictType")
+            raise self._invalid_form(request, errors)
+        errors = FormErrors()
+        allowed = FLAG_SUPPRESS_EMBEDS | FLAG_IS_COMPONENTS_V2 | FLAG_EPHEMERAL
+        validate_sent_flags(
+            payload.get("flags"),
+            errors,
+            allowed=allowed | FLAG_LOADING | FLAG_SUPPRESS_NOTIFICATIONS,
+        )
+        new_flags = msg.flags
+        if finish_loading:
+            new_flags &= ~FLAG_LOADING
+        if payload.get("flags") is not None:
+            sent = int(payload["flags"])
+            new_flags = (new_flags & ~FLAG_SUPPRESS_EMBEDS) | (sent & FLAG_SUPPRESS_EMBEDS)
+            new_flags |= sent & FLAG_IS_COMPONENTS_V2  # can be set, never removed
+        content = msg.content
+        if "content" in payload:
+            content = payload["content"] or ""
+        embeds = msg.embeds
+        if "embeds" in payload:
+            embeds = payload["embeds"] or []
+        components = msg.components
+        if "components" in payload:
+            components = payload["components"] or []
+        attachments, files = msg.attachments, dict(msg.files)
+        if "attachments" in payload or uploads:
+            attachments, new_files = self._make_attachments(
+                request, payload.get("attachments"), uploads, msg.channel_id, msg.attachments
+            )
+            kept = {a["filename"] for a in attachments}
+            files = {k: v for k, v in files.items() if k in kept}
+            files.update(new_files)
+        candidate: Json = {
+            "content": content,
+            "embeds": embeds,
+            "components": components,
+            "flags": new_flags,
+            "attachments": attachments,
+        }
+        validate_message(candidate, errors, require_content=not new_flags & FLAG_LOADING)
+        if errors:
+            raise self._invalid_form(request, errors)
+        msg.history.append(msg.snapshot())
+        msg.content = content
+        msg.embeds = copy.deepcopy(embeds)
+        for embed in msg.embeds:
+            embed.setdefault("type", "rich")
+        msg.components = copy.deepcopy(components)
+        msg.flags = new_flags
+        msg.attachments = attachments
+        msg.files = files
+        msg.edited_timestamp = _iso(self.now())
+        if msg.ephemeral_to is None:
+            self._message_event("MESSAGE_UPDATE", msg)
+
+    def _delete_message(self, msg: Message) -> None:
+        msg.deleted = True
+        if msg.ephemeral_to is None:
+            data: Json = {"id": str(msg.id), "channel_id": str(msg.channel_id)}
+            if msg.guild_id is not None:
+                data["guild_id"] = str(msg.guild_id)
+            ch = self.channels.get(msg.channel_id)
+            intent = (
+                INTENT_DIRECT_MESSAGES if ch is not None and ch.is_dm else INTENT_GUILD_MESSAGES
+            )
+            self._dispatch_soon("MESSAGE_DELETE", data, intent)
+
+    def _message_event(self, event: str, msg: Message) -> None:
+        if not self.emit_message_events:
+            return
+        ch = self.channels.get(msg.channel_id)
+        if ch is None:
+            return
+        intent = INTENT_DIRECT_MESSAGES if ch.is_dm else INTENT_GUILD_MESSAGES
+        for session in self._live_sessions():
+            if not session.intents & intent:
+                continue
+            strip = (
+                msg.author_id != self.bot_user_id
+                and not ch.is_dm
+                and not session.intents & INTENT_MESSAGE_CONTENT
+            )
+            self._send_dispatch(
+                session, event, self._message_payload(msg, for_gateway=True, strip_content=strip)
+            )
+
+    # ================================================================== REST: channels
+
+    def _rest_channel(self, request: web.Request, cid: int) -> Channel:
+        ch = self.channels.get(cid)
+        if ch is None:
+            raise self._fail(request, 404, 10003, "Unknown Channel")
+        return ch
+
+    def _rest_message(self, request: web.Request, ch: Channel, mid: int) -> Message:
+        msg = self._messages.get(mid)
+        if msg is None or msg.deleted or msg.channel_id != ch.id or msg.ephemeral_to is not None:
+            raise self._fail(request, 404, 10008, "Unknown Message")
+        return msg
+
+    def _require_bot_perms(self, request: web.Request, ch: Channel, perms: int) -> None:
+        if ch.guild_id is None:
+            return
+        have = self.permissions(ch.guild_id, self.bot_user_id)
+        if have & perms != perms:
+            raise self._fail(request, 403, 50013, "Missing Permissions")
+
+    async def _h_get_channel(self, request: web.Request, m: re.Match[str]) -> web.StreamResponse:
+        ch = self._rest_channel(request, int(m["cid"]))
+        return self._json(self._channel_payload(ch))
+
+    async def _h_edit_channel(self, request: web.Request, m: re.Match[str]) -> web.StreamResponse:
+        ch = self._rest_channel(request, int(m["cid"]))
+        body, _ = await self._read_body(request)
+        body = body or {}
+        if ch.is_dm:
+            raise self._fail(request, 403, 50003, "Cannot execute action on a DM channel")
+        if "name" in body:
+            ch.name = str(body["name"])
+        if "topic" in body:
+            ch.topic = body["topic"]
+        if ch.is_thread:
+            ch.archived = bool(body.get("archived", ch.archived))
+            ch.locked = bool(body.get("locked", ch.locked))
+        payload = self._channel_payload(ch)
+        self._dispatch_soon(
+            "THREAD_UPDATE" if ch.is_thread else "CHANNEL_UPDATE", payload, INTENT_GUILDS
+        )
+        return self._json(payload)
+
+    async def _h_history(self, request: web.Request, m: re.Match[str]) -> web.StreamResponse:
+        ch = self._rest_channel(request, int(m["cid"]))
+        limit = max(1, min(100, int(request.query.get("limit", "50"))))
+        msgs = self.channel_messages(ch.id)
+        if "before" in request.query:
+            msgs = [x for x in msgs if x.id < int(request.query["before"])]
+        if "after" in request.query:
+            msgs = [x for x in msgs if x.id > int(request.query["after"])][:limit]
+        if "around" in request.query:
+            around = int(request.query["around"])
+            older = [x for x in msgs if x.id <= around][-(limit // 2 + 1) :]
+            newer = [x for x in msgs if x.id > around][: limit // 2]
+            msgs = older + newer
+        msgs = msgs[-limit:]
+        return self._json([self._message_payload(x) for x in reversed(msgs)])
+
+    async def _h_send(self, request: web.Request, m: re.Match[str]) -> web.StreamResponse:
+        ch = self._rest_channel(request, int(m["cid"]))
+        body, uploads = await self._read_body(request)
+        if ch.is_dm:
+            assert ch.recipient_id is not None
+            user = self.users[ch.recipient_id]
+            shares_guild = any(user.id in g.members for g in self.guilds.values())
+            if not user.dms_open or user.bot or not shares_guild:
+                raise self._fail(request, 403, 50007, "Cannot send messages to this user")
+        else:
+            needed = PERM_VIEW_CHANNEL | (
+                PERM_SEND_MESSAGES_IN_THREADS if ch.is_thread else PERM_SEND_MESSAGES
+            )
+            self._require_bot_perms(request, ch, needed)
+            if ch.is_thread and ch.locked:
+                raise self._fail(request, 400, 50083, "Thread is archived")
+            ch.archived = False
+        allowed = FLAG_SUPPRESS_EMBEDS | FLAG_SUPPRESS_NOTIFICATIONS | FLAG_IS_COMPONENTS_V2
+        msg = self._new_message(request, ch, body, uploads, allowed_flags=allowed)
+        return self._json(self._message_payload(msg))
+
+    async def _h_get_msg(self, request: web.Request, m: re.Match[str]) -> web.StreamResponse:
+        ch = self._rest_channel(request, int(m["cid"]))
+        msg = self._rest_message(request, ch, int(m["mid"]))
+        return self._json(self._message_payload(msg))
+
+    async def _h_edit_msg(self, request: web.Request, m: re.Match[str]) -> web.StreamResponse:
+        ch = self._rest_channel(request, int(m["cid"]))
+        msg = self._rest_message(request, ch, int(m["mid"]))
+        body, uploads = await self._read_body(request)
+        if msg.author_id != self.bot_user_id:
+            raise self._fail(
+                request,
+                403,
+                50005,
+                "Cannot edit a message authored by another user",
+                violation="edit_foreign_message",
+            )
+        self._edit_message(request, msg, body, uploads)
+        return self._json(self._message_payload(msg))
+
+    async def _h_delete_msg(self, request: web.Request, m: re.Match[str]) -> web.StreamResponse:
+        ch = self._rest_channel(request, int(m["cid"]))
+        msg = self._rest_message(request, ch, int(m["mid"]))
+        if msg.author_id != self.bot_user_id:
+            if ch.is_dm:
+                raise self._fail(request, 403, 50003, "Cannot execute action on a DM channel")
+            self._require_bot_perms(request, ch, PERM_MANAGE_MESSAGES)
+        self._delete_message(msg)
+        return web.Response(status=204)
+
+    async def _h_typing(self, request: web.Request, m: re.Match[str]) -> web.StreamResponse:
+        self._rest_channel(request, int(m["cid"]))
+        return web.Response(status=204)
+
+    async def _h_create_thread(self, request: web.Request, m: re.Match[str]) -> web.StreamResponse:
+        parent = self._rest_channel(request, int(m["cid"]))
+        body, _ = await self._read_body(request)
+        body = body or {}
+        if parent.guild_id is None or parent.is_thread:
+            raise self._fail(request, 400, 50024, "Cannot execute action on this channel type")
+        name = body.get("name")
+        errors = FormErrors()
+        if not isinstance(name, str) or not 1 <= len(name) <= 100:
+            errors.add("name", "BASE_TYPE_BAD_LENGTH", "Must be between 1 and 100 in length.")
+            raise self._invalid_form(request, errors)
+        mid = m.groupdict().get("mid")
+        if mid is not None:
+            self._rest_message(request, parent, int(mid))
+            tid = int(mid)  # a thread started from a message shares its id
+            if tid in self.channels:
+                raise self._fail(
+                    request, 400, 160004, "A thread has already been created for this message"
+                )
+            private = False
+        else:
+            tid = self.snowflake()
+            private = body.get("type", CHANNEL_PRIVATE_THREAD) == CHANNEL_PRIVATE_THREAD
+        self._require_bot_perms(request, parent, PERM_VIEW_CHANNEL)
+        guild = self.guilds[parent.guild_id]
+        self._create_thread(guild, parent, tid, name, private, self.bot_user_id)
+        return self._json(self._channel_payload(self.channels[tid]), 201)
+
+    # ================================================================== REST: guilds
+
+    def _rest_guild(self, request: web.Request, gid: int) -> Guild:
+        guild = self.guilds.get(gid)
+        if guild is None:
+            raise self._fail(request, 404, 10004, "Unknown Guild")
+        return guild
+
+    async def _h_get_guild(self, request: web.Request, m: re.Match[str]) -> web.StreamResponse:
+        guild = self._rest_guild(request, int(m["gid"]))
+        payload = self._guild_payload(guild)
+        if request.query.get("with_counts") in ("true", "1", "True"):
+            payload["approximate_member_count"] = len(guild.members)
+            payload["approximate_presence_count"] = 0
+        return self._json(payload)
+
+    async def _h_guild_channels(self, request: web.Request, m: re.Match[str]) -> web.StreamResponse:
+        guild = self._rest_guild(request, int(m["gid"]))
+        return self._json(
+            [
+                self._channel_payload(self.channels[c])
+                for c in guild.channels
+                if not self.channels[c].is_thread
+            ]
+        )
+
+    async def _h_guild_roles(self, request: web.Request, m: re.Match[str]) -> web.StreamResponse:
+        guild = self._rest_guild(request, int(m["gid"]))
+        return self._json([self._role_payload(r) for r in guild.roles.values()])
+
+    async def _h_get_member(self, request: web.Request, m: re.Match[str]) -> web.StreamResponse:
+        guild = self._rest_guild(request, int(m["gid"]))
+        member = guild.members.get(int(m["uid"]))
+        if member is None:
+            raise self._fail(request, 404, 10007, "Unknown Member")
+        return self._json(self._member_payload(guild, member))
+
+    # ================================================================== REST: interactions
+
+    async def _h_callback(self, request: web.Request, m: re.Match[str]) -> web.StreamResponse:
+        rec = self._interactions.get(int(m["iid"]))
+        if rec is None or rec.token != m["token"]:
+            raise self._fail(
+                request, 404, 10062, "Unknown interaction", violation="unknown_interaction"
+            )
+        body, uploads = await self._read_body(request)
+        loop = asyncio.get_running_loop()
+        if rec.response_type is not None:
+            raise self._fail(
+                request,
+                400,
+                40060,
+                "Interaction has already been acknowledged.",
+                violation="double_ack",
+            )
+        elapsed = loop.time() - rec.dispatched_at
+        if elapsed > self.ack_deadline:
+            raise self._fail(
+                request, 404, 10062, "Unknown interaction", violation="late_ack"
+            ) from None
+        if not isinstance(body, dict):
+            errors = FormErrors()
+            errors.add("type", "BASE_TYPE_REQUIRED", "This field is required")
+            raise self._invalid_form(request, errors)
+        rtype = body.get("type")
+        data = body.get("data") or {}
+        allowed_types = {2: {4, 5, 9}, 3: {4, 5, 6, 7, 9}, 4: {8}, 5: {4, 5}}[rec.type]
+        if rec.type == 5 and rec.message_id is not None:
+            allowed_types = {4, 5, 6, 7}
+        if rtype not in allowed_types:
+            errors = FormErrors()
+            errors.add(
+                "type",
+                "INTERACTION_CALLBACK_TYPE_INVALID",
+                f"Callback type {rtype} is not valid for interaction type {rec.type}",
+            )
+            raise self._invalid_form(request, errors)
+        ch = self.channels[rec.channel_id]
+        resource: Json = {"type": rtype}
+        response_message: Message | None = None
+        if rtype in (4, 5):
+            ephemeral = bool(int(data.get("flags") or 0) & FLAG_EPHEMERAL)
+            allowed = FLAG_EPHEMERAL | FLAG_SUPPRESS_EMBEDS | FLAG_SUPPRESS_NOTIFICATIONS
+            if rtype == 4:
+                allowed |= FLAG_IS_COMPONENTS_V2
+                msg = self._new_message(
+                    request,
+                    ch,
+                    data,
+                    uploads,
+                    allowed_flags=allowed,
+                    ephemeral_to=rec.user_id if ephemeral else None,
+                    rec=rec,
+                    message_type=20 if rec.type == 2 else 0,
+                )
+                rec.content_message_id = msg.id
+            else:
+                loading = {"flags": data.get("flags") or 0}
+                msg = self._new_message(
+                    request,
+                    ch,
+                    loading,
+                    [],
+                    allowed_flags=allowed,
+                    ephemeral_to=rec.user_id if ephemeral else None,
+                    rec=rec,
+                    forced_flags=FLAG_LOADING,
+                    message_type=20 if rec.type == 2 else 0,
+                )
+                rec.deferred_pending = True
+            rec.ephemeral = ephemeral
+            rec.original_message_id = msg.id
+            response_message = msg
+        elif rtype in (6, 7):
+            assert rec.message_id is not None
+            target = self._messages[rec.message_id]
+            if rtype == 7:
+                if target.deleted:
+                    raise self._fail(request, 404, 10008, "Unknown Message")
+                self._edit_message(request, target, data, uploads)
+                rec.content_message_id = target.id
+                response_message = target
+            rec.ephemeral = target.ephemeral_to is not None
+            rec.original_message_id = target.id
+        elif rtype == 8:
+            errors = FormErrors()
+            choices = validate_autocomplete(data, errors)
+            if errors:
+                raise self._invalid_form(request, errors)
+            rec.choices = choices
+        elif rtype == 9:
+            errors = FormErrors()
+            validate_modal(data, errors)
+            if errors:
+                raise self._invalid_form(request, errors)
+            rec.modal = copy.deepcopy(data)
+        rec.response_type = rtype
+        rec.responded_at = loop.time()
+        rec.acked.set()
+        if rec.content_message_id is not None:
+            rec.content_event.set()
+        inter: Json = {
+            "id": str(rec.id),
+            "type": rec.type,
+            "response_message_loading": rtype == 5,
+            "response_message_ephemeral": rec.ephemeral,
+        }
+        if rec.original_message_id is not None and rtype in (4, 5, 7):
+            inter["response_message_id"] = str(rec.original_message_id)
+        if response_message is not None:
+            resource["message"] = self._message_payload(response_message)
+        return self._json({"interaction": inter, "resource": resource})
+
+    def _webhook_rec(self, request: web.Request, m: re.Match[str]) -> InteractionRecord:
+        rec = self._by_token.get(m["token"])
+        if int(m["app"]) != self.application_id or rec is None:
+            raise self._fail(request, 404, 10015, "Unknown Webhook", violation="unknown_webhook")
+        if self.now() - rec.created_at > TOKEN_LIFETIME:
+            raise self._fail(
+                request, 401, 50027, "Invalid Webhook Token", violation="expired_interaction_token"
+            )
+        if rec.response_type is None:
+            raise self._fail(
+                request, 404, 10015, "Unknown Webhook", violation="followup_before_ack"
+            )
+        return rec
+
+    def _webhook_msg(self, request: web.Request, rec: InteractionRecord, wmid: str) -> Message:
+        if wmid == "@original":
+            mid = rec.original_message_id
+        else:
+            mid = int(wmid)
+            if mid != rec.original_message_id and mid not in rec.followup_ids:
+                mid = None
+        msg = self._messages.get(mid) if mid is not None else None
+        if msg is None or msg.deleted:
+            raise self._fail(request, 404, 10008, "Unknown Message")
+        return msg
+
+    async def _h_followup(self, request: web.Request, m: re.Match[str]) -> web.StreamResponse:
+        rec = self._webhook_rec(request, m)
+        body, uploads = await self._read_body(request)
+        wait = request.query.get("wait", "false").lower() in ("1", "true")
+        if rec.deferred_pending and rec.original_message_id is not None:
+            # The first followup after a "thinking" defer replaces the loading message.
+            msg = self._messages[rec.original_message_id]
+            if isinstance(body, dict):
+                body = {k: v for k, v in body.items() if k != "flags"} | {
+                    "flags": int(body.get("flags") or 0) & FLAG_IS_COMPONENTS_V2
+                }
+                body.setdefault("content", "")
+            self._edit_message(request, msg, body, uploads, finish_loading=True)
+            rec.deferred_pending = False
+        else:
+            ch = self.channels[rec.channel_id]
+            ephemeral = isinstance(body, dict) and bool(
+                int(body.get("flags") or 0) & FLAG_EPHEMERAL
+            )
+            allowed = (
+                FLAG_EPHEMERAL
+                | FLAG_SUPPRESS_EMBEDS
+                | FLAG_SUPPRESS_NOTIFICATIONS
+                | FLAG_IS_COMPONENTS_V2
+            )
+            msg = self._new_message(
+                request,
+                ch,
+                body,
+                uploads,
+                allowed_flags=allowed,
+                ephemeral_to=rec.user_id if ephemeral else None,
+                rec=rec,
+            )
+            rec.followup_ids.append(msg.id)
+        if rec.content_message_id is None:
+            rec.content_message_id = msg.id
+        rec.content_event.set()
+        if not wait:
+            return web.Response(status=204)
+        return self._json(self._message_payload(msg))
+
+    async def _h_webhook_get(self, request: web.Request, m: re.Match[str]) -> web.StreamResponse:
+        rec = self._webhook_rec(request, m)
+        return self._json(self._message_payload(self._webhook_msg(request, rec, m["wmid"])))
+
+    async def _h_webhook_edit(self, request: web.Request, m: re.Match[str]) -> web.StreamResponse:
+        rec = self._webhook_rec(request, m)
+        msg = self._webhook_msg(request, rec, m["wmid"])
+        body, uploads = await self._read_body(request)
+        finishing = msg.loading and msg.id == rec.original_message_id
+        self._edit_message(request, msg, body, uploads, finish_loading=finishing)
+        if finishing:
+            rec.deferred_pending = False
+        if msg.id == rec.original_message_id and rec.content_message_id is None:
+            rec.content_message_id = msg.id
+        rec.content_event.set()
+        return self._json(self._message_payload(msg))
+
+    async def _h_webhook_delete(self, request: web.Request, m: re.Match[str]) -> web.StreamResponse:
+        rec = self._webhook_rec(request, m)
+        msg = self._webhook_msg(request, rec, m["wmid"])
+        self._delete_message(msg)
+        if msg.id == rec.original_message_id:
+            rec.deferred_pending = False
+        return web.Response(status=204)
+
+    # ================================================================== gateway
+
+    def _live_sessions(self) -> list[_Session]:
+        return [s for s in self._sessions.values() if s.conn is not None]
+
+    def _active_session(self) -> _Session:
+        live = self._live_sessions()
+        if not live:
+            raise EmulatorError("the bot is not connected to the emulator's gateway")
+        return max(live, key=lambda s: s.identified_at)
+
+    def _send_dispatch(self, session: _Session, event: str, data: Json) -> None:
+        session.seq += 1
+        raw = json.dumps(
+            {"op": OP_DISPATCH, "t": event, "s": session.seq, "d": data}, separators=(",", ":")
+        )
+        session.buffer.append((session.seq, raw))
+        if session.conn is not None:
+            session.conn.queue.put_nowait(raw)
+
+    def _dispatch_soon(self, event: str, data: Json, intent: int) -> None:
+        for session in self._live_sessions():
+            if session.intents & intent:
+                self._send_dispatch(session, event, data)
+
+    async def _writer(self, conn: _GatewayConn) -> None:
+        while True:
+            raw = await conn.queue.get()
+            if raw is None or conn.ws.closed:
+                return
+            try:
+                await conn.ws.send_str(raw)
+            except (ConnectionError, RuntimeError):
+                return
+
+    async def _gateway(self, request: web.Request) -> web.StreamResponse:
+        ws = web.WebSocketResponse(autoping=True, max_msg_size=0)
+        await ws.prepare(request)
+        conn = _GatewayConn(ws)
+        conn.writer = asyncio.create_task(self._writer(conn))
+        self._conns.add(conn)
+        conn.send(
+            {
+                "op": OP_HELLO,
+                "s": None,
+                "t": None,
+                "d": {"heartbeat_interval": self.heartbeat_interval_ms, "_trace": ["emulator"]},
+            }
+        )
+        try:
+            async for msg in ws:
+                if msg.type == WSMsgType.TEXT:
+                    try:
+                        payload = json.loads(msg.data)
+                    except json.JSONDecodeError:
+                        await ws.close(code=4002, message=b"Error while decoding payload.")
+                        break
+                    await self._on_gateway_message(conn, payload)
+                elif msg.type == WSMsgType.BINARY:
+                    await ws.close(code=4002, message=b"Error while decoding payload.")
+                    break
+        finally:
+            self._conns.discard(conn)
+            conn.queue.put_nowait(None)
+            if conn.session is not None and conn.session.conn is conn:
+                conn.session.conn = None
+            if not self._live_sessions():
+                self._bot_ready.clear()
+            if conn.writer is not None:
+                with contextlib.suppress(asyncio.CancelledError):
+                    await conn.writer
+            self._touch()
+        return ws
+
+    async def _on_gateway_message(self, conn: _GatewayConn, payload: Json) -> None:
+        op = payload.get("op")
+        data = payload.get("d")
+        if op == OP_HEARTBEAT:
+            conn.send({"op": OP_HEARTBEAT_ACK, "s": None, "t": None, "d": None})
+            return
+        self.gateway_log.append(("recv", {"op": op} if op in (OP_IDENTIFY, OP_RESUME) else payload))
+        if op == OP_IDENTIFY:
+            if not isinstance(data, dict) or data.get("token") != self.token:
+                await conn.ws.close(code=4004, message=b"Authentication failed.")
+                return
+            intents = int(data.get("intents", 0))
+            session = _Session(secrets.token_hex(16), intents, data.get("shard"))
+            session.identified_at = time.monotonic()
+            self._sessions[session.id] = session
+            session.conn = conn
+            conn.session = session
+            ready: Json = {
+                "v": API_VERSION,
+                "user": self._user_payload(self.bot_user_id),
+                "guilds": [{"id": str(g), "unavailable": True} for g in self.guilds],
+                "session_id": session.id,
+                "session_type": "normal",
+                "resume_gateway_url": self.gateway_url,
+                "application": {"id": str(self.application_id), "flags": 0},
+                "private_channels": [],
+                "relationships": [],
+                "presences": [],
+                "guild_join_requests": [],
+                "geo_ordered_rtc_regions": [],
+                "user_settings": {},
+                "auth": {},
+                "_trace": ["emulator"],
+            }
+            if session.shard is not None:
+                ready["shard"] = session.shard
+            self._send_dispatch(session, "READY", ready)
+            if intents & INTENT_GUILDS:
+                for guild in self.guilds.values():
+                    self._send_dispatch(session, "GUILD_CREATE", self._guild_create_payload(guild))
+            self._bot_ready.set()
+            self._touch()
+        elif op == OP_RESUME:
+            sid = data.get("session_id") if isinstance(data, dict) else None
+            resumed = self._sessions.get(str(sid))
+            if resumed is None or not isinstance(data, dict) or data.get("token") != self.token:
+                conn.send({"op": OP_INVALID_SESSION, "s": None, "t": None, "d": False})
+                return
+            if resumed.conn is not None and resumed.conn is not conn:
+                with contextlib.suppress(Exception):
+                    await resumed.conn.ws.close(code=4000)
+            resumed.conn = conn
+            conn.session = resumed
+            last = int(data.get("seq") or 0)
+            for seq, raw in list(resumed.buffer):
+                if seq > last:
+                    conn.queue.put_nowait(raw)
+            self._send_dispatch(resumed, "RESUMED", {"_trace": ["emulator"]})
+            self._bot_ready.set()
+            self._touch()
+        elif op == OP_REQUEST_MEMBERS and isinstance(data, dict) and conn.session is not None:
+            chunk_guild = self.guilds.get(int(data.get("guild_id", 0)))
+            if chunk_guild is None:
+                return
+            wanted = {int(u) for u in data.get("user_ids") or []}
+            query = str(data.get("query") or "").lower()
+            limit = int(data.get("limit") or 0) or len(chunk_guild.members)
+            members = [
+                m
+                for m in chunk_guild.members.values()
+                if (not wanted or m.user_id in wanted)
+                and self.users[m.user_id].name.lower().startswith(query)
+            ][:limit]
+            chunk: Json = {
+                "guild_id": str(chunk_guild.id),
+                "members": [self._member_payload(chunk_guild, m) for m in members],
+                "chunk_index": 0,
+                "chunk_count": 1,
+                "not_found": [str(u) for u in wanted if u not in chunk_guild.members],
+            }
+            if data.get("nonce") is not None:
+                chunk["nonce"] = data["nonce"]
+            self._send_dispatch(conn.session, "GUILD_MEMBERS_CHUNK", chunk)
+
+    async def wait_for_bot_ready(self, timeout: float = 10.0) -> None:
+        """Wait until a client IDENTIFY'd (or resumed) and got READY + its GUILD_CREATEs."""
+        try:
+            await asyncio.wait_for(self._bot_ready.wait(), timeout)
+        except TimeoutError:
+            raise EmulatorError(f"the bot did not connect within {timeout}s") from None
+
+    @property
+    def bot_connected(self) -> bool:
+        return bool(self._live_sessions())
+
+    async def kick_gateway(self, *, resumable: bool = True) -> None:
+        """Drop the bot's gateway connection(s); with ``resumable=False`` the session is
+        invalidated, so the client must IDENTIFY again."""
+        for conn in list(self._conns):
+            if not resumable:
+                if conn.session is not None:
+                    self._sessions.pop(conn.session.id, None)
+                conn.send({"op": OP_INVALID_SESSION, "s": None, "t": None, "d": False})
+            else:
+                conn.send({"op": OP_RECONNECT, "s": None, "t": None, "d": None})
+
+    # ================================================================== interactions
+
+    def _integration_owners(self, guild_id: int | None) -> Json:
+        return {"0": str(guild_id) if guild_id is not None else "0"}
+
+    def _interaction_base(self, rec: InteractionRecord) -> Json:
+        ch = self.channels[rec.channel_id]
+        payload: Json = {
+            "id": str(rec.id),
+            "application_id": str(self.application_id),
+            "type": rec.type,
+            "token": rec.token,
+            "version": 1,
+            "channel_id": str(ch.id),
+            "channel": self._channel_payload(ch, for_user=rec.user_id),
+            "locale": "en-US",
+            "entitlements": [],
+            "entitlement_sku_ids": [],
+            "authorizing_integration_owners": self._integration_owners(rec.guild_id),
+            "attachment_size_limit": ATTACHMENT_SIZE_LIMIT,
+            "data": rec.data,
+        }
+        if rec.guild_id is not None:
+            guild = self.guilds[rec.guild_id]
+            payload.update(
+                guild_id=str(guild.id),
+                guild={"id": str(guild.id), "locale": "en-US", "features": []},
+                guild_locale="en-US",
+                member=self._member_payload(
+                    guild, guild.members[rec.user_id], with_permissions=True
+                ),
+                app_permissions=str(self.permissions(guild.id, self.bot_user_id)),
+                context=0,
+            )
+        else:
+            payload.update(
+                user=self._user_payload(rec.user_id),
+                app_permissions=str(DM_APP_PERMISSIONS),
+                context=1,
+            )
+        if rec.message_id is not None:
+            payload["message"] = self._message_payload(self._messages[rec.message_id])
+        return payload
+
+    def _resolve_actor(self, user_id: int, channel_id: int) -> Channel:
+        self._user(user_id)
+        ch = self.channels.get(channel_id)
+        if ch is None:
+            raise EmulatorError(f"unknown channel {channel_id}")
+        if not self._can_see_channel(user_id, ch):
+            raise EmulatorError(f"user {user_id} cannot see channel {channel_id}")
+        return ch
+
+    async def _interact(
+        self,
+        itype: int,
+        user_id: int,
+        ch: Channel,
+        data: Json,
+        *,
+        message: Message | None = None,
+    ) -> InteractionRecord:
+        session = self._active_session()
+        rec = InteractionRecord(
+            id=self.snowflake(),
+            token="aW50ZXJhY3Rpb246" + secrets.token_urlsafe(48),
+            type=itype,
+            user_id=user_id,
+            channel_id=ch.id,
+            guild_id=ch.guild_id,
+            data=data,
+            created_at=self.now(),
+            message_id=message.id if message is not None else None,
+        )
+        payload = self._interaction_base(rec)
+        self._interactions[rec.id] = rec
+        self._by_token[rec.token] = rec
+        self.interactions.append(rec)
+        loop = asyncio.get_running_loop()
+        rec.dispatched_at = loop.time()
+        self._send_dispatch(session, "INTERACTION_CREATE", payload)
+        try:
+            await asyncio.wait_for(rec.acked.wait(), self.ack_deadline)
+        except TimeoutError:
+            what = data.get("name") or data.get("custom_id")
+            detail = (
+                f"interaction {rec.id} ({what!r}, type {itype}) was not acknowledged "
+                f"within {self.ack_deadline}s"
+            )
+            rejected = [
+                str(v) for v in self.violations if v.path.startswith(f"/interactions/{rec.id}/")
+            ]
+            if rejected:
+                detail += "; rejected callbacks: " + "; ".join(rejected)
+            self.violations.append(Violation("unacknowledged", detail))
+            raise EmulatorError(detail) from None
+        self._touch()
+        return rec
+
+    # ---------------------------------------------------------------- application commands
+
+    def _find_command(self, name: str, guild_id: int | None, ctype: int = 1) -> Json:
+        scopes: list[int | None] = [guild_id, None] if guild_id is not None else [None]
+        for scope in scopes:
+            for cmd in self._commands.get(scope, []):
+                if cmd["name"] == name and int(cmd.get("type") or 1) == ctype:
+                    return cmd
+        synced = sorted({c["name"] for s in scopes for c in self._commands.get(s, [])})
+        raise EmulatorError(f"command {name!r} was not synced (synced: {synced})")
+
+    def _check_command_visible(self, cmd: Json, user_id: int, ch: Channel) -> None:
+        contexts = cmd.get("contexts")
+        if ch.guild_id is None:
+            if cmd.get("guild_id") is not None:
+                raise EmulatorError(f"guild command {cmd['name']!r} cannot be used in DMs")
+            if contexts is not None and 1 not in contexts:
+                raise EmulatorError(f"command {cmd['name']!r} is not available in bot DMs")
+            if contexts is None and cmd.get("dm_permission") is False:
+                raise EmulatorError(f"command {cmd['name']!r} is not available in DMs")
+            return
+        if contexts is not None and 0 not in contexts:
+            raise EmulatorError(f"command {cmd['name']!r} is not available in guilds")
+        needed = cmd.get("default_member_permissions")
+        if needed is not None:
+            have = self.permissions(ch.guild_id, user_id)
+            if int(needed) & have != int(needed):
+                raise EmulatorError(
+                    f"user {user_id} lacks the permissions ({needed}) to see {cmd['name']!r}"
+                )
+
+    def _walk_command(self, command: str, guild_id: int | None) -> tuple[Json, list[Json], Json]:
+        """Returns (root command, path of subcommand/group option decls, leaf decl)."""
+        parts = command.split()
+        if not parts:
+            raise EmulatorError("empty command")
+        root = self._find_command(parts[0], guild_id)
+        node = root
+        path: list[Json] = []
+        for part in parts[1:]:
+            found = None
+            for opt in node.get("options") or []:
+                if opt.get("name") == part and opt.get("type") in (1, 2):
+                    found = opt
+                    break
+            if found is None:
+                subs = [o["name"] for o in node.get("options") or [] if o.get("type") in (1, 2)]
+                raise EmulatorError(f"{command!r}: no subcommand {part!r} (have {subs})")
+            path.append(found)
+            node = found
+        if any(o.get("type") in (1, 2) for o in node.get("options") or []):
+            subs = [o["name"] for o in node.get("options") or []]
+            raise EmulatorError(f"{command!r} needs a subcommand: one of {subs}")
+        return root, path, node
+
+    def _convert_option(
+        self, decl: Json, value: Any, guild_id: int | None, resolved: Json, *, strict: bool
+    ) -> Any:
+        otype = decl["type"]
+        name = decl["name"]
+        if otype == 3:
+            if not isinstance(value, str):
+                raise EmulatorError(f"option {name!r} is a string, got {value!r}")
+            if strict:
+                if "min_length" in decl and len(value) < decl["min_length"]:
+                    raise EmulatorError(f"option {name!r} shorter than {decl['min_length']}")
+                if "max_length" in decl and len(value) > decl["max_length"]:
+                    raise EmulatorError(f"option {name!r} longer than {decl['max_length']}")
+                if len(value) > 6000:
+                    raise EmulatorError(f"option {name!r} too long")
+        elif otype == 4:
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise EmulatorError(f"option {name!r} is an integer, got {value!r}")
+            if abs(value) > 2**53:
+                raise EmulatorError(f"option {name!r} out of range")
+        elif otype == 10:
+            if isinstance(value, bool) or not isinstance(value, int | float):
+                raise EmulatorError(f"option {name!r} is a number, got {value!r}")
+        elif otype == 5:
+            if not isinstance(value, bool):
+                raise EmulatorError(f"option {name!r} is a boolean, got {value!r}")
+        elif otype in (6, 7, 8, 9):
+            return self._convert_snowflake_option(decl, value, guild_id, resolved)
+        else:
+            raise EmulatorError(f"option {name!r}: option type {otype} is not supported")
+        if strict:
+            if otype in (4, 10):
+                if "min_value" in decl and value < decl["min_value"]:
+                    raise EmulatorError(f"option {name!r}: {value} < min {decl['min_value']}")
+                if "max_value" in decl and value > decl["max_value"]:
+                    raise EmulatorError(f"option {name!r}: {value} > max {decl['max_value']}")
+            choices = decl.get("choices")
+            if choices and value not in [c["value"] for c in choices]:
+                raise EmulatorError(
+                    f"option {name!r}: {value!r} is not one of {[c['value'] for c in choices]}"
+                )
+        return value
+
+    def _convert_snowflake_option(
+        self, decl: Json, value: Any, guild_id: int | None, resolved: Json
+    ) -> str:
+        otype = decl["type"]
+        name = decl["name"]
+        try:
+            ident = int(value)
+        except (TypeError, ValueError):
+            raise EmulatorError(f"option {name!r} takes an id, got {value!r}") from None
+        if otype in (6, 9) and ident in self.users:
+            resolved.setdefault("users", {})[str(ident)] = self._user_payload(ident)
+            guild = self.guilds.get(guild_id or 0)
+            if guild is not None and ident in guild.members:
+                resolved.setdefault("members", {})[str(ident)] = self._member_payload(
+                    guild, guild.members[ident], with_user=False, with_permissions=True
+                )
+            return str(ident)
+        if otype in (8, 9):
+            guild = self.guilds.get(guild_id or 0)
+            role = guild.roles.get(ident) if guild is not None else None
+            if role is None:
+                raise EmulatorError(f"option {name!r}: unknown role/user {value!r}")
+            resolved.setdefault("roles", {})[str(role.id)] = self._role_payload(role)
+            return str(role.id)
+        if otype == 6:
+            raise EmulatorError(f"option {name!r}: unknown user {value!r}")
+        ch = self.channels.get(ident)
+        if ch is None or ch.guild_id is None or ch.guild_id != guild_id:
+            raise EmulatorError(f"option {name!r}: unknown channel {value!r}")
+        types = decl.get("channel_types")
+        if types and ch.type not in types:
+            raise EmulatorError(f"option {name!r}: channel type {ch.type} not in {types}")
+        payload = self._channel_payload(ch)
+        payload["permissions"] = str(self.permissions(ch.guild_id, self.bot_user_id))
+        resolved.setdefault("channels", {})[str(ch.id)] = payload
+        return str(ch.id)
+
+    def _command_data(
+        self,
+        user_id: int,
+        ch: Channel,
+        command: str,
+        options: Mapping[str, Any],
+        *,
+        focused: str | None = None,
+    ) -> Json:
+        root, path, leaf = self._walk_command(command, ch.guild_id)
+        self._check_command_visible(root, user_id, ch)
+        decls = {o["name"]: o for o in leaf.get("options") or []}
+        resolved: Json = {}
+        leaf_opts: list[Json] = []
+        for name, value in options.items():
+            decl = decls.get(name)
+            if decl is None:
+                raise EmulatorError(f"{command!r} has no option {name!r} (has {list(decls)})")
+            if name == focused:
+                if not decl.get("autocomplete"):
+                    raise EmulatorError(f"option {name!r} of {command!r} has no autocomplete")
+                leaf_opts.append(
+                    {"name": name, "type": decl["type"], "value": str(value), "focused": True}
+                )
+                continue
+            converted = self._convert_option(
+                decl, value, ch.guild_id, resolved, strict=focused is None
+            )
+            leaf_opts.append({"name": name, "type": decl["type"], "value": converted})
+        if focused is None:
+            missing = [n for n, d in decls.items() if d.get("required") and n not in options]
+            if missing:
+                raise EmulatorError(f"{command!r}: required option(s) missing: {missing}")
+        elif focused not in options:
+            raise EmulatorError(f"focused option {focused!r} needs a (partial) value")
+        leaf_opts.sort(key=lambda o: list(decls).index(o["name"]))
+        nested: list[Json] = leaf_opts
+        for decl in reversed(path):
+            nested = [{"name": decl["name"], "type": decl["type"], "options": nested}]
+        data: Json = {"id": root["id"], "name": root["name"], "type": 1}
+        if nested:
+            data["options"] = nested
+        if resolved:
+            data["resolved"] = resolved
+        if root.get("guild_id") is not None:
+            data["guild_id"] = root["guild_id"]
+        return data
+
+    async def slash(
+        self,
+        user_id: int,
+        channel_id: int,
+        command: str,
+        options: Mapping[str, Any] | None = None,
+    ) -> InteractionResult:
+        """Run ``/command`` ("game new" = command game, subcommand new) as ``user_id``."""
+        ch = self._resolve_actor(user_id, channel_id)
+        data = self._command_data(user_id, ch, command, options or {})
+        rec = await self._interact(2, user_id, ch, data)
+        return InteractionResult(self, rec)
+
+    async def autocomplete(
+        self,
+        user_id: int,
+        channel_id: int,
+        command: str,
+        options: Mapping[str, Any],
+        *,
+        focused: str,
+    ) -> list[Json]:
+        """Type into an autocomplete option; returns the choices the bot offered."""
+        ch = self._resolve_actor(user_id, channel_id)
+        data = self._command_data(user_id, ch, command, options, focused=focused)
+        rec = await self._interact(4, user_id, ch, data)
+        return list(rec.choices or [])
+
+    async def context_menu(
+        self, user_id: int, channel_id: int, name: str, target: int | Message
+    ) -> InteractionResult:
+        """Run a user (target = user id) or message (target = Message) context menu command."""
+        ch = self._resolve_actor(user_id, channel_id)
+        ctype = 3 if isinstance(target, Message) else 2
+        cmd = self._find_command(name, ch.guild_id, ctype)
+        self._check_command_visible(cmd, user_id, ch)
+        resolved: Json = {}
+        if isinstance(target, Message):
+            resolved["messages"] = {str(target.id): self._message_payload(target)}
+            target_id = target.id
+        else:
+            target_id = int(
+                self._convert_option(
+                    {"name": "target", "type": 6}, target, ch.guild_id, resolved, strict=True
+                )
+            )
+        data: Json = {
+            "id": cmd["id"],
+            "name": name,
+            "type": ctype,
+            "target_id": str(target_id),
+            "resolved": resolved,
+        }
+        if cmd.get("guild_id") is not None:
+            data["guild_id"] = cmd["guild_id"]
+        rec = await self._interact(2, user_id, ch, data)
+        return InteractionResult(self, rec)
+
+    # ---------------------------------------------------------------- components
+
+    def _component_target(self, user_id: int, message: Message | int) -> tuple[Message, Channel]:
+        msg = self.get_message(message if isinstance(message, int) else message.id)
+        if msg.deleted:
+            raise EmulatorError(f"message {msg.id} was deleted")
+        if msg.ephemeral_to is not None and msg.ephemeral_to != user_id:
+            raise EmulatorError(f"message {msg.id} is ephemeral to someone else")
+        ch = self._resolve_actor(user_id, msg.channel_id)
+        if msg.loading:
+            raise EmulatorError(f"message {msg.id} is still loading")
+        return msg, ch
+
+    async def click(
+        self, user_id: int, message: Message | int, custom_id: str
+    ) -> InteractionResult:
+        """Click the button ``custom_id`` on ``message``."""
+        msg, ch = self._component_target(user_id, message)
+        comp = msg.find_component(custom_id)
+        if comp is None or comp.get("type") != 2:
+            raise EmulatorError(f"no button {custom_id!r} on message {msg.id}: {msg.buttons()}")
+        if comp.get("disabled"):
+            raise EmulatorError(f"button {custom_id!r} on message {msg.id} is disabled")
+        data: Json = {"custom_id": custom_id, "component_type": 2}
+        if comp.get("id") is not None:
+            data["id"] = comp["id"]
+        rec = await self._interact(3, user_id, ch, data, message=msg)
+        return InteractionResult(self, rec)
+
+    async def select(
+        self, user_id: int, message: Message | int, custom_id: str, values: Sequence[Any]
+    ) -> InteractionResult:
+        """Pick ``values`` in the select ``custom_id`` on ``message``."""
+        msg, ch = self._component_target(user_id, message)
+        comp = msg.find_component(custom_id)
+        if comp is None or comp.get("type") not in SELECT_TYPES:
+            raise EmulatorError(f"no select {custom_id!r} on message {msg.id}: {msg.selects()}")
+        if comp.get("disabled"):
+            raise EmulatorError(f"select {custom_id!r} on message {msg.id} is disabled")
+        min_values = int(comp.get("min_values", 1))
+        max_values = int(comp.get("max_values", 1))
+        if not min_values <= len(values) <= max_values:
+            raise EmulatorError(
+                f"select {custom_id!r} takes {min_values}..{max_values} values, got {len(values)}"
+            )
+        if len(set(map(str, values))) != len(values):
+            raise EmulatorError(f"duplicate values {values!r}")
+        data: Json = {"custom_id": custom_id, "component_type": comp["type"]}
+        if comp.get("id") is not None:
+            data["id"] = comp["id"]
+        data["values"], resolved = self._select_values(comp, list(values), ch)
+        if resolved:
+            data["resolved"] = resolved
+        rec = await self._interact(3, user_id, ch, data, message=msg)
+        return InteractionResult(self, rec)
+
+    def _select_values(self, comp: Json, values: list[Any], ch: Channel) -> tuple[list[str], Json]:
+        ctype = comp["type"]
+        if ctype == 3:
+            allowed = [o.get("value") for o in comp.get("options") or []]
+            for v in values:
+                if v not in allowed:
+                    raise EmulatorError(
+                        f"{v!r} is not an option of {comp['custom_id']!r}: {allowed}"
+                    )
+            return [str(v) for v in values], {}
+        resolved: Json = {}
+        otype = {5: 6, 6: 8, 7: 9, 8: 7}[ctype]
+        decl: Json = {
+            "name": comp["custom_id"],
+            "type": otype,
+            "channel_types": comp.get("channel_types"),
+        }
+        out = [
+            str(self._convert_option(decl, v, ch.guild_id, resolved, strict=True)) for v in values
+        ]
+        return out, resolved
+
+    async def submit_modal(
+        self,
+        user_id: int,
+        opened_by: InteractionResult,
+        values: Mapping[str, str | Sequence[str]],
+    ) -> InteractionResult:
+        """Fill in and submit the modal the bot opened in answer to ``opened_by``."""
+        modal = opened_by.modal
+        if modal is None:
+            raise EmulatorError("that interaction was not answered with a modal")
+        if opened_by.record.user_id != user_id:
+            raise EmulatorError("only the user the modal was shown to can submit it")
+        ch = self._resolve_actor(user_id, opened_by.record.channel_id)
+        unused = set(values)
+
+        def mirror(comp: Json) -> Json | None:
+            ctype = comp.get("type")
+            if ctype == 1:
+                inner = [c for c in (mirror(x) for x in comp.get("components") or []) if c]
+                return {"type": 1, "components": inner}
+            if ctype == 18:
+                inner_comp = mirror(comp["component"])
+                return {"type": 18, "component": inner_comp} if inner_comp else None
+            if ctype == 10:
+                return {"type": 10, "id": comp.get("id", 0)}
+            custom_id = comp.get("custom_id")
+            if ctype == 4:
+                value = values.get(str(custom_id), comp.get("value") or "")
+                if not isinstance(value, str):
+                    raise EmulatorError(f"text input {custom_id!r} takes a string")
+                unused.discard(str(custom_id))
+                if comp.get("required", True) and not value:
+                    raise EmulatorError(f"text input {custom_id!r} is required")
+                if value and len(value) < int(comp.get("min_length") or 0):
+                    raise EmulatorError(f"text input {custom_id!r} too short")
+                if len(value) > int(comp.get("max_length") or 4000):
+                    raise EmulatorError(f"text input {custom_id!r} too long")
+                return {"type": 4, "custom_id": custom_id, "value": value}
+            if ctype in SELECT_TYPES:
+                raw = values.get(str(custom_id), [])
+                unused.discard(str(custom_id))
+                chosen = [raw] if isinstance(raw, str) else list(raw)
+                picked, _ = self._select_values(comp, chosen, ch)
+                return {"type": ctype, "custom_id": custom_id, "values": picked}
+            return None
+
+        components = [c for c in (mirror(x) for x in modal.get("components") or []) if c]
+        if unused:
+            raise EmulatorError(f"modal has no inputs {sorted(unused)}")
+        data: Json = {"custom_id": modal["custom_id"], "components": components}
+        message = None
+        if opened_by.record.message_id is not None:
+            message = self._messages[opened_by.record.message_id]
+        rec = await self._interact(5, user_id, ch, data, message=message)
+        return InteractionResult(self, rec)
+
+    # ---------------------------------------------------------------- user messages
+
+    def post_user_message(self, user_id: int, channel_id: int, content: str) -> Message:
+        """A user writes in a channel (dispatches MESSAGE_CREATE to the bot)."""
+        ch = self._resolve_actor(user_id, channel_id)
+        msg = Message(
+            id=self.snowflake(),
+            channel_id=ch.id,
+            author_id=user_id,
+            guild_id=ch.guild_id,
+            content=content,
+            timestamp=_iso(self.now()),
+        )
+        self._store(msg)
+        self._touch()
+        return msg
+
+    def interaction(self, interaction_id: int) -> InteractionRecord:
+        return self._interactions[interaction_id]
+
+    def find_messages(self, text: str, *, channel_id: int | None = None) -> list[Message]:
+        """Live messages whose current text contains ``text``."""
+        pool = (
+            self.channel_messages(channel_id)
+            if channel_id is not None
+            else [m for m in self._messages.values() if not m.deleted]
+        )
+        return [m for m in pool if text in m.current_text()]
+
+    def iter_components(self, message: Message) -> list[Json]:
+        return list(iter_components(message.components))
