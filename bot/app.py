@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
+from collections.abc import Callable
 from typing import Any
 
 import discord
@@ -27,10 +29,17 @@ class CafeBot(commands.Bot):
     store: Store
     service: SessionService
 
-    def __init__(self, settings: Settings) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        clock: Callable[[], float] = time.time,
+        new_seed: Callable[[], int] | None = None,
+    ) -> None:
         intents = discord.Intents.default()  # no privileged intents needed
         super().__init__(command_prefix=commands.when_mentioned, intents=intents, help_command=None)
         self.settings = settings
+        self.clock = clock  # wall time; tests pass a clock they can move forward
+        self.new_seed = new_seed  # where game seeds come from (random unless given)
         self._connection.guild_ready_timeout = settings.guild_ready_timeout
         self.tables = Tables(self)
         self.controls = Controls(self)
@@ -39,7 +48,9 @@ class CafeBot(commands.Bot):
 
     async def setup_hook(self) -> None:
         self.store = await Store.open(self.settings.database_path, self.settings.sqlite_synchronous)
-        self.service = SessionService(self.store)
+        self.service = SessionService(self.store, now=lambda: self.clock())
+        if self.new_seed is not None:
+            self.service.new_seed = self.new_seed
         self.add_dynamic_items(*DYNAMIC_ITEMS)
         self.tree.add_command(GameCommands(self))
         self.tree.on_error = self.on_app_command_error  # type: ignore[method-assign]
@@ -66,6 +77,22 @@ class CafeBot(commands.Bot):
         await super().close()
         if hasattr(self, "store"):
             await self.store.close()
+
+    async def on_interaction(self, interaction: discord.Interaction[Any]) -> None:
+        """Answer component clicks that no DynamicItem will take (a custom_id that is not on
+        the message: a forged or ancient client), so nobody sees "This interaction failed"."""
+        if interaction.type is not discord.InteractionType.component:
+            return
+        data: dict[str, Any] = dict(interaction.data or {})
+        custom_id = str(data.get("custom_id", ""))
+        message = interaction.message
+        present = message is not None and any(
+            getattr(child, "custom_id", None) == custom_id
+            for row in message.components
+            for child in getattr(row, "children", [row])
+        )
+        if not present:
+            await self.reply(interaction, "⚠️ That control isn't on this message any more.")
 
     async def on_ready(self) -> None:
         log.info("ready as %s in %d server(s)", self.user, len(self.guilds))

@@ -125,27 +125,27 @@ class GameCommands(app_commands.Group):
         s = await self.bot.service.join(
             s.id, str(interaction.user.id), interaction.user.display_name
         )
+        await self._refresh_table(s)
         await interaction.response.send_message(
             f"🪑 You joined {s.game.title} ({len(s.players)}/{s.game.max_players} seated).",
             ephemeral=True,
         )
         if s.game.has_secrets:
             await self.bot.check_dms(interaction, s)
-        await self._refresh_table(s)
 
     @app_commands.command(name="leave", description="Leave the lobby in this channel")
     async def leave(self, interaction: discord.Interaction[Any]) -> None:
         s = await self._open_session(interaction)
         s = await self.bot.service.leave(s.id, str(interaction.user.id))
-        await interaction.response.send_message("👋 You left the table.", ephemeral=True)
         await self._refresh_table(s)
+        await interaction.response.send_message("👋 You left the table.", ephemeral=True)
 
     @app_commands.command(name="start", description="Start the game in this channel (host only)")
     async def start(self, interaction: discord.Interaction[Any]) -> None:
         s = await self._open_session(interaction)
         s = await self.bot.service.start(s.id, str(interaction.user.id))
-        await interaction.response.send_message(f"🎲 {s.game.title} has started!", ephemeral=True)
         await self._refresh_table(s)
+        await interaction.response.send_message(f"🎲 {s.game.title} has started!", ephemeral=True)
 
     @app_commands.command(name="status", description="Show the table of the game in this channel")
     async def status(self, interaction: discord.Interaction[Any]) -> None:

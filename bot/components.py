@@ -218,6 +218,16 @@ def abandon_view(session_id: int) -> discord.ui.View:
     return view
 
 
+def closed_step_embed(s: Session) -> discord.Embed:
+    where = f"<#{s.row.channel_id}>"
+    return discord.Embed(
+        title=f"✅ {s.game.title} — done here",
+        description=f"That step is over: the table in {where} shows what happened, and your "
+        "next view arrives in a new message.",
+        colour=0x7A9E7E,
+    )
+
+
 class Controls:
     """What each kind of component does; the bot owns one."""
 
@@ -232,7 +242,10 @@ class Controls:
         index = int(match["idx"])
         clicker = str(interaction.user.id)
 
+        shown_stamp = ""  # the stamp of the panel the click was made on
+
         def choose(s: Session) -> Any:
+            nonlocal shown_stamp
             """Runs under the session's lock: the click must match what the message showed."""
             if s.state is None or s.status == "lobby":
                 raise NotAllowed("The game hasn't started yet.")
@@ -247,6 +260,7 @@ class Controls:
                     raise NotAllowed("Those controls belong to another player.")
                 viewer = clicker
             panel = s.game.panel(s.state, viewer)
+            shown_stamp = panel.stamp
             if control_token(panel) != token or index >= len(panel.controls):
                 raise StaleVersion()
             control = panel.controls[index]
@@ -266,16 +280,31 @@ class Controls:
             await bot.send_fresh_view(interaction, sid, seat)
             return
         s = result.session
+        # The clicked message is updated by the response itself: record that first, then let
+        # the sync worker update everything else while the response goes out.
         if seat == "t":
             embeds, view, digest = await bot.tables.table_payload(s)
-            await interaction.response.edit_message(embeds=embeds, view=view)
             bot.tables.note_table_digest(sid, digest)
+            bot.after_change(sid)
+            await interaction.response.edit_message(embeds=embeds, view=view)
         else:
             embed, view, panel = bot.tables.private_payload(s, clicker)
-            await interaction.response.edit_message(embed=embed, view=view)
-            if interaction.message is not None:
+            me = s.player(clicker)
+            is_dm = (
+                me is not None
+                and interaction.message is not None
+                and interaction.message.id == me.dm_message_id
+            )
+            if is_dm and panel.stamp != shown_stamp:
+                # A new step began (e.g. the next round's menu): close this message and let the
+                # sync send the new view as a new DM, which notifies the player.
+                bot.after_change(sid)
+                await interaction.response.edit_message(embed=closed_step_embed(s), view=None)
+                return
+            if is_dm and interaction.message is not None:
                 await bot.tables.note_dm_edited(s, clicker, interaction.message.id, panel)
-        bot.after_change(sid)
+            bot.after_change(sid)
+            await interaction.response.edit_message(embed=embed, view=view)
 
     async def lobby_button(
         self, interaction: discord.Interaction[Any], match: re.Match[str], values: list[str]
@@ -294,11 +323,11 @@ class Controls:
         else:
             s = await bot.service.start(sid, uid)
         embeds, view, digest = await bot.tables.table_payload(s)
-        await interaction.response.edit_message(embeds=embeds, view=view)
         bot.tables.note_table_digest(sid, digest)
+        bot.after_change(sid)
+        await interaction.response.edit_message(embeds=embeds, view=view)
         if verb == "join" and s.game.has_secrets:
             await bot.check_dms(interaction, s)
-        bot.after_change(sid)
 
     async def option_select(
         self, interaction: discord.Interaction[Any], match: re.Match[str], values: list[str]
@@ -326,6 +355,7 @@ class Controls:
             return
         perms = interaction.permissions
         s = await bot.service.abandon(sid, str(interaction.user.id), bool(perms.manage_channels))
+        bot.after_change(sid)
         await interaction.response.edit_message(
             content=f"🧹 {s.game.title} (game #{sid}) was abandoned.", view=None
         )

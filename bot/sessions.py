@@ -73,9 +73,15 @@ class ActResult:
 
 
 class SessionService:
-    def __init__(self, store: Store, now: Callable[[], float] = time.time) -> None:
+    def __init__(
+        self,
+        store: Store,
+        now: Callable[[], float] = time.time,
+        new_seed: Callable[[], int] = lambda: secrets.randbits(62),
+    ) -> None:
         self.store = store
         self.now = now
+        self.new_seed = new_seed
         self._locks: dict[int, asyncio.Lock] = {}
 
     def lock(self, session_id: int) -> asyncio.Lock:
@@ -141,7 +147,7 @@ class SessionService:
             host_id=host_id,
             host_name=host_name,
             options=parsed.model_dump(mode="json"),
-            seed=seed if seed is not None else secrets.randbits(62),
+            seed=seed if seed is not None else self.new_seed(),
         )
         return await self.load(session_id)
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import time
 from typing import TYPE_CHECKING, Any
 
 import discord
@@ -298,7 +297,3 @@ class Tables:
     def names_text(self, s: Session, players: list[str]) -> str:
         names = s.names()
         return ", ".join(names_in(f"{{p:{p}}}", names) for p in players)
-
-    @staticmethod
-    def now() -> float:
-        return time.time()

@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import time
 from typing import TYPE_CHECKING
 
 from bot.errors import UserError
@@ -32,6 +31,7 @@ class Scheduler:
         self._wake = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
         self._last_heartbeat = 0.0
+        self._firing = asyncio.Lock()  # the loop and run_due() callers never fire twice
 
     async def start(self) -> None:
         await self.refund_downtime()
@@ -50,7 +50,7 @@ class Scheduler:
     async def refund_downtime(self) -> None:
         store = self.bot.store
         last_alive = await store.get_meta("last_alive")
-        now = time.time()
+        now = self.bot.clock()
         if last_alive is not None:
             down_since = float(last_alive)
             downtime = now - down_since
@@ -65,21 +65,26 @@ class Scheduler:
         await self._heartbeat(force=True)
 
     async def _heartbeat(self, force: bool = False) -> None:
-        now = time.time()
+        now = self.bot.clock()
         if force or now - self._last_heartbeat >= HEARTBEAT_SECONDS:
             await self.bot.store.set_meta("last_alive", repr(now))
             self._last_heartbeat = now
 
+    async def run_due(self) -> float:
+        """Fire every timer that is due; return the seconds until the next one (at most 5)."""
+        async with self._firing:
+            await self._heartbeat()
+            timers = await self.bot.store.timers()
+            now = self.bot.clock()
+            for timer in [t for t in timers if t.due_at <= now]:
+                await self._fire(timer)
+            upcoming = [t.due_at for t in timers if t.due_at > now]
+            return min([MAX_SLEEP, *(d - now for d in upcoming)])
+
     async def _run(self) -> None:
         while True:
             try:
-                await self._heartbeat()
-                timers = await self.bot.store.timers()
-                now = time.time()
-                for timer in [t for t in timers if t.due_at <= now]:
-                    await self._fire(timer)
-                upcoming = [t.due_at for t in timers if t.due_at > now]
-                sleep = min([MAX_SLEEP, *(d - now for d in upcoming)])
+                sleep = await self.run_due()
             except asyncio.CancelledError:
                 raise
             except Exception:

@@ -2309,6 +2309,24 @@ class DiscordEmulator:
         rec = await self._interact(3, user_id, ch, data, message=msg)
         return InteractionResult(self, rec)
 
+    async def forge_component(
+        self,
+        user_id: int,
+        message: Message | int,
+        custom_id: str,
+        *,
+        component_type: int = 2,
+        values: Sequence[str] | None = None,
+    ) -> InteractionResult:
+        """A hostile, modified client: a component interaction on ``message`` with any
+        custom_id and values, without the checks Discord's own client makes."""
+        msg, ch = self._component_target(user_id, message)
+        data: Json = {"custom_id": custom_id, "component_type": component_type}
+        if values is not None:
+            data["values"] = [str(v) for v in values]
+        rec = await self._interact(3, user_id, ch, data, message=msg)
+        return InteractionResult(self, rec)
+
     async def select(
         self, user_id: int, message: Message | int, custom_id: str, values: Sequence[Any]
     ) -> InteractionResult:

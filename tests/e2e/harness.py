@@ -1,0 +1,132 @@
+"""Shared set-up for end-to-end tests: the real bot, through discord.py, against the emulator."""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from bot.app import CafeBot
+from bot.config import Settings
+from tests.emulator import DiscordEmulator, InteractionResult, Message, running_bot
+
+
+class Clock:
+    """Wall time plus an offset the test moves forward (deadlines without waiting)."""
+
+    def __init__(self) -> None:
+        self.offset = 0.0
+
+    def __call__(self) -> float:
+        return time.time() + self.offset
+
+    def advance(self, seconds: float) -> None:
+        self.offset += seconds
+
+
+@dataclass
+class World:
+    emu: DiscordEmulator
+    guild: int
+    channel: int
+    users: list[int]
+    db_path: Path
+    clock: Clock = field(default_factory=Clock)
+    seed: int = 20261122  # every game's seed: two worlds deal the same cards
+    bot: CafeBot | None = None
+
+    @property
+    def running(self) -> CafeBot:
+        assert self.bot is not None, "no bot is running"
+        return self.bot
+
+    def new_bot(self) -> CafeBot:
+        settings = Settings(
+            discord_token="emulated", database_path=self.db_path, guild_ready_timeout=0.05
+        )
+        return CafeBot(settings, clock=self.clock, new_seed=lambda: self.seed)
+
+    @asynccontextmanager
+    async def bot_running(self) -> AsyncIterator[CafeBot]:
+        """Start a fresh bot process-equivalent on the same database; stop it on exit."""
+        bot = self.new_bot()
+        async with running_bot(self.emu, bot):
+            self.bot = bot
+            try:
+                yield bot
+                await bot.tables.idle()
+            finally:
+                self.bot = None
+
+    async def settle(self) -> None:
+        """Let the bot finish the edits, DMs and announcements that follow a move."""
+        bot = self.running
+        for _ in range(3):
+            await bot.tables.idle()
+
+    async def fire_timers(self) -> None:
+        """Fire what is due now (after moving the clock) and wait for what follows."""
+        await self.running.scheduler.run_due()
+        await self.settle()
+
+    # -- reading what players see ----------------------------------------------------------------
+    def table_message(self, session_id: int = 1) -> Message:
+        messages = [
+            m
+            for m in self.emu.channel_messages(self.channel)
+            if any(
+                f"cb:l:{session_id}:" in cid or f"cb:g:{session_id}:t:" in cid
+                for _, cid, _ in m.buttons()
+            )
+            or any(cid.startswith(f"cb:g:{session_id}:t:") for cid, _ in m.selects())
+        ]
+        assert messages, "no table message with controls in the channel"
+        return self.emu.get_message(messages[0].id)
+
+    def latest_dm(self, user: int, with_controls: bool = True) -> Message:
+        for message in reversed(self.emu.dm_messages(user)):
+            if not with_controls or message.buttons() or message.selects():
+                return self.emu.get_message(message.id)
+        raise AssertionError(f"user {user} has no DM with controls")
+
+    def channel_texts(self) -> list[str]:
+        return [m.current_text() for m in self.emu.channel_messages(self.channel)]
+
+
+@asynccontextmanager
+async def world(tmp_path: Path, players: int, *, dms_open: bool = True) -> AsyncIterator[World]:
+    names = ["alice", "bob", "carol", "dave", "erin", "frank", "grace", "heidi"]
+    async with DiscordEmulator() as emu:
+        guild = emu.add_guild("Game Night")
+        channel = emu.add_text_channel(guild, "cafe")
+        users = [emu.add_user(n, guild=guild, dms_open=dms_open) for n in names[:players]]
+        yield World(emu, guild, channel, users, tmp_path / "cafebot.sqlite3")
+        emu.assert_clean()
+
+
+async def open_game(w: World, game: str, **options: Any) -> Message:
+    """The host (users[0]) opens a lobby, everyone joins with the Join button, the host starts."""
+    host, *others = w.users
+    result = await w.emu.slash(host, w.channel, "game new", {"game": game, **options})
+    table = await result.final()
+    for user in others:
+        await w.emu.click(user, table.id, w.emu.get_message(table.id).button("Join"))
+    await w.emu.click(host, table.id, w.emu.get_message(table.id).button("Start"))
+    await w.settle()
+    return w.emu.get_message(table.id)
+
+
+def ephemeral_text(result: InteractionResult) -> str:
+    assert result.ephemeral, "expected a private answer"
+    assert result.message is not None
+    return result.message.current_text()
+
+
+def normalise(text: str) -> str:
+    """Drop what differs between two identical runs: timestamps and message ids."""
+    text = re.sub(r"<t:\d+:[tTdDfFR]>", "<t:…>", text)
+    return re.sub(r"\d{17,20}", "…", text)

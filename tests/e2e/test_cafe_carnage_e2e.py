@@ -1,0 +1,386 @@
+"""Café Carnage in Discord, end to end: the real bot, through discord.py, against the emulator.
+
+Every move is made by clicking the components a player would click.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+from games.rng import Rng
+from tests.e2e.harness import World, ephemeral_text, normalise, open_game, world
+from tests.emulator import DiscordEmulator, Message
+
+GAME = "cafe-carnage"
+CONFIRM = "Confirm order & ballot"
+
+
+async def order(w: World, user: int, rng: Rng | None, message: Message | None = None) -> Message:
+    """Pick a starter, main, dessert and action card in the player's private message."""
+    message = message or w.latest_dm(user)
+    for index in range(4):
+        current = w.emu.get_message(message.id)
+        custom_id, options = current.selects()[index]
+        value = options[rng.randint(0, len(options) - 1)][1] if rng else options[0][1]
+        result = await w.emu.select(user, message.id, custom_id, [value])
+        assert result.type == 7, "a pick edits the private message in place"
+    return w.emu.get_message(message.id)
+
+
+async def confirm(w: World, user: int, message: Message) -> None:
+    current = w.emu.get_message(message.id)
+    result = await w.emu.click(user, message.id, current.button(CONFIRM))
+    assert result.type == 7
+
+
+async def play_round(w: World, rng: Rng | None = None) -> None:
+    for user in w.users:
+        await confirm(w, user, await order(w, user, rng))
+    await w.settle()
+
+
+def finished(w: World) -> bool:
+    return any("final standings" in t for t in w.channel_texts())
+
+
+async def test_a_full_four_player_game_by_clicking(tmp_path: Path) -> None:
+    async with world(tmp_path, 4) as w, w.bot_running() as bot:
+        table = await open_game(w, GAME)
+        assert "round 1/5" in table.current_text()
+        rng = Rng(seed=11)
+        for round_number in range(1, 6):
+            assert not finished(w)
+            dms = {u: w.latest_dm(u) for u in w.users}
+            await play_round(w, rng)
+            reveal = [
+                t for t in w.channel_texts() if f"Round {round_number} — dinner is served" in t
+            ]
+            assert len(reveal) == 1, f"round {round_number} is revealed exactly once"
+            if round_number < 5:
+                new_dms = {u: w.latest_dm(u) for u in w.users}
+                assert all(new_dms[u].id != dms[u].id for u in w.users), "new menus are DMed"
+        assert finished(w)
+        final = next(t for t in w.channel_texts() if "final standings" in t)
+        assert "bonus" in final.lower()
+        table = w.emu.get_message(table.id)
+        assert not table.buttons() and not table.selects(), "a finished table offers no controls"
+        session = await bot.service.load(1)
+        assert session.status == "finished"
+        assert await bot.service.replay(1) == session.state
+        history = await w.emu.slash(w.users[1], w.channel, "game history")
+        assert "Café Carnage" in ephemeral_text(history)
+
+
+async def test_restart_mid_round_with_old_components(tmp_path: Path) -> None:
+    async with world(tmp_path, 4) as w:
+        async with w.bot_running():
+            await open_game(w, GAME)
+            # Two players order and confirm, one only orders, one does nothing yet.
+            for user in w.users[:2]:
+                await confirm(w, user, await order(w, user, None))
+            half_done = await order(w, w.users[2], None)
+            untouched = w.latest_dm(w.users[3])
+        async with w.bot_running() as bot:
+            # The messages sent before the restart still work.
+            await confirm(w, w.users[2], half_done)
+            await confirm(
+                w,
+                w.users[3],
+                await order(w, w.users[3], None, untouched),
+            )
+            await w.settle()
+            assert any("Round 1 — dinner is served" in t for t in w.channel_texts())
+            for _ in range(4):
+                await play_round(w, Rng(seed=5))
+            assert finished(w)
+            assert (await bot.service.load(1)).status == "finished"
+
+
+async def test_a_player_with_closed_dms_plays_through_game_hand(tmp_path: Path) -> None:
+    async with world(tmp_path, 3) as w:
+        closed = w.users[2]
+        w.emu.set_dms_open(closed, False)
+        async with w.bot_running():
+            host = w.users[0]
+            result = await w.emu.slash(host, w.channel, "game new", {"game": GAME})
+            table = await result.final()
+            await w.emu.click(w.users[1], table.id, table.button("Join"))
+            join = await w.emu.click(closed, table.id, w.emu.get_message(table.id).button("Join"))
+            help_text = await w.emu.wait_until(
+                lambda: [m for m in join.followups() if "Direct Messages" in m.current_text()]
+            )
+            assert help_text[0].ephemeral_to == closed
+            await w.emu.click(host, table.id, w.emu.get_message(table.id).button("Start"))
+            await w.settle()
+            assert any(
+                f"<@{closed}>" in m.content and "/game hand" in m.content
+                for m in w.emu.channel_messages(w.channel)
+            )
+            for _ in range(5):
+                for user in w.users[:2]:
+                    await confirm(w, user, await order(w, user, None))
+                hand = await w.emu.slash(closed, w.channel, "game hand")
+                assert hand.ephemeral and hand.message is not None
+                await confirm(w, closed, await order(w, closed, None, hand.message))
+                await w.settle()
+            assert finished(w)
+            assert w.emu.dm_messages(closed) == []
+
+
+async def test_everyone_confirming_at_once_resolves_the_round_once(tmp_path: Path) -> None:
+    async with world(tmp_path, 6) as w, w.bot_running() as bot:
+        await open_game(w, GAME)
+        ready = [await order(w, u, None) for u in w.users]
+        results = await asyncio.gather(
+            *(confirm(w, u, m) for u, m in zip(w.users, ready, strict=True))
+        )
+        assert len(results) == 6
+        await w.settle()
+        reveals = [t for t in w.channel_texts() if "Round 1 — dinner is served" in t]
+        assert len(reveals) == 1
+        session = await bot.service.load(1)
+        assert session.state is not None
+        log = await bot.store.actions(1)
+        confirms = [e for e in log if '"confirm"' in e.action]
+        assert len(confirms) == 6
+        assert "round 2/5" in w.table_message().current_text()
+
+
+async def test_forged_and_hostile_input_is_refused_and_changes_nothing(tmp_path: Path) -> None:
+    async with world(tmp_path, 4) as w:
+        w.emu.add_user("mallory", guild=w.guild)
+        mallory = [u for u in w.emu.users if u not in w.users and u != w.emu.bot_user_id][-1]
+        async with w.bot_running() as bot:
+            table = await open_game(w, GAME)
+            alice, bob = w.users[0], w.users[1]
+            alice_dm = await order(w, alice, None)
+            stale_hand = await w.emu.slash(alice, w.channel, "game hand")  # round 1's controls
+            before = await bot.store.actions(1)
+
+            # A stranger presses the table's buttons.
+            hand = await w.emu.click(mallory, table.id, table.button("Show my hand"))
+            assert "not playing" in ephemeral_text(hand)
+            # Bob forges Alice's controls (her seat) on his own message.
+            bob_dm = w.latest_dm(bob)
+            alice_select = alice_dm.selects()[0][0]
+            forged = await w.emu.forge_component(
+                bob, bob_dm.id, alice_select, component_type=3, values=["0"]
+            )
+            assert "isn't on this message" in ephemeral_text(forged)
+            # ... and on a message that does carry a custom_id of his own, naming her seat.
+            own_select = bob_dm.selects()[0][0]
+            parts = own_select.split(":")
+            parts[3] = "0"
+            forged_seat = await w.emu.forge_component(
+                bob, bob_dm.id, ":".join(parts), component_type=3, values=["0"]
+            )
+            assert forged_seat.ephemeral
+            # Another session's id, malformed values.
+            other = own_select.replace("cb:g:1:", "cb:g:99:")
+            assert (
+                await w.emu.forge_component(bob, bob_dm.id, other, component_type=3, values=["0"])
+            ).ephemeral
+            bad_value = await w.emu.forge_component(
+                bob, bob_dm.id, own_select, component_type=3, values=["7"]
+            )
+            assert "isn't on the menu" in ephemeral_text(bad_value)
+            nonsense = await w.emu.forge_component(
+                bob, bob_dm.id, own_select, component_type=3, values=["x; drop"]
+            )
+            assert nonsense.ephemeral
+            assert await bot.store.actions(1) == before, "nothing changed"
+
+            # Replaying an old custom_id after the round moved on.
+            for user in w.users:
+                await confirm(w, user, await order(w, user, None))
+            await w.settle()
+            assert stale_hand.message is not None
+            old_select, old_options = stale_hand.message.selects()[0]
+            log = await bot.store.actions(1)
+            replay = await w.emu.select(
+                alice, stale_hand.message.id, old_select, [old_options[0][1]]
+            )
+            assert "moved on" in ephemeral_text(replay)
+            assert replay.message is not None and replay.message.selects(), "with a fresh view"
+            assert await bot.store.actions(1) == log
+            # A non-player joins a running game; the table's start button is gone.
+            status = await w.emu.slash(mallory, w.channel, "game join")
+            assert "already started" in ephemeral_text(status)
+
+
+async def _visible_to(w: World, user: int) -> list[str]:
+    return [normalise(m.text()) for m in w.emu.visible_to(user)]
+
+
+async def _secret_round(
+    tmp_path: Path, alice_picks: list[int], bob_card: int
+) -> tuple[list[str], list[str]]:
+    """One round where only Alice's picks and Alice/Bob's ballots differ between runs.
+
+    Returns what Carol could see before the reveal and what Carol and Dave saw by the end."""
+    tmp_path.mkdir()
+    async with world(tmp_path, 4) as w, w.bot_running():
+        await open_game(w, GAME)
+        alice, bob, carol, dave = w.users
+        # Alice: her picks vary; Bob: his card varies; Carol and Dave: fixed.
+        message = w.latest_dm(alice)
+        for index, pick in enumerate(alice_picks):
+            custom_id, options = w.emu.get_message(message.id).selects()[index]
+            await w.emu.select(alice, message.id, custom_id, [options[pick][1]])
+        await confirm(w, alice, message)
+        message = w.latest_dm(bob)
+        for index in range(4):
+            custom_id, options = w.emu.get_message(message.id).selects()[index]
+            value = options[bob_card][1] if index == 3 else options[0][1]
+            await w.emu.select(bob, message.id, custom_id, [value])
+        await confirm(w, bob, message)
+        await confirm(w, carol, await order(w, carol, None))
+        await w.settle()
+        before_reveal = await _visible_to(w, carol)
+        await confirm(w, dave, await order(w, dave, None))
+        await w.settle()
+        return before_reveal, await _visible_to(w, carol) + await _visible_to(w, dave)
+
+
+async def test_secrets_never_reach_anyone_else(tmp_path: Path) -> None:
+    # Alice's menu picks differ (same dishes are on her menu either way); before the reveal,
+    # nothing Carol can see differs.
+    first, _ = await _secret_round(tmp_path / "a", [0, 0, 0, 0], bob_card=0)
+    second, _ = await _secret_round(tmp_path / "b", [1, 1, 1, 0], bob_card=0)
+    assert first == second, "Carol's view depended on Alice's secret picks"
+    # Alice and Bob swap ballots (Alice's card 0/1, Bob's card 1/0): the tally is the same, so
+    # nothing Carol or Dave ever sees may differ — not even after the reveal.
+    _, swap_a = await _secret_round(tmp_path / "c", [0, 0, 0, 0], bob_card=1)
+    _, swap_b = await _secret_round(tmp_path / "d", [0, 0, 0, 1], bob_card=0)
+    assert swap_a == swap_b, "the ballot was not anonymous"
+
+
+async def test_secrets_are_only_in_their_owners_messages(tmp_path: Path) -> None:
+    async with world(tmp_path, 4) as w, w.bot_running():
+        await open_game(w, GAME)
+        for _ in range(5):
+            await play_round(w, Rng(seed=2))
+        for seat, owner in enumerate(w.users):
+            marker = f"cb:g:1:{seat}:"
+            for other in w.users:
+                if other == owner:
+                    continue
+                for message in w.emu.visible_to(other):
+                    ids = [cid for _, cid, _ in message.buttons()] + [
+                        c for c, _ in message.selects()
+                    ]
+                    assert not any(cid.startswith(marker) for cid in ids), (
+                        "a private control leaked"
+                    )
+                    assert (
+                        "Your private view" not in message.text()
+                        or message.ephemeral_to == other
+                        or (message.channel_id == w.emu.dm_channel_id(other))
+                    )
+
+
+async def test_an_idle_player_is_reminded_then_auto_played(tmp_path: Path) -> None:
+    async with world(tmp_path, 3) as w:
+        idle = w.users[2]
+        async with w.bot_running():
+            await open_game(w, GAME, timeout=300)
+            for user in w.users[:2]:
+                await confirm(w, user, await order(w, user, None))
+            w.clock.advance(151)
+            await w.fire_timers()
+            reminder = [
+                m
+                for m in w.emu.dm_messages(idle)
+                if "Reminder" in m.text() or "waiting for your move" in m.text()
+            ]
+            assert len(reminder) == 1, "a reminder was DMed halfway"
+            assert not any(
+                "waiting for your move" in m.text()
+                for u in w.users[:2]
+                for m in w.emu.dm_messages(u)
+            )
+            w.clock.advance(150)
+            await w.fire_timers()
+            assert any("Round 1 — dinner is served" in t for t in w.channel_texts())
+            assert any("Auto-played" in t or "default move" in t for t in w.channel_texts())
+        # The next deadline passes while the bot is stopped: it fires when the bot is back.
+        w.clock.advance(10_000)
+        async with w.bot_running() as bot:
+            await w.fire_timers()
+            assert any("Round 2 — dinner is served" in t for t in w.channel_texts())
+            session = await bot.service.load(1)
+            log = await bot.store.actions(1)
+            assert sum(e.source == "timeout" for e in log) >= 4
+            assert session.state is not None
+
+
+async def test_the_real_entry_point_against_the_emulator(tmp_path: Path) -> None:
+    emu = DiscordEmulator()
+    await emu.start()
+    try:
+        guild = emu.add_guild("Game Night")
+        channel = emu.add_text_channel(guild, "cafe")
+        alice = emu.add_user("alice", guild=guild)
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("CAFEBOT_", "DISCORD_"))}
+        env |= emu.env() | {
+            "CAFEBOT_DATABASE_PATH": str(tmp_path / "real.sqlite3"),
+            "CAFEBOT_GUILD_READY_TIMEOUT": "0.05",
+            "CAFEBOT_DEV_GUILD_ID": str(guild),
+            "PYTHONPATH": str(Path(__file__).resolve().parents[2]),
+        }
+        process = await asyncio.create_subprocess_exec(
+            sys.executable,
+            "-m",
+            "bot",
+            cwd=tmp_path,
+            env=env,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT,
+        )
+        try:
+            await emu.wait_for_bot_ready(timeout=30)
+            commands = emu.synced_commands(guild)
+            assert [c["name"] for c in commands] == ["game"]
+            result = await emu.slash(alice, channel, "game new", {"game": "monster-cafe"})
+            table = await result.final()
+            assert "Monster Café — lobby" in table.current_text()
+            rules = await emu.slash(alice, channel, "game rules", {"game": GAME})
+            assert "Café Carnage" in ephemeral_text(rules)
+        finally:
+            process.terminate()
+            output, _ = await asyncio.wait_for(process.communicate(), timeout=20)
+        assert b"emulated" not in output and emu.token.encode() not in output, "token logged"
+        assert process.returncode in (0, -15)
+    finally:
+        await emu.stop()
+    emu.assert_clean()
+
+
+@pytest.mark.parametrize("user_index", [1])
+async def test_lobby_refusals(tmp_path: Path, user_index: int) -> None:
+    async with world(tmp_path, 3) as w, w.bot_running():
+        host, other = w.users[0], w.users[user_index]
+        table = await (await w.emu.slash(host, w.channel, "game new", {"game": GAME})).final()
+        second = await w.emu.slash(other, w.channel, "game new", {"game": "monster-cafe"})
+        assert "already has a game" in ephemeral_text(second)
+        early = await w.emu.click(host, table.id, table.button("Start"))
+        assert "needs 3–8 players" in ephemeral_text(early)
+        await w.emu.click(other, table.id, table.button("Join"))
+        twice = await w.emu.click(other, table.id, w.emu.get_message(table.id).button("Join"))
+        assert "already joined" in ephemeral_text(twice)
+        not_host = await w.emu.click(other, table.id, w.emu.get_message(table.id).button("Start"))
+        assert "Only the host" in ephemeral_text(not_host)
+        bad = await w.emu.slash(host, w.channel, "game abandon")
+        assert bad.ephemeral and bad.message is not None
+        stranger = await w.emu.slash(other, w.channel, "game abandon")
+        assert "Only the host" in ephemeral_text(stranger)
+        yes = bad.message.button("Yes, abandon it")
+        done = await w.emu.click(host, bad.message.id, yes)
+        assert "abandoned" in (done.message.current_text() if done.message else "")
+        await w.settle()
+        assert "lobby closed" in w.emu.get_message(table.id).current_text()
