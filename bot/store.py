@@ -8,6 +8,7 @@ by newer code is refused rather than damaged.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 from collections.abc import AsyncIterator, Iterable
@@ -143,6 +144,10 @@ class Store:
 
     def __init__(self, conn: aiosqlite.Connection) -> None:
         self._conn = conn
+        # One connection serves every session: a transaction must not interleave with another
+        # one's statements (nor may a read see another's uncommitted rows), so every use of the
+        # connection takes this lock, and a transaction holds it from BEGIN to COMMIT.
+        self._lock = asyncio.Lock()
 
     @classmethod
     async def open(cls, path: Path | str, synchronous: str = "FULL") -> Store:
@@ -188,22 +193,28 @@ class Store:
 
     @asynccontextmanager
     async def transaction(self) -> AsyncIterator[aiosqlite.Connection]:
-        await self._conn.execute("BEGIN IMMEDIATE")
-        try:
-            yield self._conn
-        except BaseException:
-            await self._conn.execute("ROLLBACK")
-            raise
-        else:
-            await self._conn.execute("COMMIT")
+        async with self._lock:
+            await self._conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._conn
+            except BaseException:
+                await self._conn.execute("ROLLBACK")
+                raise
+            else:
+                await self._conn.execute("COMMIT")
+
+    async def _write(self, sql: str, args: Iterable[Any] = ()) -> None:
+        """One statement in its own (autocommit) transaction."""
+        async with self._lock:
+            await self._conn.execute(sql, tuple(args))
 
     # -- reads -----------------------------------------------------------------------------------
     async def _one(self, sql: str, args: Iterable[Any] = ()) -> aiosqlite.Row | None:
-        async with self._conn.execute(sql, tuple(args)) as cur:
+        async with self._lock, self._conn.execute(sql, tuple(args)) as cur:
             return await cur.fetchone()
 
     async def _all(self, sql: str, args: Iterable[Any] = ()) -> list[aiosqlite.Row]:
-        async with self._conn.execute(sql, tuple(args)) as cur:
+        async with self._lock, self._conn.execute(sql, tuple(args)) as cur:
             return list(await cur.fetchall())
 
     async def get_session(self, session_id: int) -> SessionRow | None:
@@ -265,7 +276,7 @@ class Store:
 
     # -- writes ----------------------------------------------------------------------------------
     async def set_meta(self, key: str, value: str) -> None:
-        await self._conn.execute(
+        await self._write(
             "INSERT INTO meta (key, value) VALUES (?, ?) "
             "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
             (key, value),
@@ -387,7 +398,7 @@ class Store:
                 await db.execute("DELETE FROM timers WHERE session_id = ?", (session_id,))
 
     async def delete_timer(self, session_id: int, kind: str, key: str) -> None:
-        await self._conn.execute(
+        await self._write(
             "DELETE FROM timers WHERE session_id = ? AND kind = ? AND key = ?",
             (session_id, kind, key),
         )
@@ -406,12 +417,12 @@ class Store:
 
     # Presentation bookkeeping: these do not change game state, so they do not bump the version.
     async def set_table_message(self, session_id: int, message_id: int | None) -> None:
-        await self._conn.execute(
+        await self._write(
             "UPDATE sessions SET table_message_id = ? WHERE id = ?", (message_id, session_id)
         )
 
     async def set_announced(self, session_id: int, count: int) -> None:
-        await self._conn.execute(
+        await self._write(
             "UPDATE sessions SET announced = MAX(announced, ?) WHERE id = ?", (count, session_id)
         )
 
@@ -425,7 +436,7 @@ class Store:
         stamp: str | None,
         digest: str | None,
     ) -> None:
-        await self._conn.execute(
+        await self._write(
             "UPDATE players SET dm_channel_id = ?, dm_message_id = ?, dm_stamp = ?, dm_digest = ? "
             "WHERE session_id = ? AND user_id = ?",
             (channel_id, message_id, stamp, digest, session_id, user_id),
@@ -433,7 +444,7 @@ class Store:
 
     async def raw_execute(self, sql: str, args: Iterable[Any] = ()) -> None:
         """For tests that damage a database on purpose."""
-        await self._conn.execute(sql, tuple(args))
+        await self._write(sql, args)
 
 
 def _split_sql(script: str) -> list[str]:

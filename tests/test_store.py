@@ -223,3 +223,19 @@ async def test_newer_database_is_refused(tmp_path: Path) -> None:
     await store.close()
     with pytest.raises(NewerDatabase, match="newer"):
         await Store.open(path)
+
+
+async def test_many_sessions_at_once_never_share_a_transaction(service: SessionService) -> None:
+    """One connection serves every session: concurrent creates, joins, starts and moves of
+    20 sessions must each commit on their own (no nested BEGIN, no lost or foreign rows)."""
+
+    async def one_table(channel: int) -> Session:
+        s = await started(service, players=3, channel=channel)
+        return await play_random(service, s, seed=channel, limit=40)
+
+    sessions = await asyncio.gather(*(one_table(500 + n) for n in range(20)))
+    for s in sessions:
+        stored = await service.load(s.id)
+        assert stored.state == s.state
+        assert await service.replay(s.id) == stored.state
+        assert len(await service.store.actions(s.id)) == 40 or stored.status == "finished"
