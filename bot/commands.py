@@ -103,7 +103,7 @@ class GameCommands(app_commands.Group):
         embeds, view, digest = await bot.tables.table_payload(s)
         response = await interaction.response.send_message(embeds=embeds, view=sendable(view))
         if response.message_id is not None:
-            await bot.store.set_table_message(s.id, response.message_id)
+            await bot.service.record_table_message(s.id, response.message_id)
         bot.tables.note_table_digest(s.id, digest)
         if chosen.has_secrets:
             await bot.check_dms(interaction, s)

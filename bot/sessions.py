@@ -8,10 +8,11 @@ Nothing here knows about Discord; the bot and the simulator both drive games thr
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import secrets
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -83,16 +84,89 @@ class SessionService:
         self.now = now
         self.new_seed = new_seed
         self._locks: dict[int, asyncio.Lock] = {}
+        # Sessions as last committed. One bot process owns its database, so after the first
+        # load a session is served from memory; every write still checks the stored version
+        # (UPDATE … WHERE version = ?), and a refused or failed write drops the cached copy.
+        self._cache: dict[int, Session] = {}
 
     def lock(self, session_id: int) -> asyncio.Lock:
         return self._locks.setdefault(session_id, asyncio.Lock())
 
     # -- loading ---------------------------------------------------------------------------------
     async def load(self, session_id: int) -> Session:
+        cached = self._cache.get(session_id)
+        if cached is not None:
+            return cached
         row = await self.store.get_session(session_id)
         if row is None:
             raise NotFound(f"There is no game #{session_id}.")
         return await self._hydrate(row)
+
+    async def reload(self, session_id: int) -> Session:
+        """Read the session from the database again (after a write that bypassed the cache)."""
+        self.forget(session_id)
+        return await self.load(session_id)
+
+    def forget(self, session_id: int) -> None:
+        self._cache.pop(session_id, None)
+
+    @contextlib.contextmanager
+    def _rewrite(self, session_id: int) -> Iterator[None]:
+        """A rare write (lobby, start, abandon): the next load reads the database again."""
+        try:
+            yield
+        finally:
+            self.forget(session_id)
+
+    # Presentation bookkeeping: stored, and patched into the cached session.
+    async def record_table_message(self, session_id: int, message_id: int | None) -> None:
+        await self.store.set_table_message(session_id, message_id)
+        self._patch(session_id, table_message_id=message_id)
+
+    async def record_announced(self, session_id: int, count: int) -> None:
+        await self.store.set_announced(session_id, count)
+        cached = self._cache.get(session_id)
+        if cached is not None:
+            self._patch(session_id, announced=max(cached.row.announced, count))
+
+    async def record_dm(
+        self,
+        session_id: int,
+        user_id: str,
+        *,
+        channel_id: int | None,
+        message_id: int | None,
+        stamp: str | None,
+        digest: str | None,
+    ) -> None:
+        await self.store.set_dm(
+            session_id,
+            user_id,
+            channel_id=channel_id,
+            message_id=message_id,
+            stamp=stamp,
+            digest=digest,
+        )
+        cached = self._cache.get(session_id)
+        if cached is not None:
+            players = [
+                replace(
+                    p,
+                    dm_channel_id=channel_id,
+                    dm_message_id=message_id,
+                    dm_stamp=stamp,
+                    dm_digest=digest,
+                )
+                if p.user_id == user_id
+                else p
+                for p in cached.players
+            ]
+            self._cache[session_id] = replace(cached, players=players)
+
+    def _patch(self, session_id: int, **cols: Any) -> None:
+        cached = self._cache.get(session_id)
+        if cached is not None:
+            self._cache[session_id] = replace(cached, row=replace(cached.row, **cols))
 
     async def _hydrate(self, row: SessionRow) -> Session:
         game = REGISTRY.get(row.game_id)
@@ -107,11 +181,13 @@ class SessionService:
                 " Nothing was changed; an admin can `/game abandon` it."
             ) from None
         players = await self.store.players(row.id)
-        return Session(row=row, players=players, game=game, options=options, state=state)
+        session = Session(row=row, players=players, game=game, options=options, state=state)
+        self._cache[row.id] = session
+        return session
 
     async def open_in_channel(self, channel_id: int) -> Session | None:
         row = await self.store.open_session_in_channel(channel_id)
-        return await self._hydrate(row) if row else None
+        return await self.load(row.id) if row else None
 
     # -- lobby -----------------------------------------------------------------------------------
     async def create(
@@ -159,7 +235,8 @@ class SessionService:
                 raise NotAllowed("You've already joined this table.")
             if len(s.players) >= s.game.max_players:
                 raise NotAllowed(f"The table is full ({s.game.max_players} players).")
-            await self.store.update_lobby(session_id, s.version, add=(user_id, name[:32]))
+            with self._rewrite(session_id):
+                await self.store.update_lobby(session_id, s.version, add=(user_id, name[:32]))
             return await self.load(session_id)
 
     async def leave(self, session_id: int, user_id: str) -> Session:
@@ -172,7 +249,8 @@ class SessionService:
                 raise NotAllowed(
                     "You're the host: use `/game abandon` to close the lobby instead of leaving."
                 )
-            await self.store.update_lobby(session_id, s.version, remove=user_id)
+            with self._rewrite(session_id):
+                await self.store.update_lobby(session_id, s.version, remove=user_id)
             return await self.load(session_id)
 
     async def set_option(self, session_id: int, user_id: str, key: str, value: Any) -> Session:
@@ -188,9 +266,10 @@ class SessionService:
                 parsed = s.game.parse_options(raw)
             except IllegalAction as exc:
                 raise UserError(exc.message) from None
-            await self.store.update_lobby(
-                session_id, s.version, options=parsed.model_dump(mode="json")
-            )
+            with self._rewrite(session_id):
+                await self.store.update_lobby(
+                    session_id, s.version, options=parsed.model_dump(mode="json")
+                )
             return await self.load(session_id)
 
     async def start(self, session_id: int, user_id: str) -> Session:
@@ -206,14 +285,15 @@ class SessionService:
                     f"{n} {'is' if n == 1 else 'are'} seated."
                 )
             state = game.setup(s.player_ids, s.options, s.row.seed)
-            await self.store.commit_state(
-                session_id,
-                s.version,
-                state=state.model_dump_json(),
-                status="active",
-                new_actions=[],
-                timers=self._timers(game, state, None),
-            )
+            with self._rewrite(session_id):
+                await self.store.commit_state(
+                    session_id,
+                    s.version,
+                    state=state.model_dump_json(),
+                    status="active",
+                    new_actions=[],
+                    timers=self._timers(game, state, None),
+                )
             return await self.load(session_id)
 
     async def abandon(self, session_id: int, user_id: str, may_manage: bool) -> Session:
@@ -225,7 +305,8 @@ class SessionService:
                 raise NotAllowed("That game has already ended.")
             if user_id != row.host_id and not may_manage:
                 raise NotAllowed("Only the host or someone with Manage Channels can abandon it.")
-            await self.store.set_status(session_id, row.version, "abandoned")
+            with self._rewrite(session_id):
+                await self.store.set_status(session_id, row.version, "abandoned")
             return await self.load(session_id)
 
     # -- playing ---------------------------------------------------------------------------------
@@ -303,6 +384,17 @@ class SessionService:
         self, s: Session, old: GameState, new: GameState, log: list[NewAction]
     ) -> Session:
         """Write ``new`` and its log entries; return the session as now stored."""
+        try:
+            committed = await self._write_state(s, old, new, log)
+        except BaseException:
+            self.forget(s.id)  # e.g. a stale version: read the truth next time
+            raise
+        self._cache[s.id] = committed
+        return committed
+
+    async def _write_state(
+        self, s: Session, old: GameState, new: GameState, log: list[NewAction]
+    ) -> Session:
         outcome = s.game.outcome(new)
         old_clock, new_clock = s.game.clock(old), s.game.clock(new)
         same_step = (

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -148,6 +148,10 @@ class Store:
         # one's statements (nor may a read see another's uncommitted rows), so every use of the
         # connection takes this lock, and a transaction holds it from BEGIN to COMMIT.
         self._lock = asyncio.Lock()
+        self._pending: list[
+            tuple[Callable[[aiosqlite.Connection], Awaitable[None]], asyncio.Future[None]]
+        ] = []
+        self._flusher: asyncio.Task[None] | None = None
 
     @classmethod
     async def open(cls, path: Path | str, synchronous: str = "FULL") -> Store:
@@ -203,19 +207,53 @@ class Store:
             else:
                 await self._conn.execute("COMMIT")
 
+    async def _group_commit(self, write: Callable[[aiosqlite.Connection], Awaitable[None]]) -> None:
+        """Run ``write`` in a transaction shared with the writes queued meanwhile (group commit:
+        one COMMIT, one fsync for all). Each caller returns only after the COMMIT. A write that
+        raises must raise before it writes anything (see commit_state); it alone fails. Any
+        other failure rolls the whole group back and fails every write in it."""
+        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._pending.append((write, future))
+        if self._flusher is None or self._flusher.done():
+            self._flusher = asyncio.create_task(self._flush())
+        await future
+
+    async def _flush(self) -> None:
+        while self._pending:
+            group, self._pending = self._pending, []
+            outcomes: list[BaseException | None] = []
+            try:
+                async with self.transaction() as db:
+                    for write, _ in group:
+                        try:
+                            await write(db)
+                            outcomes.append(None)
+                        except StaleVersion as exc:
+                            outcomes.append(exc)
+            except BaseException as exc:
+                outcomes = [exc] * len(group)
+            for (_, future), outcome in zip(group, outcomes, strict=True):
+                if future.done():
+                    continue
+                if outcome is None:
+                    future.set_result(None)
+                else:
+                    future.set_exception(outcome)
+
     async def _write(self, sql: str, args: Iterable[Any] = ()) -> None:
         """One statement in its own (autocommit) transaction."""
         async with self._lock:
             await self._conn.execute(sql, tuple(args))
 
     # -- reads -----------------------------------------------------------------------------------
+    # execute_fetchall is one trip to the database thread (execute + fetch + close are three).
     async def _one(self, sql: str, args: Iterable[Any] = ()) -> aiosqlite.Row | None:
-        async with self._lock, self._conn.execute(sql, tuple(args)) as cur:
-            return await cur.fetchone()
+        rows = await self._all(sql, args)
+        return rows[0] if rows else None
 
     async def _all(self, sql: str, args: Iterable[Any] = ()) -> list[aiosqlite.Row]:
-        async with self._lock, self._conn.execute(sql, tuple(args)) as cur:
-            return list(await cur.fetchall())
+        async with self._lock:
+            return list(await self._conn.execute_fetchall(sql, tuple(args)))
 
     async def get_session(self, session_id: int) -> SessionRow | None:
         row = await self._one("SELECT * FROM sessions WHERE id = ?", (session_id,))
@@ -363,25 +401,19 @@ class Store:
         timers: list[TimerRow] | None = None,
         keep_timers: bool = False,
     ) -> None:
-        """Write a new state, append its actions and replace the timers: one transaction."""
-        async with self.transaction() as db:
+        """Write a new state, append its actions and replace the timers, atomically; returns
+        once committed (durable). Concurrent calls for different sessions share a commit."""
+
+        async def write(db: aiosqlite.Connection) -> None:
+            # The guarded UPDATE comes first: a stale version fails before anything is written.
             await self._bump(db, session_id, version, state=state, status=status, outcome=outcome)
-            if new_actions:
-                row = await (
-                    await db.execute(
-                        "SELECT COALESCE(MAX(seq), 0) FROM actions WHERE session_id = ?",
-                        (session_id,),
-                    )
-                ).fetchone()
-                seq = int(row[0]) if row else 0
-                now = time.time()
-                await db.executemany(
+            now = time.time()
+            for a in new_actions:  # the next seq is computed in the INSERT: one trip each
+                await db.execute(
                     "INSERT INTO actions (session_id, seq, player, action, source, created_at) "
-                    "VALUES (?, ?, ?, ?, ?, ?)",
-                    [
-                        (session_id, seq + i + 1, a.player, json.dumps(a.action), a.source, now)
-                        for i, a in enumerate(new_actions)
-                    ],
+                    "SELECT ?, COALESCE(MAX(seq), 0) + 1, ?, ?, ?, ? FROM actions "
+                    "WHERE session_id = ?",
+                    (session_id, a.player, json.dumps(a.action), a.source, now, session_id),
                 )
             if not keep_timers:
                 await db.execute("DELETE FROM timers WHERE session_id = ?", (session_id,))
@@ -390,6 +422,8 @@ class Store:
                         "INSERT INTO timers (session_id, kind, key, due_at) VALUES (?, ?, ?, ?)",
                         (session_id, t.kind, t.key, t.due_at),
                     )
+
+        await self._group_commit(write)
 
     async def set_status(self, session_id: int, version: int, status: str) -> None:
         async with self.transaction() as db:

@@ -9,6 +9,7 @@ database, so a crash between commit and post re-posts nothing and loses nothing)
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from typing import TYPE_CHECKING, Any
 
@@ -30,6 +31,16 @@ DM_CLOSED_HELP = (
     "Settings → Direct Messages** and allow them. Meanwhile, **Show my hand** on the table "
     "message or `/game hand` shows it to you privately here."
 )
+
+
+def closed_step_embed(s: Session) -> discord.Embed:
+    where = f"<#{s.row.channel_id}>"
+    return discord.Embed(
+        title=f"✅ {s.game.title} — done here",
+        description=f"That step is over: the table in {where} shows what happened, and your "
+        "next view is in a newer message.",
+        colour=0x7A9E7E,
+    )
 
 
 class Tables:
@@ -167,7 +178,7 @@ class Tables:
         except discord.NotFound:
             # The table message was deleted: post a new one so the game stays playable.
             new = await self._channel(s.row.channel_id).send(embeds=embeds, view=sendable(view))
-            await self.bot.store.set_table_message(s.id, new.id)
+            await self.bot.service.record_table_message(s.id, new.id)
         self._table_digests[s.id] = digest
 
     def note_table_digest(self, session_id: int, digest: str) -> None:
@@ -180,14 +191,23 @@ class Tables:
         digest = content_digest(panel)
         if player.dm_digest == digest and player.dm_stamp == panel.stamp:
             return
-        new_message = player.dm_message_id is None or player.dm_stamp != panel.stamp
-        if not new_message and player.dm_channel_id and player.dm_message_id:
+        # A new step (e.g. the next round's menu) is a new message, which notifies the player;
+        # the end of the game is shown in the last one.
+        new_message = player.dm_message_id is None or (
+            player.dm_stamp != panel.stamp and s.status == "active"
+        )
+        if player.dm_channel_id and player.dm_message_id:
             channel = self.bot.get_partial_messageable(
                 player.dm_channel_id, type=discord.ChannelType.private
             )
+            old = channel.get_partial_message(player.dm_message_id)
+            if new_message:
+                with contextlib.suppress(discord.HTTPException):  # close the old step's controls
+                    await old.edit(embed=closed_step_embed(s), view=None)
+        if not new_message and player.dm_channel_id and player.dm_message_id:
             try:
-                await channel.get_partial_message(player.dm_message_id).edit(embed=embed, view=view)
-                await self.bot.store.set_dm(
+                await old.edit(embed=embed, view=view)
+                await self.bot.service.record_dm(
                     s.id,
                     user_id,
                     channel_id=player.dm_channel_id,
@@ -202,7 +222,7 @@ class Tables:
             return  # nothing to tell by DM once the game is over
         sent = await self.send_dm(user_id, embed=embed, view=sendable(view))
         if sent is None:
-            await self.bot.store.set_dm(
+            await self.bot.service.record_dm(
                 s.id, user_id, channel_id=None, message_id=None, stamp=panel.stamp, digest=digest
             )
             if player.dm_stamp != panel.stamp:
@@ -211,7 +231,7 @@ class Tables:
                     allowed_mentions=discord.AllowedMentions(users=True),
                 )
             return
-        await self.bot.store.set_dm(
+        await self.bot.service.record_dm(
             s.id,
             user_id,
             channel_id=sent.channel.id,
@@ -219,19 +239,6 @@ class Tables:
             stamp=panel.stamp,
             digest=digest,
         )
-
-    async def note_dm_edited(self, s: Session, user_id: str, message_id: int, panel: Panel) -> None:
-        """The clicked DM was already edited by the interaction response: remember its digest."""
-        player = s.player(user_id)
-        if player is not None and player.dm_message_id == message_id:
-            await self.bot.store.set_dm(
-                s.id,
-                user_id,
-                channel_id=player.dm_channel_id,
-                message_id=message_id,
-                stamp=panel.stamp,
-                digest=content_digest(panel),
-            )
 
     async def send_dm(self, user_id: str, **kwargs: Any) -> discord.Message | None:
         """DM a user; None when their DMs are closed (403) or they cannot be reached."""
@@ -263,7 +270,7 @@ class Tables:
                 embed=embed_of(announcement, names),
                 allowed_mentions=discord.AllowedMentions(users=True),
             )
-            await self.bot.store.set_announced(s.id, s.row.announced + offset)
+            await self.bot.service.record_announced(s.id, s.row.announced + offset)
 
     async def post_notice(self, channel_id: int, text: str, ping: list[str] | None = None) -> None:
         content = " ".join(filter(None, [mention_line(ping or []), text]))

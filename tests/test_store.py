@@ -148,6 +148,7 @@ async def test_bad_moves_are_refused_and_change_nothing(service: SessionService)
 async def test_damaged_json_is_reported_and_left_alone(service: SessionService) -> None:
     s = await started(service)
     await service.store.raw_execute("UPDATE sessions SET state = '{not json' WHERE id = ?", (s.id,))
+    service.forget(s.id)  # as after a restart: the damage is found when the session is read
     before = await snapshot(service, s.id)
     with pytest.raises(DamagedSession, match="damaged"):
         await service.load(s.id)
@@ -239,3 +240,27 @@ async def test_many_sessions_at_once_never_share_a_transaction(service: SessionS
         assert stored.state == s.state
         assert await service.replay(s.id) == stored.state
         assert len(await service.store.actions(s.id)) == 40 or stored.status == "finished"
+
+
+async def test_a_stale_write_fails_alone_in_a_group_commit(service: SessionService) -> None:
+    a = await started(service, channel=801)
+    b = await started(service, channel=802)
+    assert a.state is not None and b.state is not None
+    store = service.store
+    stale = store.commit_state(
+        a.id, a.version - 1, state=a.state.model_dump_json(), status="active", new_actions=[]
+    )
+    good = store.commit_state(
+        b.id,
+        b.version,
+        state=b.state.model_dump_json(),
+        status="active",
+        new_actions=[],
+        keep_timers=True,
+    )
+    results = await asyncio.gather(stale, good, return_exceptions=True)
+    assert isinstance(results[0], StaleVersion)
+    assert results[1] is None
+    row_a, row_b = await store.get_session(a.id), await store.get_session(b.id)
+    assert row_a is not None and row_a.version == a.version
+    assert row_b is not None and row_b.version == b.version + 1
