@@ -218,13 +218,14 @@ def abandon_view(session_id: int) -> discord.ui.View:
     return view
 
 
-def closed_step_embed(s: Session) -> discord.Embed:
-    where = f"<#{s.row.channel_id}>"
-    return discord.Embed(
-        title=f"✅ {s.game.title} — done here",
-        description=f"That step is over: the table in {where} shows what happened, and your "
-        "next view arrives in a new message.",
-        colour=0x7A9E7E,
+def _synced_message(interaction: discord.Interaction[Any], s: Session) -> bool:
+    """Is the clicked message one the sync worker keeps up to date (the channel's table
+    message or a player's DM), rather than an ephemeral copy?"""
+    message = interaction.message
+    if message is None:
+        return False
+    return message.id == s.row.table_message_id or any(
+        p.dm_message_id == message.id for p in s.players
     )
 
 
@@ -242,10 +243,7 @@ class Controls:
         index = int(match["idx"])
         clicker = str(interaction.user.id)
 
-        shown_stamp = ""  # the stamp of the panel the click was made on
-
         def choose(s: Session) -> Any:
-            nonlocal shown_stamp
             """Runs under the session's lock: the click must match what the message showed."""
             if s.state is None or s.status == "lobby":
                 raise NotAllowed("The game hasn't started yet.")
@@ -260,7 +258,6 @@ class Controls:
                     raise NotAllowed("Those controls belong to another player.")
                 viewer = clicker
             panel = s.game.panel(s.state, viewer)
-            shown_stamp = panel.stamp
             if control_token(panel) != token or index >= len(panel.controls):
                 raise StaleVersion()
             control = panel.controls[index]
@@ -280,31 +277,40 @@ class Controls:
             await bot.send_fresh_view(interaction, sid, seat)
             return
         s = result.session
-        # The clicked message is updated by the response itself: record that first, then let
-        # the sync worker update everything else while the response goes out.
         if seat == "t":
-            embeds, view, digest = await bot.tables.table_payload(s)
-            bot.tables.note_table_digest(sid, digest)
-            bot.after_change(sid)
-            await interaction.response.edit_message(embeds=embeds, view=view)
+            await self._show_update(interaction, s, lambda: self._table(s))
         else:
-            embed, view, panel = bot.tables.private_payload(s, clicker)
-            me = s.player(clicker)
-            is_dm = (
-                me is not None
-                and interaction.message is not None
-                and interaction.message.id == me.dm_message_id
-            )
-            if is_dm and panel.stamp != shown_stamp:
-                # A new step began (e.g. the next round's menu): close this message and let the
-                # sync send the new view as a new DM, which notifies the player.
-                bot.after_change(sid)
-                await interaction.response.edit_message(embed=closed_step_embed(s), view=None)
-                return
-            if is_dm and interaction.message is not None:
-                await bot.tables.note_dm_edited(s, clicker, interaction.message.id, panel)
-            bot.after_change(sid)
-            await interaction.response.edit_message(embed=embed, view=view)
+            await self._show_update(interaction, s, lambda: self._private(s, clicker))
+
+    async def _show_update(
+        self,
+        interaction: discord.Interaction[Any],
+        s: Session,
+        render: Callable[[], Awaitable[tuple[list[discord.Embed], discord.ui.View | None]]],
+    ) -> None:
+        """Show the new state on the clicked message.
+
+        The table message and each player's DM have a single writer, the sync worker, so a
+        render of an older state can never land after a newer one: a click on them is only
+        acknowledged (deferred update) and the worker edits them, coalescing bursts. Any other
+        copy (an ephemeral from /game hand or /game status) is edited by the response itself.
+        """
+        self.bot.after_change(s.id)
+        if _synced_message(interaction, s):
+            await interaction.response.defer()
+        else:
+            embeds, view = await render()
+            await interaction.response.edit_message(embeds=embeds, view=view)
+
+    async def _table(self, s: Session) -> tuple[list[discord.Embed], discord.ui.View | None]:
+        embeds, view, _ = await self.bot.tables.table_payload(s)
+        return embeds, view
+
+    async def _private(
+        self, s: Session, user_id: str
+    ) -> tuple[list[discord.Embed], discord.ui.View | None]:
+        embed, view, _ = self.bot.tables.private_payload(s, user_id)
+        return [embed], view
 
     async def lobby_button(
         self, interaction: discord.Interaction[Any], match: re.Match[str], values: list[str]
@@ -322,10 +328,7 @@ class Controls:
             s = await bot.service.leave(sid, uid)
         else:
             s = await bot.service.start(sid, uid)
-        embeds, view, digest = await bot.tables.table_payload(s)
-        bot.tables.note_table_digest(sid, digest)
-        bot.after_change(sid)
-        await interaction.response.edit_message(embeds=embeds, view=view)
+        await self._show_update(interaction, s, lambda: self._table(s))
         if verb == "join" and s.game.has_secrets:
             await bot.check_dms(interaction, s)
 
@@ -341,9 +344,7 @@ class Controls:
             raise UserError("That option isn't offered.")
         value = choices_of(info)[int(index)][1]
         s = await bot.service.set_option(sid, str(interaction.user.id), name, value)
-        embeds, view, digest = await bot.tables.table_payload(s)
-        await interaction.response.edit_message(embeds=embeds, view=view)
-        bot.tables.note_table_digest(sid, digest)
+        await self._show_update(interaction, s, lambda: self._table(s))
 
     async def abandon_button(
         self, interaction: discord.Interaction[Any], match: re.Match[str], values: list[str]
@@ -364,7 +365,6 @@ class Controls:
             f"🧹 {interaction.user.display_name} abandoned this game of "
             f"{s.game.title}. `/game new` starts another.",
         )
-        bot.after_change(sid)
 
 
 __all__ = [

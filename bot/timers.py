@@ -43,6 +43,12 @@ class Scheduler:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
             self._task = None
+            # A clean stop: the bot is down from now, not from its last periodic heartbeat (up to
+            # HEARTBEAT_SECONDS earlier), so the refund at the next start is exact.
+            try:
+                await self._heartbeat(force=True)
+            except Exception:
+                log.warning("could not record the time of the stop", exc_info=True)
 
     def wake(self) -> None:
         self._wake.set()
@@ -103,6 +109,8 @@ class Scheduler:
             except UserError:
                 return
             deadline = next((t for t in await bot.store.timers(s.id) if t.kind == "deadline"), None)
+            if deadline is not None and deadline.due_at <= bot.clock():
+                return  # overdue (the bot was down): the move is played now, too late to remind
             await bot.tables.remind(s, deadline.due_at if deadline else timer.due_at)
             return
         try:

@@ -68,7 +68,9 @@ class Cond:
 
     def text(self) -> str:
         if self.kind == "next_to":
-            return f"must be next to a {type_name(self.target)} {type_icon(self.target)}"
+            name = type_name(self.target)
+            article = "an" if name[0] in "aeiou" else "a"  # "an orange alien"
+            return f"must be next to {article} {name} {type_icon(self.target)}"
         if self.kind == "not_next_to":
             if self.target == "alien":
                 return "must not be next to any other alien 👽"

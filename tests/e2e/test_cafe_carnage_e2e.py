@@ -14,7 +14,7 @@ import pytest
 
 from games.rng import Rng
 from tests.e2e.harness import World, ephemeral_text, normalise, open_game, world
-from tests.emulator import DiscordEmulator, Message
+from tests.emulator import DiscordEmulator, InteractionResult, Message
 
 GAME = "cafe-carnage"
 CONFIRM = "Confirm order & ballot"
@@ -28,14 +28,27 @@ async def order(w: World, user: int, rng: Rng | None, message: Message | None = 
         custom_id, options = current.selects()[index]
         value = options[rng.randint(0, len(options) - 1)][1] if rng else options[0][1]
         result = await w.emu.select(user, message.id, custom_id, [value])
-        assert result.type == 7, "a pick edits the private message in place"
+        await shows_update(w, result, message)
+        chosen = w.emu.get_message(message.id).find_component(custom_id)
+        assert chosen is not None
+        assert [o["value"] for o in chosen["options"] if o.get("default")] == [value]
     return w.emu.get_message(message.id)
+
+
+async def shows_update(w: World, result: InteractionResult, message: Message) -> None:
+    """A click on a DM is acknowledged at once (deferred update) and the bot's single writer
+    of that message edits it; an ephemeral copy is edited by the response itself."""
+    if message.ephemeral_to is None:
+        assert result.type == 6
+        await w.settle()
+    else:
+        assert result.type == 7
 
 
 async def confirm(w: World, user: int, message: Message) -> None:
     current = w.emu.get_message(message.id)
     result = await w.emu.click(user, message.id, current.button(CONFIRM))
-    assert result.type == 7
+    await shows_update(w, result, message)
 
 
 async def play_round(w: World, rng: Rng | None = None) -> None:
@@ -231,13 +244,15 @@ async def _secret_round(
         message = w.latest_dm(alice)
         for index, pick in enumerate(alice_picks):
             custom_id, options = w.emu.get_message(message.id).selects()[index]
-            await w.emu.select(alice, message.id, custom_id, [options[pick][1]])
+            await shows_update(
+                w, await w.emu.select(alice, message.id, custom_id, [options[pick][1]]), message
+            )
         await confirm(w, alice, message)
         message = w.latest_dm(bob)
         for index in range(4):
             custom_id, options = w.emu.get_message(message.id).selects()[index]
             value = options[bob_card][1] if index == 3 else options[0][1]
-            await w.emu.select(bob, message.id, custom_id, [value])
+            await shows_update(w, await w.emu.select(bob, message.id, custom_id, [value]), message)
         await confirm(w, bob, message)
         await confirm(w, carol, await order(w, carol, None))
         await w.settle()

@@ -1,0 +1,162 @@
+"""The bot under load: 100 concurrent Café Carnage sessions against the local Discord emulator.
+
+The bot runs as its own process (`python -m bot`, as in production); this process runs the
+emulator and plays every seat, each player clicking their picks and Confirm as fast as the
+clicks are acknowledged. Prints interactions/s, latency from INTERACTION_CREATE to the
+callback (p50/p99), and REST calls per round per player by kind. Run by hand:
+    .venv/bin/python bench/bot.py [--sessions 100] [--players 4] [--rounds 2]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import statistics
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from tests.emulator import DiscordEmulator, RestCall  # noqa: E402
+
+CONFIRM = "Confirm order & ballot"
+
+
+def kind_of(call: RestCall, dm_channels: set[str]) -> str:
+    method, path = call.method, call.path
+    if "/callback" in path:
+        return "interaction callback"
+    if path.startswith("/webhooks/"):
+        return "followup"
+    if path.endswith("/users/@me/channels"):
+        return "open DM channel"
+    channel = path.split("/")[3] if path.startswith("/api/") else path.split("/")[2]
+    where = "DM" if channel in dm_channels else "channel"
+    if method == "POST" and path.endswith("/messages"):
+        return f"{where} message sent"
+    if method == "PATCH":
+        return f"{where} message edited"
+    return f"{method} {path.split('?')[0]}"
+
+
+def new_menu(emu: DiscordEmulator, user: int, played: set[int]) -> int | None:
+    for message in reversed(emu.dm_messages(user)):
+        if message.id not in played and emu.get_message(message.id).selects():
+            return message.id
+    return None
+
+
+async def play_seat(
+    emu: DiscordEmulator, user: int, played: set[int], latencies: list[float]
+) -> None:
+    """Order and confirm in the player's new menu."""
+    message_id = new_menu(emu, user, played)
+    assert message_id is not None
+    played.add(message_id)
+    message = emu.get_message(message_id)
+    for index in range(4):
+        custom_id, options = emu.get_message(message.id).selects()[index]
+        result = await emu.select(user, message.id, custom_id, [options[0][1]])
+        latencies.append(result.latency)
+        if result.type != 7:
+            assert result.message is not None
+            print("refused:", result.message.current_text()[:200])
+    result = await emu.click(user, message.id, emu.get_message(message.id).button(CONFIRM))
+    latencies.append(result.latency)
+
+
+async def wait_for_menus(emu: DiscordEmulator, users: list[int], played: set[int]) -> None:
+    await emu.wait_until(lambda: all(new_menu(emu, u, played) for u in users), timeout=120)
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--sessions", type=int, default=100)
+    parser.add_argument("--players", type=int, default=4)
+    parser.add_argument("--rounds", type=int, default=2)
+    args = parser.parse_args()
+
+    async with DiscordEmulator() as emu:
+        guild = emu.add_guild("Bench")
+        tables = []
+        for n in range(args.sessions):
+            channel = emu.add_text_channel(guild, f"table-{n}")
+            users = [emu.add_user(f"p{n}-{i}", guild=guild) for i in range(args.players)]
+            tables.append((channel, users))
+        with tempfile.TemporaryDirectory(prefix="cafebot-bench-") as tmp:
+            env = {
+                k: v for k, v in os.environ.items() if not k.startswith(("CAFEBOT_", "DISCORD_"))
+            }
+            env |= emu.env() | {
+                "CAFEBOT_DATABASE_PATH": str(Path(tmp) / "bench.sqlite3"),
+                "CAFEBOT_GUILD_READY_TIMEOUT": "0.05",
+                "CAFEBOT_DEV_GUILD_ID": str(guild),
+                "CAFEBOT_LOG_LEVEL": os.environ.get("BENCH_LOG_LEVEL", "WARNING"),
+                "PYTHONPATH": str(ROOT),
+            }
+            bot = await asyncio.create_subprocess_exec(
+                sys.executable, "-m", "bot", cwd=tmp, env=env
+            )
+            try:
+                await emu.wait_for_bot_ready(timeout=60)
+
+                async def open_table(channel: int, users: list[int]) -> None:
+                    result = await emu.slash(
+                        users[0], channel, "game new", {"game": "cafe-carnage"}
+                    )
+                    table = await result.final()
+                    for user in users[1:]:
+                        await emu.click(user, table.id, emu.get_message(table.id).button("Join"))
+                    await emu.click(users[0], table.id, emu.get_message(table.id).button("Start"))
+
+                await asyncio.gather(*(open_table(c, u) for c, u in tables))
+                everyone = [u for _, users in tables for u in users]
+                played: set[int] = set()
+                await wait_for_menus(emu, everyone, played)
+                dm_channels = {str(emu.dm_channel_id(u)) for u in everyone}
+
+                latencies: list[float] = []
+                calls_before = len(emu.rest_calls)
+                started = time.perf_counter()
+                for round_number in range(1, args.rounds + 1):
+                    await asyncio.gather(*(play_seat(emu, u, played, latencies) for u in everyone))
+                    if round_number < args.rounds:
+                        await wait_for_menus(emu, everyone, played)
+                elapsed = time.perf_counter() - started
+                # Let the last round's reveals, table edits and new DMs go out.
+                await wait_for_menus(emu, everyone, played)
+                await asyncio.sleep(1.0)
+                calls = emu.rest_calls[calls_before:]
+            finally:
+                bot.terminate()
+                await bot.wait()
+        emu.assert_clean()
+
+    seats = len(everyone) * args.rounds
+    kinds = Counter(kind_of(c, dm_channels) for c in calls)
+    clicks = len(latencies)
+    print(
+        f"{args.sessions} sessions × {args.players} players × {args.rounds} rounds, bot in its own process"
+    )
+    print(f"interactions: {clicks} in {elapsed:.1f} s = {clicks / elapsed:.0f}/s")
+    q = statistics.quantiles(latencies, n=100)
+    print(
+        f"INTERACTION_CREATE → callback: p50 {q[49] * 1000:.1f} ms, p99 {q[98] * 1000:.1f} ms, max {max(latencies) * 1000:.1f} ms"
+    )
+    print(
+        f"REST calls per round per player: {len(calls) / seats:.2f} ({len(calls)} in all), of which:"
+    )
+    for kind, count in kinds.most_common():
+        print(f"  {kind:<28}{count / seats:6.2f}")
+    print(
+        f"clicks per round per player: {clicks / seats:.0f} (so callbacks alone are {clicks / seats:.0f})"
+    )
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
