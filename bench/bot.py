@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import signal
 import statistics
 import sys
 import tempfile
@@ -51,6 +52,25 @@ def new_menu(emu: DiscordEmulator, user: int, played: set[int]) -> int | None:
     return None
 
 
+class Pace:
+    """Open-loop arrivals: clicks leave at ``rate`` per second in all (0: as fast as acked)."""
+
+    def __init__(self, rate: float) -> None:
+        self.rate = rate
+        self.next_slot = 0.0
+
+    async def wait(self) -> None:
+        if self.rate <= 0:
+            return
+        now = time.perf_counter()
+        slot = max(now, self.next_slot)
+        self.next_slot = slot + 1 / self.rate
+        await asyncio.sleep(slot - now)
+
+
+PACE = Pace(0)
+
+
 async def play_seat(
     emu: DiscordEmulator, user: int, played: set[int], latencies: list[float]
 ) -> None:
@@ -61,11 +81,19 @@ async def play_seat(
     message = emu.get_message(message_id)
     for index in range(4):
         custom_id, options = emu.get_message(message.id).selects()[index]
+        await PACE.wait()
         result = await emu.select(user, message.id, custom_id, [options[0][1]])
         latencies.append(result.latency)
-        if result.type != 7:
-            assert result.message is not None
-            print("refused:", result.message.current_text()[:200])
+        if result.type != 6:
+            print("refused:", result.message.current_text()[:200] if result.message else result)
+
+    def confirm_enabled() -> bool:
+        buttons = emu.get_message(message.id).buttons()
+        return any(label == CONFIRM and not disabled for label, _, disabled in buttons)
+
+    # As a player would: Confirm once the DM shows all four choices made.
+    await emu.wait_until(confirm_enabled, timeout=60)
+    await PACE.wait()
     result = await emu.click(user, message.id, emu.get_message(message.id).button(CONFIRM))
     latencies.append(result.latency)
 
@@ -79,6 +107,16 @@ async def main() -> None:
     parser.add_argument("--sessions", type=int, default=100)
     parser.add_argument("--players", type=int, default=4)
     parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument(
+        "--in-flight",
+        choices=["session", "player"],
+        default="session",
+        help="session: one click in flight per session (the players of a table take turns); "
+        "player: every player clicks at once",
+    )
+    parser.add_argument(
+        "--rate", type=float, default=0, help="clicks per second in all (0: as fast as acked)"
+    )
     args = parser.parse_args()
 
     async with DiscordEmulator() as emu:
@@ -99,9 +137,9 @@ async def main() -> None:
                 "CAFEBOT_LOG_LEVEL": os.environ.get("BENCH_LOG_LEVEL", "WARNING"),
                 "PYTHONPATH": str(ROOT),
             }
-            bot = await asyncio.create_subprocess_exec(
-                sys.executable, "-m", "bot", cwd=tmp, env=env
-            )
+            profile = os.environ.get("BENCH_PROFILE")  # a path: run the bot under cProfile
+            command = ["-m", "cProfile", "-o", profile, "-m", "bot"] if profile else ["-m", "bot"]
+            bot = await asyncio.create_subprocess_exec(sys.executable, *command, cwd=tmp, env=env)
             try:
                 await emu.wait_for_bot_ready(timeout=60)
 
@@ -120,11 +158,22 @@ async def main() -> None:
                 await wait_for_menus(emu, everyone, played)
                 dm_channels = {str(emu.dm_channel_id(u)) for u in everyone}
 
+                PACE.rate = args.rate
                 latencies: list[float] = []
                 calls_before = len(emu.rest_calls)
                 started = time.perf_counter()
                 for round_number in range(1, args.rounds + 1):
-                    await asyncio.gather(*(play_seat(emu, u, played, latencies) for u in everyone))
+                    if args.in_flight == "player":
+                        await asyncio.gather(
+                            *(play_seat(emu, u, played, latencies) for u in everyone)
+                        )
+                    else:
+
+                        async def play_table(users: list[int]) -> None:
+                            for user in users:
+                                await play_seat(emu, user, played, latencies)
+
+                        await asyncio.gather(*(play_table(users) for _, users in tables))
                     if round_number < args.rounds:
                         await wait_for_menus(emu, everyone, played)
                 elapsed = time.perf_counter() - started
@@ -133,15 +182,17 @@ async def main() -> None:
                 await asyncio.sleep(1.0)
                 calls = emu.rest_calls[calls_before:]
             finally:
-                bot.terminate()
+                bot.send_signal(signal.SIGINT)  # a clean stop (writes the profile, if any)
                 await bot.wait()
         emu.assert_clean()
 
     seats = len(everyone) * args.rounds
     kinds = Counter(kind_of(c, dm_channels) for c in calls)
     clicks = len(latencies)
+    pace = f"clicks arriving at {args.rate:.0f}/s" if args.rate else "clicks as fast as acked"
     print(
-        f"{args.sessions} sessions × {args.players} players × {args.rounds} rounds, bot in its own process"
+        f"{args.sessions} sessions × {args.players} players × {args.rounds} rounds, bot in its own "
+        f"process, one click in flight per {args.in_flight}, {pace}"
     )
     print(f"interactions: {clicks} in {elapsed:.1f} s = {clicks / elapsed:.0f}/s")
     q = statistics.quantiles(latencies, n=100)

@@ -41,6 +41,13 @@ class Settings(BaseSettings):
     discord_api_base: str | None = Field(default=None)
     discord_gateway: str | None = Field(default=None)
     guild_ready_timeout: float = Field(default=2.0, ge=0)
+    table_edit_interval: float = Field(
+        default=1.0,
+        ge=0,
+        le=60,
+        description="Seconds between edits of a table message (Discord rate-limits channel "
+        "message edits); changes in between are shown together.",
+    )
 
     @classmethod
     def settings_customise_sources(

@@ -241,9 +241,13 @@ class Store:
                     future.set_exception(outcome)
 
     async def _write(self, sql: str, args: Iterable[Any] = ()) -> None:
-        """One statement in its own (autocommit) transaction."""
-        async with self._lock:
-            await self._conn.execute(sql, tuple(args))
+        """One statement, committed with whatever else is being written (group commit)."""
+        params = tuple(args)
+
+        async def write(db: aiosqlite.Connection) -> None:
+            await db.execute(sql, params)
+
+        await self._group_commit(write)
 
     # -- reads -----------------------------------------------------------------------------------
     # execute_fetchall is one trip to the database thread (execute + fetch + close are three).

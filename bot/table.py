@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from typing import TYPE_CHECKING, Any
 
 import discord
@@ -49,7 +50,11 @@ class Tables:
         self._dirty: set[int] = set()
         self._workers: dict[int, asyncio.Task[None]] = {}
         self._table_digests: dict[int, str] = {}  # what each table message shows now
+        self._table_edited_at: dict[int, float] = {}
+        self._delayed: dict[int, asyncio.TimerHandle] = {}  # table edits waiting their turn
         self._dm_channels: dict[str, int] = {}
+        # Whether each player's current DM shows controls (unknown after a restart: assume so).
+        self._dm_controls: dict[tuple[int, str], bool] = {}
 
     # -- scheduling ------------------------------------------------------------------------------
     def request_sync(self, session_id: int) -> None:
@@ -69,9 +74,12 @@ class Tables:
             self._workers.pop(session_id, None)
 
     async def idle(self) -> None:
-        """Wait until every pending sync is done (tests and shutdown use it)."""
-        while self._workers:
-            await asyncio.gather(*list(self._workers.values()), return_exceptions=True)
+        """Wait until every pending sync is done, delayed table edits included."""
+        while self._workers or self._delayed:
+            if self._workers:
+                await asyncio.gather(*list(self._workers.values()), return_exceptions=True)
+            else:
+                await asyncio.sleep(0.01)
 
     # -- payloads --------------------------------------------------------------------------------
     def lobby_payload(self, s: Session) -> tuple[discord.Embed, discord.ui.View]:
@@ -172,14 +180,28 @@ class Tables:
             return
         if self._table_digests.get(s.id) == digest:
             return
+        interval = self.bot.settings.table_edit_interval
+        wait = self._table_edited_at.get(s.id, -interval) + interval - time.monotonic()
+        if wait > 0 and s.status == "active":
+            # Edited less than `interval` ago: show this (and whatever follows) a bit later.
+            if s.id not in self._delayed:
+                self._delayed[s.id] = asyncio.get_running_loop().call_later(
+                    wait, self._delayed_sync, s.id
+                )
+            return
+        self._table_edited_at[s.id] = time.monotonic()
         message = self._channel(s.row.channel_id).get_partial_message(s.row.table_message_id)
         try:
-            await message.edit(embeds=embeds, view=view)
+            await self._edit(s.row.channel_id, message.id, embeds=embeds, view=view)
         except discord.NotFound:
             # The table message was deleted: post a new one so the game stays playable.
             new = await self._channel(s.row.channel_id).send(embeds=embeds, view=sendable(view))
             await self.bot.service.record_table_message(s.id, new.id)
         self._table_digests[s.id] = digest
+
+    def _delayed_sync(self, session_id: int) -> None:
+        self._delayed.pop(session_id, None)
+        self.request_sync(session_id)
 
     def note_table_digest(self, session_id: int, digest: str) -> None:
         self._table_digests[session_id] = digest
@@ -201,12 +223,15 @@ class Tables:
                 player.dm_channel_id, type=discord.ChannelType.private
             )
             old = channel.get_partial_message(player.dm_message_id)
-            if new_message:
+            if new_message and self._dm_controls.get((s.id, user_id), True):
                 with contextlib.suppress(discord.HTTPException):  # close the old step's controls
-                    await old.edit(embed=closed_step_embed(s), view=None)
+                    await self._edit(
+                        player.dm_channel_id, old.id, embeds=[closed_step_embed(s)], view=None
+                    )
         if not new_message and player.dm_channel_id and player.dm_message_id:
             try:
-                await old.edit(embed=embed, view=view)
+                await self._edit(player.dm_channel_id, old.id, embeds=[embed], view=view)
+                self._dm_controls[(s.id, user_id)] = bool(panel.controls)
                 await self.bot.service.record_dm(
                     s.id,
                     user_id,
@@ -221,6 +246,7 @@ class Tables:
         if s.status != "active" and player.dm_message_id is None:
             return  # nothing to tell by DM once the game is over
         sent = await self.send_dm(user_id, embed=embed, view=sendable(view))
+        self._dm_controls[(s.id, user_id)] = sent is not None and bool(panel.controls)
         if sent is None:
             await self.bot.service.record_dm(
                 s.id, user_id, channel_id=None, message_id=None, stamp=panel.stamp, digest=digest
@@ -239,6 +265,20 @@ class Tables:
             stamp=panel.stamp,
             digest=digest,
         )
+
+    async def _edit(
+        self,
+        channel_id: int,
+        message_id: int,
+        *,
+        embeds: list[discord.Embed],
+        view: discord.ui.View | None,
+    ) -> None:
+        """Edit through discord.py's HTTP layer: the same request as Message.edit, without
+        building a Message (and every component in it) from the response we do not use."""
+        params = discord.http.handle_message_parameters(embeds=embeds, view=view)
+        with params:
+            await self.bot.http.edit_message(channel_id, message_id, params=params)
 
     async def send_dm(self, user_id: str, **kwargs: Any) -> discord.Message | None:
         """DM a user; None when their DMs are closed (403) or they cannot be reached."""

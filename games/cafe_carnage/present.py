@@ -382,7 +382,12 @@ def player_panel(state: CafeState, p: PlayerId) -> Panel:
         )
     controls: list[Button | Select] = []
     if p in state.confirmed:
-        description = f"{me}\n✅ **Confirmed** — waiting for {names(waiting_for(state))}."
+        # Who is still choosing is on the channel's table message: keeping it out of here means
+        # this DM is not edited every time someone else confirms.
+        description = (
+            f"{me}\n✅ **Confirmed** — dinner is revealed in the channel once everyone has "
+            "ordered; the table message shows who we're waiting for."
+        )
     else:
         gaps = missing(state, p)
         description = (

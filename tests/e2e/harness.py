@@ -37,6 +37,7 @@ class World:
     db_path: Path
     clock: Clock = field(default_factory=Clock)
     seed: int = 20261122  # every game's seed: two worlds deal the same cards
+    table_edit_interval: float = 0.0
     bot: CafeBot | None = None
 
     @property
@@ -46,7 +47,11 @@ class World:
 
     def new_bot(self) -> CafeBot:
         settings = Settings(
-            discord_token="emulated", database_path=self.db_path, guild_ready_timeout=0.05
+            discord_token="emulated",
+            database_path=self.db_path,
+            guild_ready_timeout=0.05,
+            # Every change shows at once by default: tests read the table after each move.
+            table_edit_interval=self.table_edit_interval,
         )
         return CafeBot(settings, clock=self.clock, new_seed=lambda: self.seed)
 

@@ -399,3 +399,42 @@ async def test_lobby_refusals(tmp_path: Path, user_index: int) -> None:
         assert "abandoned" in (done.message.current_text() if done.message else "")
         await w.settle()
         assert "lobby closed" in w.emu.get_message(table.id).current_text()
+
+
+async def test_table_edits_are_spaced_and_coalesced(tmp_path: Path) -> None:
+    """Discord rate-limits channel message edits: changes within the interval are shown
+    together in one later edit, and the table ends up showing the latest state."""
+    async with world(tmp_path, 4) as w:
+        w.table_edit_interval = 0.5
+        async with w.bot_running():
+            table = await open_game(w, GAME)
+            before = len(w.emu.rest_calls)
+            for user in w.users:  # 20 clicks in quick succession, each once the DM shows it
+                message = w.latest_dm(user)
+                for index in range(4):
+                    custom_id, options = w.emu.get_message(message.id).selects()[index]
+                    await w.emu.select(user, message.id, custom_id, [options[0][1]])
+
+                    def picked(cid: str = custom_id, mid: int = message.id) -> bool:
+                        select = w.emu.get_message(mid).find_component(cid)
+                        return select is not None and any(
+                            o.get("default") for o in select["options"]
+                        )
+
+                    await w.emu.wait_until(picked)
+                await w.emu.wait_until(
+                    lambda m=message: any(
+                        label == CONFIRM and not off
+                        for label, _, off in w.emu.get_message(m.id).buttons()
+                    )
+                )
+                await w.emu.click(user, message.id, w.emu.get_message(message.id).button(CONFIRM))
+            await w.settle()
+            path = f"/channels/{w.channel}/messages/{table.id}"
+            edits = [
+                c
+                for c in w.emu.rest_calls[before:]
+                if c.method == "PATCH" and c.path.endswith(path)
+            ]
+            assert 1 <= len(edits) <= 4, f"{len(edits)} table edits for 20 clicks"
+            assert "round 2/5" in w.emu.get_message(table.id).current_text()

@@ -847,7 +847,11 @@ def test_private_panel_layout() -> None:
     assert not confirm.disabled and confirm.action == {"type": "confirm"}
     state = apply(GAME, state, "a", Confirm())
     panel = GAME.panel(state, "a")
-    assert panel.controls == [] and "Confirmed** — waiting for {p:b}, {p:c}" in panel.description
+    assert panel.controls == [] and "**Confirmed**" in panel.description
+    # Others confirming does not change a confirmed player's panel (no DM edit for them).
+    b_state = apply(GAME, state, "b", AutoPlay())
+    assert "b" in b_state.confirmed
+    assert GAME.panel(b_state, "a") == panel
     state = autoplay_round_rest(state)
     assert GAME.panel(state, "a").stamp == "round-2"
 
