@@ -1,9 +1,10 @@
 """Buttons and selects that survive restarts: DynamicItems whose custom_ids carry all they need.
 
 custom_id formats (≤ 100 characters):
-- ``cb:g:{session}:{seat}:{token}:{index}`` a game control; seat is ``t`` for the table message or
-  the seat number of the private panel it belongs to; token identifies what each index did when
-  the message was rendered; a select's value is the option's index.
+- ``cb:g:{session}:{seat}:{key}:{index}`` a game control; seat is ``t`` for the table message or
+  the seat number of the private panel it belongs to; key names the button's move in its step
+  (render.action_key), index keeps custom_ids unique; a select option's value is its move's key.
+  A click is applied only if that move is still offered, in the same step, to that viewer.
 - ``cb:l:{session}:{verb}`` lobby and table buttons (join, leave, start, hand).
 - ``cb:o:{session}`` the lobby's option selects (value: ``{option}:{index}``).
 - ``cb:a:{session}:{verb}`` the abandon confirmation (yes / no).
@@ -23,7 +24,7 @@ import discord
 
 from bot.errors import NotAllowed, StaleVersion, UserError
 from bot.options import choices_of, option_fields
-from bot.render import content_digest, control_token
+from bot.render import content_digest, find_action
 from bot.sessions import Session
 from games.presentation import Select
 
@@ -32,7 +33,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-GAME_ID = r"cb:g:(?P<sid>\d{1,18}):(?P<seat>t|\d{1,2}):(?P<token>[0-9a-f]{8}):(?P<idx>\d{1,2})"
+GAME_ID = r"cb:g:(?P<sid>\d{1,18}):(?P<seat>t|\d{1,2}):(?P<key>[0-9a-f]{10}):(?P<idx>\d{1,2})"
 LOBBY_ID = r"cb:l:(?P<sid>\d{1,18}):(?P<verb>join|leave|start|hand)"
 OPTION_ID = r"cb:o:(?P<sid>\d{1,18}):(?P<n>\d)"
 ABANDON_ID = r"cb:a:(?P<sid>\d{1,18}):(?P<verb>yes|no)"
@@ -239,8 +240,7 @@ class Controls:
         self, interaction: discord.Interaction[Any], match: re.Match[str], values: list[str]
     ) -> None:
         bot = self.bot
-        sid, seat, token = int(match["sid"]), match["seat"], match["token"]
-        index = int(match["idx"])
+        sid, seat, key = int(match["sid"]), match["seat"], match["key"]
         clicker = str(interaction.user.id)
 
         def choose(s: Session) -> Any:
@@ -258,18 +258,14 @@ class Controls:
                     raise NotAllowed("Those controls belong to another player.")
                 viewer = clicker
             panel = s.game.panel(s.state, viewer)
-            if control_token(panel) != token or index >= len(panel.controls):
+            # The clicked move must still be offered (in this step) to whoever it was shown to.
+            if values:
+                action = find_action(panel, values[0], in_select=True) if len(values) == 1 else None
+            else:
+                action = find_action(panel, key, in_select=False)
+            if action is None:
                 raise StaleVersion()
-            control = panel.controls[index]
-            if isinstance(control, Select):
-                if (
-                    len(values) != 1
-                    or not values[0].isdigit()
-                    or int(values[0]) >= len(control.options)
-                ):
-                    raise UserError("That choice isn't on the menu.")
-                return control.options[int(values[0])].action
-            return control.action
+            return action
 
         try:
             result = await bot.service.act_with(sid, clicker, choose)

@@ -34,15 +34,26 @@ def names_in(text: str, names: Mapping[str, str]) -> str:
     return PLAYER_TOKEN.sub(lambda m: names.get(m.group(1), "someone"), text)
 
 
-def control_token(panel: Panel) -> str:
-    """Identifies what each control index does; a click with another token is outdated."""
-    actions: list[Any] = [panel.stamp]
+def action_key(stamp: str, action: Any) -> str:
+    """Names one move offered in one step: a click stays valid while the same move is still
+    offered in the same step (other changes to the panel do not outdate it), and a control
+    from an earlier step (another stamp) never matches."""
+    return _digest([stamp, action])[:10]
+
+
+def find_action(panel: Panel, key: str, *, in_select: bool) -> dict[str, Any] | None:
+    """The action of the enabled button (or select option) whose key is ``key``, if offered."""
     for control in panel.controls:
-        if isinstance(control, Button):
-            actions.append(control.action)
-        else:
-            actions.append([o.action for o in control.options])
-    return _digest(actions)[:8]
+        if control.disabled:
+            continue
+        if isinstance(control, Button) and not in_select:
+            if action_key(panel.stamp, control.action) == key:
+                return control.action
+        elif isinstance(control, Select) and in_select:
+            for option in control.options:
+                if action_key(panel.stamp, option.action) == key:
+                    return option.action
+    return None
 
 
 def content_digest(panel: Panel, extra: str = "") -> str:
@@ -90,15 +101,19 @@ def game_view(
     seat: str,
     extra: list[discord.ui.Item[discord.ui.View]] | None = None,
 ) -> discord.ui.View | None:
-    """A view of DynamicItems whose custom_ids carry session, seat, control token and index."""
+    """A view of DynamicItems. A button's custom_id carries the session, the seat, its move's
+    key and its index (unique in the message); a select option's value is its move's key."""
     from bot.components import GameButton, GameSelect
 
-    token = control_token(panel)
     view = discord.ui.View(timeout=None)
     rows = control_rows(panel)
     for row_number, row in enumerate(rows[:5]):
         for index, control in row:
-            custom_id = f"cb:g:{session_id}:{seat}:{token}:{index}"
+            if isinstance(control, Button):
+                key = action_key(panel.stamp, control.action)
+            else:
+                key = action_key(panel.stamp, control.placeholder)
+            custom_id = f"cb:g:{session_id}:{seat}:{key}:{index}"
             if isinstance(control, Button):
                 button: discord.ui.Button[discord.ui.View] = discord.ui.Button(
                     label=names_in(control.label, names)[:80],
@@ -118,12 +133,12 @@ def game_view(
                     options=[
                         discord.SelectOption(
                             label=names_in(o.label, names)[:100],
-                            value=str(i),
+                            value=action_key(panel.stamp, o.action),
                             description=names_in(o.description, names)[:100] or None,
                             emoji=o.emoji,
                             default=o.default,
                         )
-                        for i, o in enumerate(control.options[:25])
+                        for o in control.options[:25]
                     ],
                 )
                 view.add_item(GameSelect(select))

@@ -180,6 +180,9 @@ def panel_problems(panel: Panel | Announcement) -> list[str]:
                     problems.append(f"select has {len(control.options)} options (1-{MAX_OPTIONS})")
                 if len(control.placeholder) > MAX_PLACEHOLDER:
                     problems.append("select placeholder too long")
+                actions = [repr(sorted(o.action.items())) for o in control.options]
+                if len(set(actions)) != len(actions):
+                    problems.append(f"select {control.placeholder!r} offers the same move twice")
                 for option in control.options:
                     if not option.label or size(option.label) > MAX_LABEL:
                         problems.append(f"option label {option.label!r} empty or too long")

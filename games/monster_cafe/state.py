@@ -19,6 +19,7 @@ TIMEOUT_CHOICES: dict[str, int] = {
     "6 h": 21600,
     "24 h": 86400,
     "48 h": 172800,
+    "7 days": 604800,
 }
 
 
@@ -26,7 +27,7 @@ class MonsterCafeOptions(BaseModel):
     turn_timeout: int = Field(
         default=86400,
         ge=60,
-        le=172800,
+        le=604800,  # a week, like the other games: a turn a day over a week still works
         description="Seconds a player has for a turn before the bot plays it for them.",
         json_schema_extra={"choices": {label: secs for label, secs in TIMEOUT_CHOICES.items()}},
     )

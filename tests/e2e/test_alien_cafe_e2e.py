@@ -573,7 +573,7 @@ async def test_forged_stale_and_impossible_clicks_are_refused_and_change_nothing
             bad = await w.emu.forge_component(
                 alice, dm_a.id, select_id, component_type=3, values=[value]
             )
-            assert "isn't on the menu" in ephemeral_text(bad)
+            assert "moved on" in ephemeral_text(bad), "refused, with the current view"
         beyond = cell_id(dm_a, 0).rsplit(":", 1)[0] + ":24"
         assert (await w.emu.forge_component(alice, dm_a.id, beyond)).ephemeral
         assert await bot.store.actions(1) == before
@@ -711,3 +711,40 @@ async def test_a_solo_game_starts_and_its_dm_works(tmp_path: Path) -> None:
         assert first.success == (first.scores[str(alice)] >= TARGET)
         assert "Keep level 2" in str(w.latest_dm(alice).buttons())
         assert await bot.service.replay(1) == (await bot.service.load(1)).state
+
+
+async def test_a_view_outdated_by_someone_elses_move_still_works(tmp_path: Path) -> None:
+    """Real-time play: Bob's give changes Alice's panel while she looks at an older copy of it.
+    A move that copy offers and that is still on offer is applied; one that is no longer on
+    offer (the tile she gave away) is refused with the current view."""
+    async with world(tmp_path, 2) as w, w.bot_running() as bot:
+        alice, bob = w.users
+        a, b = str(alice), str(bob)
+        await open_game(w, GAME)
+        await start_service(w)
+        old = await w.emu.slash(alice, w.channel, "game hand")  # Alice's view, now
+        assert old.message is not None
+        bob_tile = (await game_state(w)).seats[b].hand[0]
+        await perform(w, bob, service_dm(w, bob), GiveAction(tile=bob_tile, to=a))
+        assert bob_tile in (await game_state(w)).seats[a].hand
+        # Alice's old copy: Draw is still offered, so it works although her panel changed.
+        hand_before = len((await game_state(w)).seats[a].hand)
+        drawn = await w.emu.click(alice, old.message.id, old.message.button("Draw 👽"))
+        assert drawn.type == 7, "the copy is an ephemeral: the response edits it"
+        assert len((await game_state(w)).seats[a].hand) == hand_before + 1
+        # Alice gives away a tile from her DM; the old copy's "hold that tile" is then refused.
+        state = await game_state(w)
+        faces = [TILES[t].label for t in state.seats[a].hand]
+        gift = next(
+            t
+            for t in state.seats[a].hand
+            if t != bob_tile and not t.startswith("X") and faces.count(TILES[t].label) == 1
+        )
+        copy = w.emu.get_message(old.message.id)  # as the copy shows now, before the give
+        await perform(w, alice, service_dm(w, alice), GiveAction(tile=gift, to=b))
+        before = await bot.store.actions(1)
+        select_id, _ = the_select(copy)
+        value = option_value(copy, f"Hold {TILES[gift].label}", exact_hold=True)
+        stale = await w.emu.select(alice, copy.id, select_id, [value])
+        assert "moved on" in ephemeral_text(stale)
+        assert await bot.store.actions(1) == before

@@ -641,9 +641,9 @@ def test_ties_share_the_win() -> None:
 def test_options_default_choices_and_bounds() -> None:
     assert MonsterCafeOptions().turn_timeout == 86400
     schema = MonsterCafeOptions.model_json_schema()["properties"]["turn_timeout"]
-    assert schema["choices"]["1 min"] == 60 and schema["choices"]["48 h"] == 172800
-    assert len(schema["choices"]) == 8
-    for bad in (59, 172801):
+    assert schema["choices"]["1 min"] == 60 and schema["choices"]["7 days"] == 604800
+    assert len(schema["choices"]) == 9
+    for bad in (59, 604801):
         with pytest.raises(ValidationError):
             MonsterCafeOptions(turn_timeout=bad)
     with pytest.raises(IllegalAction, match="turn_timeout"):
