@@ -21,6 +21,7 @@ from bot.sessions import SessionService
 from bot.store import NewerDatabase, Store
 from bot.table import DM_CLOSED_HELP, Tables
 from bot.timers import Scheduler
+from games.presentation import PLAYER_TOKEN
 
 log = logging.getLogger("cafebot")
 
@@ -113,7 +114,9 @@ class CafeBot(commands.Bot):
         if isinstance(exc, discord.app_commands.CommandInvokeError):
             exc = exc.original
         if isinstance(exc, UserError):
-            text = f"⚠️ {exc.message}"
+            # Players named in a refusal ("waiting for {p:ID}") are shown as mentions; the
+            # answer is ephemeral, so nobody is pinged.
+            text = "⚠️ " + PLAYER_TOKEN.sub(lambda m: f"<@{m.group(1)}>", exc.message)
         elif isinstance(exc, discord.app_commands.CheckFailure):
             text = "⚠️ You can't use that here."
         else:
@@ -138,7 +141,7 @@ class CafeBot(commands.Bot):
         s = await self.service.load(session_id)
         uid = str(interaction.user.id)
         if s.player(uid) is None:
-            await self.reply(interaction, "You're not playing in this game.")
+            await self.reply(interaction, "⚠️ You're not playing in this game.")
             return
         if s.state is None:
             await self.reply(

@@ -57,7 +57,7 @@ class GameCommands(app_commands.Group):
     @app_commands.command(name="new", description="Open a lobby for a new game in this channel")
     @app_commands.describe(
         game="Which game to play",
-        timeout="How long the table waits for a player before playing a default move",
+        timeout="How long the table waits for each player (each round, in real-time games) before moving on",
         setting="A game option, e.g. no_repeats=on (more can be set in the lobby)",
     )
     @app_commands.choices(game=GAME_CHOICES)

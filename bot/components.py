@@ -171,7 +171,9 @@ def _button(
 
 def hand_button(session_id: int) -> discord.ui.Item[discord.ui.View]:
     return LobbyButton(  # type: ignore[return-value]
-        _button(f"cb:l:{session_id}:hand", "Show my hand", discord.ButtonStyle.secondary, emoji="🂠")
+        _button(
+            f"cb:l:{session_id}:hand", "Show my hand", discord.ButtonStyle.secondary, emoji="✋"
+        )
     )
 
 

@@ -39,11 +39,23 @@ def timer_field(game: Game[Any, Any]) -> str | None:
     return next((n for n in TIMER_OPTION_NAMES if n in game.Options.model_fields), None)
 
 
-def label_of(info: FieldInfo, value: Any) -> str:
+def label_of(info: FieldInfo, value: Any, name: str = "") -> str:
     for label, v in choices_of(info):
         if v == value:
             return label
+    if name in TIMER_OPTION_NAMES and isinstance(value, int):
+        return duration(value)
     return str(value)
+
+
+def duration(seconds: int) -> str:
+    """3600 → "1 h", 90 → "1 min 30 s", 172800 → "2 days"."""
+    parts = []
+    for unit, size in (("days", 86400), ("h", 3600), ("min", 60), ("s", 1)):
+        count, seconds = divmod(seconds, size)
+        if count:
+            parts.append(f"{count} {'day' if unit == 'days' and count == 1 else unit}")
+    return " ".join(parts) or "0 s"
 
 
 def title_of(name: str) -> str:
@@ -54,7 +66,7 @@ def describe_options(game: Game[Any, Any], options: BaseModel) -> str:
     lines = []
     for name, info in game.Options.model_fields.items():
         value = getattr(options, name)
-        text = f"**{title_of(name)}**: {label_of(info, value)}"
+        text = f"**{title_of(name)}**: {label_of(info, value, name)}"
         if info.description:
             text += f" — {info.description}"
         lines.append(text[:200])
@@ -68,7 +80,7 @@ def lobby_option_controls(game: Game[Any, Any], options: BaseModel) -> list[Sele
         current = getattr(options, name)
         selects.append(
             Select(
-                placeholder=f"{title_of(name)}: {label_of(info, current)}",
+                placeholder=f"{title_of(name)}: {label_of(info, current, name)}",
                 options=[
                     Option(
                         label=f"{title_of(name)}: {label}",

@@ -133,10 +133,19 @@ class Tables:
                 if deadline is not None:
                     text += f"\nTime runs out <t:{int(deadline.due_at)}:R>"
                 extra.append(PanelField(name="⏳ Waiting for", value=text[:1024]))
-        elif s.status == "abandoned":
-            extra.append(PanelField(name="Abandoned", value="This game was abandoned."))
         if s.status != "active":
             panel = panel.model_copy(update={"controls": []})
+        if s.status == "abandoned":
+            # Say so first: the panel below still reads as the game was left ("It's X's turn").
+            panel = panel.model_copy(
+                update={
+                    "title": f"🧹 Abandoned — {panel.title}"[:256],
+                    "description": (
+                        "🧹 **This game was abandoned** — this is the table as it was "
+                        "left. `/game new` starts another.\n\n" + panel.description
+                    )[:4096],
+                }
+            )
         embed = embed_of(panel, names, footer=f"Game #{s.id}", extra_fields=extra)
         buttons: list[discord.ui.Item[discord.ui.View]] = []
         if s.status == "active" and game.has_secrets:
@@ -330,7 +339,8 @@ class Tables:
         for user_id in waiting:
             text = (
                 f"⏰ **{s.game.title}** in <#{s.row.channel_id}> is waiting for your move — time "
-                f"runs out <t:{int(due)}:R>, then I'll play a default move for you."
+                f"runs out <t:{int(due)}:R>, then I'll decide for you as the rules say "
+                f"(`/game rules {s.game.id}`)."
             )
             if await self.send_dm(user_id, content=text) is None:
                 unreached.append(user_id)

@@ -124,9 +124,11 @@ class Scheduler:
             return
         s = result.session
         if result.auto_played and not s.game.announces_timeouts:
+            # Neutral wording: the default differs by game (a move played for them, a level kept,
+            # a tray locked as it is); each game's rules say which.
             await bot.tables.post_notice(
                 s.row.channel_id,
-                f"⏰ Time's up! I played the default move for "
-                f"{bot.tables.names_text(s, result.auto_played)}.",
+                f"⏰ Time's up for {bot.tables.names_text(s, result.auto_played)} — I decided "
+                f"for them as the rules say (`/game rules {s.game.id}`), and the game goes on.",
             )
         bot.tables.request_sync(s.id)

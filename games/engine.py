@@ -17,6 +17,7 @@ from typing import Any, ClassVar, Generic, TypeVar
 from pydantic import BaseModel, Field, TypeAdapter, ValidationError
 
 from games.presentation import Announcement, Panel
+from games.presentation import player as player_token
 from games.rng import Rng
 
 PlayerId = str
@@ -174,8 +175,10 @@ def apply(game: Game[S, A], state: S, player: PlayerId, action: A) -> S:
         raise IllegalAction("This game is over.")
     if player not in state.players:
         raise IllegalAction("You're not seated at this table.")
-    if player not in game.active_players(state):
-        raise IllegalAction("It's not your move right now — the table is waiting for someone else.")
+    active = game.active_players(state)
+    if player not in active:
+        waiting = ", ".join(player_token(p) for p in state.players if p in active)
+        raise IllegalAction(f"It's not your move right now — the table is waiting for {waiting}.")
     if not game.is_legal(state, player, action):
         raise IllegalAction(game.explain_illegal(state, player, action))
     # A validated round trip through pydantic-core: a deep copy ~5x faster than copy.deepcopy.

@@ -155,8 +155,9 @@ def test_refusals(game_id: str) -> None:
     with pytest.raises(IllegalAction, match="not seated"):
         apply(game, state, "stranger", action)
     if idle:
-        with pytest.raises(IllegalAction):
+        with pytest.raises(IllegalAction, match="waiting for") as refused:
             apply(game, state, idle[0], action)
+        assert "{p:" + active[0] + "}" in refused.value.message, "the refusal names who to wait for"
     with pytest.raises(IllegalAction):
         game.parse_action({"type": "no-such-move"})
     with pytest.raises(IllegalAction):

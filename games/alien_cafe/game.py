@@ -34,10 +34,10 @@ against the round timer; the table wins or loses together.
 4 order Jokers. "Next to" = touching in the same row or column.
 
 **A round.** 1) Each player picks a level 0–4 (default: last round's level; at the level \
-timeout it is kept). Level L adds one random special tile of each level 1..L. 2) Everyone gets \
-3 aliens + 3 orders in their DM and the service timer starts. 3) From your DM: pick a hand \
-tile (menu), click an empty cell to place it; click a placed tile to pick it up, then click \
-another cell to move it (onto a tile: they swap) or take it back. Draw 👽/🍽️ from either bag \
+timeout it is kept). Level L adds one random special tile of each level from 1 to L. \
+2) Everyone gets 3 aliens + 3 orders in their DM and the service timer starts. 3) From your \
+DM: pick a hand tile (menu), click an empty cell to place it; click a placed tile to pick it \
+up, then click another cell to move it (onto a tile: they swap) or take it back. Draw 👽/🍽️ from either bag \
 (an empty bag is refused). Give a tile from your hand (menu) to a player who is not done — \
 never a special tile. Press **Done** when happy: it is final for the round (your tray locks \
 and nobody can give you tiles). 4) The round ends when everyone is done or at the deadline \

@@ -249,7 +249,7 @@ def _levels_panel(state: AlienCafeState, pid: str) -> Panel:
     else:
         lines.append(
             f"🎚️ Pick your level for round {state.round}. Level L gives you one random special "
-            "tile of each level 1..L on top of your 3 aliens and 3 orders."
+            "tile of each level from 1 to L on top of your 3 aliens and 3 orders."
         )
         controls.append(
             Button(
@@ -431,9 +431,14 @@ def _service_panel(state: AlienCafeState, pid: str) -> Panel:
     if not active:
         lines.append("✅ You're done — your tray is locked until everyone is done or time is up.")
     elif seat.held is not None and held_at == "hand":
+        if TILES[seat.held].special:
+            give = " (a special tile can't be given away)."
+        elif any(o != pid and not state.seats[o].done for o in state.players):
+            give = ", or use the menu to give it away."
+        else:
+            give = "."  # solo, or everyone else is done: nobody to give it to
         lines.append(
-            f"✋ Holding **{TILES[seat.held].label}** — click an empty cell ⬇️ to place it, "
-            "or use the menu to give it away."
+            f"✋ Holding **{TILES[seat.held].label}** — click an empty cell ⬇️ to place it{give}"
         )
     elif seat.held is not None:
         lines.append(

@@ -38,7 +38,7 @@ class AlienCafeOptions(BaseModel):
         180,
         ge=60,
         le=604800,
-        description="Length of each service (the round timer), in seconds.",
+        description="How long each service lasts (the round timer).",
         json_schema_extra={"choices": TIME_CHOICES},
     )
     level_time: int = Field(

@@ -229,8 +229,9 @@ def table_panel(state: CafeState) -> Panel:
             "Everyone secretly orders a starter, a main and a dessert and plays one action card "
             "— in DMs (`/game hand` re-sends yours).\n"
             f"Waiting for: {names(waiting_for(state))}\n"
-            f"⏰ After {duration(state.options.turn_timeout)} the cheapest dishes and Each Pay "
-            "Separately (else Split, else RUN!) are ordered for whoever is late."
+            f"⏰ After {duration(state.options.turn_timeout)}, whatever a late diner hasn't "
+            "chosen is filled in: the cheapest dishes and Each Pay Separately (else Split, else "
+            "RUN!)."
         )
         lines = [
             f"{STATUS_ICON[status(state, p)]} {player(p)} — {badges(state, p)}"

@@ -34,7 +34,7 @@ class CafeOptions(BaseModel):
         default=DAY,
         ge=60,
         le=7 * DAY,
-        description="Seconds the table waits for each player's order; then the cheapest dishes "
+        description="How long the table waits for each player's order; then the cheapest dishes "
         "and Each Pay Separately (else Split, else RUN!) are played for them.",
         json_schema_extra={"choices": TIMEOUT_CHOICES},  # type: ignore[dict-item]
     )

@@ -1,7 +1,7 @@
 """The rules in our own words, with every decision of shared/rules/monster-cafe.md."""
 
 HELP_TEXT = """\
-**Monster Café** — 2-4 players, 4 rounds. Collect monsters and the meals that feed them.
+**Monster Café** — 2–4 players, 4 rounds. Collect monsters and the meals that feed them.
 
 **Cards** — 60 monsters: 6 each of 👁️ Eyeball, 🧠 Brain, 🦝 Roadkill, 🧦 Stinky Sock, \
 🦶 Toenail, 🐰 Dust Bunny, 🤢 Sludge and 🧶 Bellybutton Lint Eaters, 6 🃏 Anything Eaters (wild) \

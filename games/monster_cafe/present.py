@@ -72,6 +72,11 @@ def take_text(taken: Taken) -> str:
     return f"{player(taken.player)} took {taken.slot} · {table_label(taken.table)} with {what}"
 
 
+def seated_count(n: int) -> str:
+    """How many monsters a Clear button takes: ``2 monsters``, ``1 monster``, ``empty``."""
+    return "empty" if n == 0 else f"{n} monster" if n == 1 else f"{n} monsters"
+
+
 def points(n: int) -> str:
     return f"{n} pt" if abs(n) == 1 else f"{n} pts"
 
@@ -209,7 +214,7 @@ def controls(state: MonsterCafeState) -> list[Control]:
         )
     clears = [
         Button(
-            label=f"Clear {t.slot} · {meal_of(t.card).name} ({len(t.seats)})",
+            label=f"Clear {t.slot} · {meal_of(t.card).name} ({seated_count(len(t.seats))})",
             emoji=meal_of(t.card).emoji,
             style="secondary",
             action=Clear(table=t.card).model_dump(mode="json"),
@@ -231,13 +236,13 @@ def status_lines(state: MonsterCafeState) -> list[str]:
     if state.drawn is not None:
         if state.drawn_is_sorbet():
             lines.append(
-                f"🍋 {player(pid)} drew **Lemon Sorbet**: pick a monster type from your "
+                f"🍋 {player(pid)} drew **Lemon Sorbet**: they pick a monster type from their "
                 "collection to discard with it."
             )
         else:
             lines.append(
                 f"{player(pid)} drew **{monster_label(state.drawn)}**: "
-                "pick a table with a free seat."
+                "they seat it at a table with a free seat."
             )
     else:
         lines.append(f"▶️ It's {player(pid)}'s turn: draw a monster or clear a table.")
@@ -278,7 +283,8 @@ def player_field(state: MonsterCafeState, seat: int, pid: str) -> PanelField:
             f"👾 {monsters_text(collection.monsters)}",
         ]
     )
-    return PanelField(name=f"Seat {seat} · {points(total)} if the game ended now", value=value)
+    when = "final score" if state.over else "if the game ended now"
+    return PanelField(name=f"Seat {seat} · {points(total)} {when}", value=value)
 
 
 def table_panel(state: MonsterCafeState) -> Panel:

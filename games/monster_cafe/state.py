@@ -28,7 +28,7 @@ class MonsterCafeOptions(BaseModel):
         default=86400,
         ge=60,
         le=604800,  # a week, like the other games: a turn a day over a week still works
-        description="Seconds a player has for a turn before the bot plays it for them.",
+        description="How long a player has for a turn before the bot plays it for them.",
         json_schema_extra={"choices": {label: secs for label, secs in TIMEOUT_CHOICES.items()}},
     )
 

@@ -201,7 +201,8 @@ def check_table(w: World, state: MonsterCafeState, names: dict[str, str], table:
         collection = state.collections[pid]
         total = score(collection.monsters, collection.tables).total
         unit = "pt" if abs(total) == 1 else "pts"
-        value = fields[f"Seat {seat} · {total} {unit} if the game ended now"]
+        when = "final score" if state.over else "if the game ended now"
+        value = fields[f"Seat {seat} · {total} {unit} {when}"]
         assert value.startswith(names[pid])
         for kind, n in Counter(MONSTER_KIND[c] for c in collection.monsters).items():
             assert kind_label(kind, n) in value

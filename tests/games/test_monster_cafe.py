@@ -763,7 +763,7 @@ def test_table_panel_shows_seats_collections_and_scores() -> None:
     assert "It's {p:a}'s turn" in panel.description
     labels = [c.label for c in panel.controls if isinstance(c, Button)]
     assert labels[0].startswith("Draw a monster")
-    assert labels[1:] == ["Clear A · Spaghetti and Eyeballs (2)"]
+    assert labels[1:] == ["Clear A · Spaghetti and Eyeballs (2 monsters)"]
 
 
 def test_many_choices_become_a_select() -> None:
