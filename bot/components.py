@@ -18,7 +18,7 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 import discord
 
@@ -38,6 +38,9 @@ LOBBY_ID = r"cb:l:(?P<sid>\d{1,18}):(?P<verb>join|leave|start|hand)"
 OPTION_ID = r"cb:o:(?P<sid>\d{1,18}):(?P<n>\d)"
 ABANDON_ID = r"cb:a:(?P<sid>\d{1,18}):(?P<verb>yes|no)"
 
+ButtonItem = discord.ui.Button[discord.ui.View]
+SelectItem = discord.ui.Select[discord.ui.View]
+
 Handler = Callable[[discord.Interaction[Any], "re.Match[str]", list[str]], Awaitable[None]]
 
 
@@ -52,9 +55,15 @@ async def _dispatch(interaction: discord.Interaction[Any], match: re.Match[str],
         await bot.answer_error(interaction, exc)
 
 
-class GameButton(discord.ui.DynamicItem[discord.ui.Button[discord.ui.View]], template=GAME_ID):
-    def __init__(self, item: discord.ui.Button[discord.ui.View]) -> None:
-        super().__init__(item)
+class _Dispatching:
+    """What every dynamic component does: rebuild itself from any custom_id matching its
+    template (never raising: an exception there would leave the click unanswered) and hand the
+    click to the Controls method named ``handler``."""
+
+    handler: ClassVar[str]
+
+    def __init__(self, item: Any) -> None:
+        super().__init__(item)  # type: ignore[call-arg]  # DynamicItem.__init__
 
     @classmethod
     async def from_custom_id(
@@ -63,95 +72,34 @@ class GameButton(discord.ui.DynamicItem[discord.ui.Button[discord.ui.View]], tem
         item: discord.ui.Item[Any],
         match: re.Match[str],
         /,
-    ) -> GameButton:
-        return cls(cast(discord.ui.Button[discord.ui.View], item))
+    ) -> Any:
+        return cls(item)
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        match = self.template.fullmatch(self.custom_id)
+        item = cast(discord.ui.DynamicItem[Any], self)
+        match = item.template.fullmatch(item.custom_id)
         assert match is not None
-        await _dispatch(interaction, match, "game_control")
+        await _dispatch(interaction, match, self.handler)
 
 
-class GameSelect(discord.ui.DynamicItem[discord.ui.Select[discord.ui.View]], template=GAME_ID):
-    def __init__(self, item: discord.ui.Select[discord.ui.View]) -> None:
-        super().__init__(item)
-
-    @classmethod
-    async def from_custom_id(
-        cls,
-        interaction: discord.Interaction[Any],
-        item: discord.ui.Item[Any],
-        match: re.Match[str],
-        /,
-    ) -> GameSelect:
-        return cls(cast(discord.ui.Select[discord.ui.View], item))
-
-    async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        match = self.template.fullmatch(self.custom_id)
-        assert match is not None
-        await _dispatch(interaction, match, "game_control")
+class GameButton(_Dispatching, discord.ui.DynamicItem[ButtonItem], template=GAME_ID):
+    handler = "game_control"
 
 
-class LobbyButton(discord.ui.DynamicItem[discord.ui.Button[discord.ui.View]], template=LOBBY_ID):
-    def __init__(self, item: discord.ui.Button[discord.ui.View]) -> None:
-        super().__init__(item)
-
-    @classmethod
-    async def from_custom_id(
-        cls,
-        interaction: discord.Interaction[Any],
-        item: discord.ui.Item[Any],
-        match: re.Match[str],
-        /,
-    ) -> LobbyButton:
-        return cls(cast(discord.ui.Button[discord.ui.View], item))
-
-    async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        match = self.template.fullmatch(self.custom_id)
-        assert match is not None
-        await _dispatch(interaction, match, "lobby_button")
+class GameSelect(_Dispatching, discord.ui.DynamicItem[SelectItem], template=GAME_ID):
+    handler = "game_control"
 
 
-class OptionSelect(discord.ui.DynamicItem[discord.ui.Select[discord.ui.View]], template=OPTION_ID):
-    def __init__(self, item: discord.ui.Select[discord.ui.View]) -> None:
-        super().__init__(item)
-
-    @classmethod
-    async def from_custom_id(
-        cls,
-        interaction: discord.Interaction[Any],
-        item: discord.ui.Item[Any],
-        match: re.Match[str],
-        /,
-    ) -> OptionSelect:
-        return cls(cast(discord.ui.Select[discord.ui.View], item))
-
-    async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        match = self.template.fullmatch(self.custom_id)
-        assert match is not None
-        await _dispatch(interaction, match, "option_select")
+class LobbyButton(_Dispatching, discord.ui.DynamicItem[ButtonItem], template=LOBBY_ID):
+    handler = "lobby_button"
 
 
-class AbandonButton(
-    discord.ui.DynamicItem[discord.ui.Button[discord.ui.View]], template=ABANDON_ID
-):
-    def __init__(self, item: discord.ui.Button[discord.ui.View]) -> None:
-        super().__init__(item)
+class OptionSelect(_Dispatching, discord.ui.DynamicItem[SelectItem], template=OPTION_ID):
+    handler = "option_select"
 
-    @classmethod
-    async def from_custom_id(
-        cls,
-        interaction: discord.Interaction[Any],
-        item: discord.ui.Item[Any],
-        match: re.Match[str],
-        /,
-    ) -> AbandonButton:
-        return cls(cast(discord.ui.Button[discord.ui.View], item))
 
-    async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        match = self.template.fullmatch(self.custom_id)
-        assert match is not None
-        await _dispatch(interaction, match, "abandon_button")
+class AbandonButton(_Dispatching, discord.ui.DynamicItem[ButtonItem], template=ABANDON_ID):
+    handler = "abandon_button"
 
 
 DYNAMIC_ITEMS: tuple[type[discord.ui.DynamicItem[Any]], ...] = (
