@@ -58,10 +58,28 @@ async def start_session(service: SessionService, number: int) -> Session:
     return await service.start(s.id, ids[0])
 
 
+class Pace:
+    """Open-loop arrivals at ``rate`` moves/s in all (0: each driver as fast as acknowledged)."""
+
+    def __init__(self, rate: float) -> None:
+        self.rate, self.next_slot = rate, 0.0
+
+    async def wait(self) -> None:
+        if self.rate > 0:
+            now = time.perf_counter()
+            slot = max(now, self.next_slot)
+            self.next_slot = slot + 1 / self.rate
+            await asyncio.sleep(slot - now)
+
+
+PACE = Pace(0)
+
+
 async def drive(service: SessionService, s: Session, deadline: float, lat: list[float]) -> int:
     rng = Rng(seed=s.id)
     moves = 0
     while time.perf_counter() < deadline:
+        await PACE.wait()
         if s.status != "active":
             s = await start_session(service, s.row.channel_id + 1_000_000)
         assert s.state is not None
@@ -101,14 +119,18 @@ async def main() -> None:
     parser.add_argument("--sessions", type=int, default=100)
     parser.add_argument("--seconds", type=float, default=10.0)
     parser.add_argument("--synchronous", default="FULL", choices=["FULL", "NORMAL"])
+    parser.add_argument("--rate", type=float, default=0, help="moves/s in all (0: saturate)")
     args = parser.parse_args()
+    PACE.rate = args.rate
     with tempfile.TemporaryDirectory(prefix="cafebot-bench-", dir=".") as tmp:
         bare = await bare_loop(Path(tmp) / "bare.sqlite3", args.seconds, args.synchronous)
         rate, lat = await service_loop(
             Path(tmp) / "service.sqlite3", args.sessions, args.seconds, args.synchronous
         )
+    load = f"moves arriving at {args.rate:.0f}/s" if args.rate else "each as fast as acknowledged"
     print(
-        f"synchronous={args.synchronous}, {args.sessions} concurrent sessions, {args.seconds:.0f} s each"
+        f"synchronous={args.synchronous}, {args.sessions} concurrent sessions ({load}), "
+        f"{args.seconds:.0f} s each"
     )
     print(f"bare aiosqlite insert+update+commit: {bare:8.0f} commits/s")
     print(
