@@ -227,8 +227,7 @@ def table_panel(state: CafeState) -> Panel:
         title = f"🍽️ Café Carnage — round {state.round}/{ROUNDS}"
         description = (
             "Everyone secretly orders a starter, a main and a dessert and plays one action card "
-            "— in DMs (`/game hand` re-sends yours).\n"
-            f"Waiting for: {names(waiting_for(state))}\n"
+            "— in DMs (`/game hand` re-sends yours). The diners below show who has ordered.\n"
             f"⏰ After {duration(state.options.turn_timeout)}, whatever a late diner hasn't "
             "chosen is filled in: the cheapest dishes and Each Pay Separately (else Split, else "
             "RUN!)."
