@@ -125,7 +125,7 @@ def hand_button(session_id: int) -> discord.ui.Item[discord.ui.View]:
     )
 
 
-def lobby_view(session_id: int, option_selects: list[Select], can_start: bool) -> discord.ui.View:
+def lobby_view(session_id: int, option_selects: list[Select]) -> discord.ui.View:
     view = discord.ui.View(timeout=None)
     view.add_item(
         LobbyButton(_button(f"cb:l:{session_id}:join", "Join", discord.ButtonStyle.success))

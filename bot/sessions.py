@@ -21,7 +21,15 @@ from pydantic import BaseModel, ValidationError
 from bot.errors import DamagedSession, IllegalMove, NotAllowed, NotFound, StaleVersion, UserError
 from bot.store import NewAction, PlayerRow, SessionRow, Store, TimerRow
 from games import REGISTRY
-from games.engine import Game, GameState, IllegalAction, Outcome, apply, play_timeout
+from games.engine import (
+    Game,
+    GameState,
+    IllegalAction,
+    Outcome,
+    apply,
+    clock_key,
+    play_timeout,
+)
 from games.presentation import Announcement
 
 
@@ -292,7 +300,7 @@ class SessionService:
                     state=state.model_dump_json(),
                     status="active",
                     new_actions=[],
-                    timers=self._timers(game, state, None),
+                    timers=self._timers(game, state),
                 )
             return await self.load(session_id)
 
@@ -358,8 +366,7 @@ class SessionService:
             if s.status != "active" or s.state is None:
                 return None
             game, state = s.game, s.state
-            clock = game.clock(state)
-            if clock is None or clock.key != key:
+            if clock_key(game, state) != key:
                 return None  # the step moved on; the timer is stale
             applied: list[tuple[str, BaseModel]] = []
             auto: list[str] = []
@@ -396,13 +403,8 @@ class SessionService:
         self, s: Session, old: GameState, new: GameState, log: list[NewAction]
     ) -> Session:
         outcome = s.game.outcome(new)
-        old_clock, new_clock = s.game.clock(old), s.game.clock(new)
-        same_step = (
-            outcome is None
-            and old_clock is not None
-            and new_clock is not None
-            and old_clock.key == new_clock.key
-        )
+        old_key = clock_key(s.game, old)
+        same_step = outcome is None and old_key is not None and old_key == clock_key(s.game, new)
         state_json = new.model_dump_json()
         status = "finished" if outcome is not None else "active"
         outcome_json = outcome.model_dump_json() if outcome is not None else None
@@ -413,7 +415,7 @@ class SessionService:
             status=status,
             new_actions=log,
             outcome=outcome_json,
-            timers=[] if outcome is not None else self._timers(s.game, new, None),
+            timers=[] if same_step else self._timers(s.game, new),  # [] once the game is over
             keep_timers=same_step,
         )
         row = replace(
@@ -421,7 +423,7 @@ class SessionService:
         )
         return replace(s, row=row, state=new)
 
-    def _timers(self, game: Game[Any, Any], state: GameState, _: object) -> list[TimerRow]:
+    def _timers(self, game: Game[Any, Any], state: GameState) -> list[TimerRow]:
         clock = game.clock(state)
         if clock is None or game.outcome(state) is not None:
             return []

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 import discord
 
 from bot.options import describe_options, lobby_option_controls
-from bot.render import content_digest, embed_of, game_view, mention_line, names_in, sendable
+from bot.render import content_digest, embed_of, game_view, mention_line, sendable
 from bot.sessions import Session
 from bot.store import TimerRow
 from games.presentation import Panel, PanelField
@@ -103,7 +103,7 @@ class Tables:
         embed.add_field(name="Options", value=describe_options(game, s.options), inline=False)
         embed.set_footer(text=f"Game #{s.id} · /game rules {game.id} explains how to play")
         controls = lobby_option_controls(game, s.options)
-        return embed, lobby_view(s.id, controls, can_start=True)
+        return embed, lobby_view(s.id, controls)
 
     async def table_payload(
         self, s: Session
@@ -184,9 +184,10 @@ class Tables:
         await self._post_announcements(s)
 
     async def _sync_table(self, s: Session) -> None:
-        embeds, view, digest = await self.table_payload(s)
-        if s.row.table_message_id is None:
+        message_id = s.row.table_message_id
+        if message_id is None:
             return
+        embeds, view, digest = await self.table_payload(s)
         if self._table_digests.get(s.id) == digest:
             return
         interval = self.bot.settings.table_edit_interval
@@ -199,9 +200,8 @@ class Tables:
                 )
             return
         self._table_edited_at[s.id] = time.monotonic()
-        message = self._channel(s.row.channel_id).get_partial_message(s.row.table_message_id)
         try:
-            await self._edit(s.row.channel_id, message.id, embeds=embeds, view=view)
+            await self._edit(s.row.channel_id, message_id, embeds=embeds, view=view)
         except discord.NotFound:
             # The table message was deleted: post a new one so the game stays playable.
             new = await self._channel(s.row.channel_id).send(embeds=embeds, view=sendable(view))
@@ -227,25 +227,24 @@ class Tables:
         new_message = player.dm_message_id is None or (
             player.dm_stamp != panel.stamp and s.status == "active"
         )
-        if player.dm_channel_id and player.dm_message_id:
-            channel = self.bot.get_partial_messageable(
-                player.dm_channel_id, type=discord.ChannelType.private
-            )
-            old = channel.get_partial_message(player.dm_message_id)
-            if new_message and self._dm_controls.get((s.id, user_id), True):
-                with contextlib.suppress(discord.HTTPException):  # close the old step's controls
-                    await self._edit(
-                        player.dm_channel_id, old.id, embeds=[closed_step_embed(s)], view=None
-                    )
-        if not new_message and player.dm_channel_id and player.dm_message_id:
+        channel_id, message_id = player.dm_channel_id, player.dm_message_id
+        if (
+            channel_id
+            and message_id
+            and new_message
+            and self._dm_controls.get((s.id, user_id), True)
+        ):
+            with contextlib.suppress(discord.HTTPException):  # close the old step's controls
+                await self._edit(channel_id, message_id, embeds=[closed_step_embed(s)], view=None)
+        if channel_id and message_id and not new_message:
             try:
-                await self._edit(player.dm_channel_id, old.id, embeds=[embed], view=view)
+                await self._edit(channel_id, message_id, embeds=[embed], view=view)
                 self._dm_controls[(s.id, user_id)] = bool(panel.controls)
                 await self.bot.service.record_dm(
                     s.id,
                     user_id,
-                    channel_id=player.dm_channel_id,
-                    message_id=player.dm_message_id,
+                    channel_id=channel_id,
+                    message_id=message_id,
                     stamp=panel.stamp,
                     digest=digest,
                 )
@@ -353,4 +352,4 @@ class Tables:
 
     def names_text(self, s: Session, players: list[str]) -> str:
         names = s.names()
-        return ", ".join(names_in(f"{{p:{p}}}", names) for p in players)
+        return ", ".join(names.get(p, "someone") for p in players)

@@ -186,18 +186,23 @@ def apply(game: Game[S, A], state: S, player: PlayerId, action: A) -> S:
     return game.apply_action(private_copy, player, action)
 
 
+def clock_key(game: Game[S, A], state: S) -> str | None:
+    """The key of the timed step in progress, or None when nothing is timed."""
+    clock = game.clock(state)
+    return clock.key if clock is not None else None
+
+
 def play_timeout(
     game: Game[S, A], state: S, player: PlayerId, limit: int = 50
 ) -> tuple[S, list[A]]:
     """Play ``on_timeout`` for ``player`` until they are no longer awaited in this timed step."""
-    clock = game.clock(state)
-    key = clock.key if clock else None
+    key = clock_key(game, state)
     played: list[A] = []
     while (
         len(played) < limit
         and game.outcome(state) is None
         and player in game.active_players(state)
-        and (game.clock(state).key if game.clock(state) else None) == key  # type: ignore[union-attr]
+        and clock_key(game, state) == key
     ):
         action = game.on_timeout(state, player)
         state = apply(game, state, player, action)
