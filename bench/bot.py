@@ -23,7 +23,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.emulator import DiscordEmulator, RestCall  # noqa: E402
+from emulator import DiscordEmulator, RestCall  # noqa: E402
 
 CONFIRM = "Confirm order & ballot"
 

@@ -17,7 +17,7 @@ import pytest
 from discord import app_commands
 from discord.ext import commands
 
-from tests.emulator import (
+from emulator import (
     FLAG_EPHEMERAL,
     FLAG_IS_COMPONENTS_V2,
     DiscordEmulator,

@@ -12,7 +12,7 @@ from typing import Any
 
 from bot.app import CafeBot
 from bot.config import Settings
-from tests.emulator import DiscordEmulator, InteractionResult, Message, running_bot
+from emulator import DiscordEmulator, InteractionResult, Message, running_bot
 
 
 class Clock:

@@ -15,6 +15,7 @@ from typing import Any, cast
 import pytest
 
 from bot.store import TimerRow
+from emulator import EmulatorError, InteractionResult, Message
 from games.alien_cafe.actions import (
     Action,
     DoneAction,
@@ -30,7 +31,6 @@ from games.alien_cafe.state import TARGET, AlienCafeState
 from games.alien_cafe.strategies import greedy_action
 from games.alien_cafe.tiles import TILES
 from tests.e2e.harness import World, ephemeral_text, open_game, world
-from tests.emulator import EmulatorError, InteractionResult, Message
 
 GAME = "alien-cafe"
 FINAL = re.compile(r"🏆 The table wins —|💥 The café closes —")

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from emulator import DiscordEmulator, InteractionResult, Message
 from games.rng import Rng
 from tests.e2e.harness import World, ephemeral_text, normalise, open_game, world
-from tests.emulator import DiscordEmulator, InteractionResult, Message
 
 GAME = "cafe-carnage"
 CONFIRM = "Confirm order & ballot"

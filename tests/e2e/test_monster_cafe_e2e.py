@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from bot.app import CafeBot
+from emulator import InteractionResult, Message
 from games.engine import play_timeout
 from games.monster_cafe import GAME as MONSTER_CAFE
 from games.monster_cafe.cards import (
@@ -27,7 +28,6 @@ from games.monster_cafe.scoring import score
 from games.monster_cafe.state import MonsterCafeState
 from games.rng import Rng
 from tests.e2e.harness import World, ephemeral_text, open_game, world
-from tests.emulator import InteractionResult, Message
 
 GAME = "monster-cafe"
 FREE_SEAT = "▫️"
