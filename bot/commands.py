@@ -15,7 +15,7 @@ from bot.options import parse_setting, setting_suggestions, timer_field
 from bot.render import sendable
 from bot.sessions import Session
 from games import REGISTRY
-from games.engine import Outcome
+from games.engine import Outcome, PrivatePanel
 
 if TYPE_CHECKING:
     from bot.app import CafeBot
@@ -105,7 +105,7 @@ class GameCommands(app_commands.Group):
         if response.message_id is not None:
             await bot.service.record_table_message(s.id, response.message_id)
         bot.tables.note_table_digest(s.id, digest)
-        if chosen.has_secrets:
+        if chosen.private_panel is PrivatePanel.DM:
             await bot.check_dms(interaction, s)
 
     @new.autocomplete("setting")
@@ -130,7 +130,7 @@ class GameCommands(app_commands.Group):
             f"🪑 You joined {s.game.title} ({len(s.players)}/{s.game.max_players} seated).",
             ephemeral=True,
         )
-        if s.game.has_secrets:
+        if s.game.private_panel is PrivatePanel.DM:
             await self.bot.check_dms(interaction, s)
 
     @app_commands.command(name="leave", description="Leave the lobby in this channel")
@@ -166,7 +166,7 @@ class GameCommands(app_commands.Group):
             where = ", ".join(f"<#{r.channel_id}>" for r in mine)
             hint = f" You're playing in {where} — use `/game hand` there." if where else ""
             raise NotFound(f"You're not playing a game in this channel.{hint}")
-        if not s.game.has_secrets:
+        if s.game.private_panel is PrivatePanel.NEVER:
             raise UserError(f"{s.game.title} has no hidden hand: everything is on the table.")
         await self.bot.send_private_view(interaction, s.id)
 

@@ -26,6 +26,7 @@ from bot.errors import NotAllowed, StaleVersion, UserError
 from bot.options import choices_of, option_fields
 from bot.render import content_digest, find_action
 from bot.sessions import Session
+from games.engine import PrivatePanel
 from games.presentation import Select
 
 if TYPE_CHECKING:
@@ -275,7 +276,7 @@ class Controls:
         else:
             s = await bot.service.start(sid, uid)
         await self._show_update(interaction, s, lambda: self._table(s))
-        if verb == "join" and s.game.has_secrets:
+        if verb == "join" and s.game.private_panel is PrivatePanel.DM:
             await bot.check_dms(interaction, s)
 
     async def option_select(

@@ -28,6 +28,7 @@ from games.engine import (
     Outcome,
     apply,
     clock_key,
+    new_game,
     play_timeout,
 )
 from games.presentation import Announcement
@@ -286,13 +287,11 @@ class SessionService:
             self._require_lobby(s, "The game has already started.")
             if user_id != s.row.host_id:
                 raise NotAllowed("Only the host can start the game.")
-            n, game = len(s.players), s.game
-            if not game.min_players <= n <= game.max_players:
-                raise NotAllowed(
-                    f"{game.title} needs {game.min_players}–{game.max_players} players; "
-                    f"{n} {'is' if n == 1 else 'are'} seated."
-                )
-            state = game.setup(s.player_ids, s.options, s.row.seed)
+            game = s.game
+            try:
+                state = new_game(game, s.player_ids, s.options, s.row.seed)
+            except IllegalAction as exc:
+                raise NotAllowed(exc.message) from None
             with self._rewrite(session_id):
                 await self.store.commit_state(
                     session_id,

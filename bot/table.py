@@ -20,6 +20,7 @@ from bot.options import describe_options, lobby_option_controls
 from bot.render import content_digest, embed_of, game_view, mention_line, sendable
 from bot.sessions import Session
 from bot.store import TimerRow
+from games.engine import PrivatePanel
 from games.presentation import Panel, PanelField
 
 if TYPE_CHECKING:
@@ -148,7 +149,7 @@ class Tables:
             )
         embed = embed_of(panel, names, footer=f"Game #{s.id}", extra_fields=extra)
         buttons: list[discord.ui.Item[discord.ui.View]] = []
-        if s.status == "active" and game.has_secrets:
+        if s.status == "active" and game.private_panel is not PrivatePanel.NEVER:
             buttons.append(hand_button(s.id))
         view = game_view(panel, names, session_id=s.id, seat="t", extra=buttons)
         return [embed], view, content_digest(panel, repr([f.model_dump() for f in extra]))
@@ -178,7 +179,11 @@ class Tables:
     async def sync(self, session_id: int) -> None:
         s = await self.bot.service.load(session_id)
         await self._sync_table(s)
-        if s.state is not None and s.game.has_secrets and s.status in ("active", "finished"):
+        if (
+            s.state is not None
+            and s.game.private_panel is PrivatePanel.DM
+            and s.status in ("active", "finished")
+        ):
             for player in s.players:
                 await self._sync_dm(s, player.user_id)
         await self._post_announcements(s)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
+from enum import StrEnum
 from typing import Any, ClassVar, Generic, TypeVar
 
 from pydantic import BaseModel, Field, TypeAdapter, ValidationError
@@ -21,6 +22,24 @@ from games.presentation import player as player_token
 from games.rng import Rng
 
 PlayerId = str
+
+
+class TurnStyle(StrEnum):
+    """How players take their moves; front ends word waiting and pings by it."""
+
+    TURNS = "turns"  # one player (or a few, one after another) at a time, in public
+    SIMULTANEOUS = "simultaneous"  # everyone awaited works at once (secret picks, own boards)
+
+
+class PrivatePanel(StrEnum):
+    """Whether players have a private panel (``panel(state, player)``), and how it reaches them."""
+
+    NEVER = "never"  # everything is on the table
+    ON_REQUEST = "on_request"  # shown privately when asked (/game hand) or when a move needs it
+    DM = "dm"  # pushed by direct message whenever it changes (hands, ballots, own boards)
+
+
+ALL_VIEWS = None  # views_touched(): any view may have changed
 
 
 class IllegalAction(Exception):
@@ -48,6 +67,17 @@ class Outcome(BaseModel):
     winners: list[PlayerId]  # several on a shared win; empty when a cooperative table lost
     cooperative: bool = False
     summary: list[str] = Field(default_factory=list)  # how the result came about, in words
+    # For the end-of-game chart: the running score after each round, oldest first (one dict of
+    # player → score per round; a cooperative game may chart the table as the one key "table").
+    progress: list[dict[str, int]] = Field(default_factory=list)
+
+
+class Undo(StrEnum):
+    """Whether a move may be taken back (see ``Game.undo_policy``)."""
+
+    NEVER = "never"  # it revealed something (a card drawn, ballots shown) or ended a step
+    CONSENT = "consent"  # the others are asked, and it is undone when nobody objects
+    FREE = "free"  # it affects nobody else yet (your own board before Done): no consent
 
 
 class Clock(BaseModel):
@@ -75,11 +105,17 @@ class Game(ABC, Generic[S, A]):
     max_players: ClassVar[int]
     summary: ClassVar[str]  # one line for menus
     help_text: ClassVar[str]  # the rules in our own concise words (markdown), incl. our decisions
-    has_secrets: ClassVar[bool] = False  # players have a private view worth a DM
+    # The game's shape: front ends read these instead of guessing.
+    turn_style: ClassVar[TurnStyle] = TurnStyle.TURNS
+    private_panel: ClassVar[PrivatePanel] = PrivatePanel.NEVER
+    timer_option: ClassVar[str | None] = None  # the Options field (seconds) of the step timer
     # When the bot was down during a timed step, give the lost time back (else overdue fires).
     refund_downtime: ClassVar[bool] = False
     # The game announces default moves itself (else the front end says who was auto-played).
     announces_timeouts: ClassVar[bool] = False
+    # apply_action gets the caller's state and must not mutate it (it builds the new state and
+    # shares what it does not change); otherwise it gets a private deep copy it may mutate.
+    copy_on_write: ClassVar[bool] = False
 
     Options: ClassVar[type[BaseModel]]
     State: ClassVar[type[GameState]]
@@ -87,7 +123,8 @@ class Game(ABC, Generic[S, A]):
 
     # -- rules -----------------------------------------------------------------------------------
     @abstractmethod
-    def setup(self, players: list[PlayerId], options: BaseModel, seed: int) -> S: ...
+    def setup(self, players: list[PlayerId], options: BaseModel, seed: int) -> S:
+        """The first state. Front ends call :func:`new_game`, which checks the players first."""
 
     @abstractmethod
     def active_players(self, state: S) -> set[PlayerId]:
@@ -106,7 +143,8 @@ class Game(ABC, Generic[S, A]):
 
     @abstractmethod
     def apply_action(self, state: S, player: PlayerId, action: A) -> S:
-        """Apply a legal action to ``state`` (a private copy it may mutate) and return it."""
+        """Apply a legal action and return the new state. ``state`` is a private copy it may
+        mutate, unless the game is ``copy_on_write`` (then it must leave ``state`` as it is)."""
 
     @abstractmethod
     def on_timeout(self, state: S, player: PlayerId) -> A:
@@ -129,13 +167,40 @@ class Game(ABC, Generic[S, A]):
     def panel(self, state: S, viewer: PlayerId | None) -> Panel:
         """The table (viewer None) or one player's private panel, with controls that are legal."""
 
+    def table(self, state: S) -> list[Panel]:
+        """The public table as one message of up to 10 panels (embeds); their controls are laid
+        out together under them. Override when one panel cannot hold the table."""
+        return [self.panel(state, None)]
+
+    def private_decision(self, state: S, player: PlayerId) -> bool:
+        """For ``ON_REQUEST`` games: ``player`` has a private decision now (a peek at the deck),
+        so their private panel is shown to them at once, privately."""
+        return False
+
+    def views_touched(self, before: S, after: S, player: PlayerId) -> set[PlayerId | None] | None:
+        """Which views ``player``'s move from ``before`` to ``after`` can have changed: private
+        panels by player id, the table as None; ``ALL_VIEWS`` (None) when any may have. Front
+        ends render only these. Overrides must be safe: when unsure, return ALL_VIEWS."""
+        return ALL_VIEWS
+
+    def undo_policy(self, before: S, after: S, player: PlayerId, action: A) -> Undo:
+        """May ``player`` take back this move (``before`` → ``after``) while nothing happened
+        since? Front ends undo by replaying the log without it, so a move that drew from the
+        state's RNG or revealed anything must be NEVER. The safe default is NEVER."""
+        return Undo.NEVER
+
+    def draw(self, spec: dict[str, Any]) -> bytes:
+        """A PNG of a :class:`~games.presentation.Picture`'s ``spec`` (games with pictures)."""
+        raise NotImplementedError(f"{self.id} draws no pictures")
+
     # -- checks used by the test suite and the simulator -----------------------------------------
     def check_invariants(self, state: S) -> None:
         """Raise AssertionError when conservation or another invariant is broken."""
 
-    def secrets(self, state: S, player: PlayerId) -> set[str]:
+    def secrets(self, state: S, player: PlayerId | None) -> set[str]:
         """Strings that only ``player`` may see now (card ids, ...): they must not occur in any
-        other player's view or panel, nor in the public view, panel or announcements."""
+        other player's view or panel, nor in the public view, table or announcements. With
+        ``player`` None: strings nobody may see now (a face-down deck)."""
         return set()
 
     def strategies(self) -> dict[str, Strategy]:
@@ -169,8 +234,24 @@ def _friendly(exc: ValidationError) -> str:
     return "Invalid option — " + "; ".join(parts)
 
 
+def new_game(game: Game[S, A], players: list[PlayerId], options: BaseModel, seed: int) -> S:
+    """The one way to start a game: the seat count and seats are checked here, for every game."""
+    n = len(players)
+    if not game.min_players <= n <= game.max_players:
+        seated = f"{n} {'is' if n == 1 else 'are'} seated"
+        if game.min_players == game.max_players:
+            raise IllegalAction(f"{game.title} needs {game.min_players} players; {seated}.")
+        raise IllegalAction(
+            f"{game.title} needs {game.min_players}–{game.max_players} players; {seated}."
+        )
+    if len(set(players)) != n:
+        raise IllegalAction("Each player can only sit at the table once.")
+    return game.setup(list(players), options, seed)
+
+
 def apply(game: Game[S, A], state: S, player: PlayerId, action: A) -> S:
-    """The central legality check, then the game's own ``apply_action`` on a deep copy."""
+    """The central legality check, then the game's own ``apply_action`` (on a deep copy unless
+    the game is copy-on-write)."""
     if game.outcome(state) is not None:
         raise IllegalAction("This game is over.")
     if player not in state.players:
@@ -181,6 +262,8 @@ def apply(game: Game[S, A], state: S, player: PlayerId, action: A) -> S:
         raise IllegalAction(f"It's not your move right now — the table is waiting for {waiting}.")
     if not game.is_legal(state, player, action):
         raise IllegalAction(game.explain_illegal(state, player, action))
+    if game.copy_on_write:
+        return game.apply_action(state, player, action)
     # A validated round trip through pydantic-core: a deep copy ~5x faster than copy.deepcopy.
     private_copy = type(state).model_validate(state.model_dump(round_trip=True))
     return game.apply_action(private_copy, player, action)

@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from games import REGISTRY
-from games.engine import Game, GameState, IllegalAction, apply
+from games.engine import Game, GameState, IllegalAction, apply, new_game
 from games.presentation import Button, Panel, panel_problems
 from games.rng import Rng
 
@@ -162,6 +162,23 @@ def test_refusals(game_id: str) -> None:
         game.parse_action({"type": "no-such-move"})
     with pytest.raises(IllegalAction):
         game.parse_options({"no_such_option": 1, **{k: "bad" for k in game.Options.model_fields}})
+
+
+@pytest.mark.parametrize("game_id", GAMES)
+def test_new_game_refuses_bad_seats_the_same_way_in_every_game(game_id: str) -> None:
+    game = REGISTRY[game_id]
+    for count in (game.min_players - 1, game.max_players + 1):
+        if count < 1:
+            continue
+        with pytest.raises(IllegalAction, match=rf"{game.title} needs .*; {count} (is|are) seated"):
+            new_game(game, _players(count), game.Options(), 1)
+    twice = _players(game.max_players)
+    twice[-1] = twice[0]
+    if len(twice) > 1:
+        with pytest.raises(IllegalAction, match="only sit at the table once"):
+            new_game(game, twice, game.Options(), 1)
+    state = new_game(game, _players(game.min_players), game.Options(), 1)
+    assert state.players == _players(game.min_players)
 
 
 @pytest.mark.parametrize("game_id", GAMES)

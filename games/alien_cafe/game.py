@@ -22,7 +22,7 @@ from games.alien_cafe.state import (
 from games.alien_cafe.strategies import strategies
 from games.alien_cafe.text import final_summary
 from games.alien_cafe.tiles import ALL_TILES, TILES
-from games.engine import Clock, Game, Outcome, Strategy
+from games.engine import Clock, Game, Outcome, PrivatePanel, Strategy, TurnStyle
 from games.presentation import Panel
 
 HELP = """\
@@ -75,17 +75,15 @@ class AlienCafe(Game[AlienCafeState, Action]):
         "Cooperative real-time tile placing: seat picky aliens next to their orders on a 4×4 tray."
     )
     help_text: ClassVar[str] = HELP
-    has_secrets: ClassVar[bool] = True
+    turn_style: ClassVar[TurnStyle] = TurnStyle.SIMULTANEOUS
+    private_panel: ClassVar[PrivatePanel] = PrivatePanel.DM
+    timer_option: ClassVar[str | None] = "round_time"
     refund_downtime: ClassVar[bool] = True
     Options: ClassVar[type[BaseModel]] = AlienCafeOptions
     State: ClassVar[type[AlienCafeState]] = AlienCafeState
     action_adapter: ClassVar[TypeAdapter[Any]] = action_adapter
 
     def setup(self, players: list[str], options: BaseModel, seed: int) -> AlienCafeState:
-        if not self.min_players <= len(players) <= self.max_players:
-            raise ValueError("Alien Café seats 1 to 4 players.")
-        if len(set(players)) != len(players):
-            raise ValueError("Each player can only sit once.")
         opts = AlienCafeOptions.model_validate(options.model_dump())
         return rules.setup(players, opts, seed)
 
@@ -140,8 +138,8 @@ class AlienCafe(Game[AlienCafeState, Action]):
             return public_panel(state)
         return private_panel(state, viewer)
 
-    def secrets(self, state: AlienCafeState, player: str) -> set[str]:
-        seat = state.seats.get(player)
+    def secrets(self, state: AlienCafeState, player: str | None) -> set[str]:
+        seat = state.seats.get(player) if player is not None else None
         if seat is None:
             return set()
         return set(seat.hand) | set(seat.house)

@@ -33,7 +33,15 @@ from games.cafe_carnage.state import (
     Play,
 )
 from games.cafe_carnage.strategies import STRATEGIES
-from games.engine import Clock, Game, IllegalAction, Outcome, PlayerId, Strategy
+from games.engine import (
+    Clock,
+    Game,
+    Outcome,
+    PlayerId,
+    PrivatePanel,
+    Strategy,
+    TurnStyle,
+)
 from games.presentation import Panel
 
 CafeAction = Pick | Play | Confirm | AutoPlay
@@ -49,7 +57,9 @@ class CafeCarnage(Game[CafeState, CafeAction]):
         "Most Gourmet Points within $30 wins. (Box: 4–6; 3 and 7–8 are variants.)"
     )
     help_text: ClassVar[str] = HELP_TEXT
-    has_secrets: ClassVar[bool] = True
+    turn_style: ClassVar[TurnStyle] = TurnStyle.SIMULTANEOUS
+    private_panel: ClassVar[PrivatePanel] = PrivatePanel.DM
+    timer_option: ClassVar[str | None] = "turn_timeout"
 
     Options: ClassVar[type[BaseModel]] = CafeOptions
     State: ClassVar[type[CafeState]] = CafeState
@@ -57,13 +67,6 @@ class CafeCarnage(Game[CafeState, CafeAction]):
 
     # -- rules -----------------------------------------------------------------------------------
     def setup(self, players: list[PlayerId], options: BaseModel, seed: int) -> CafeState:
-        if not self.min_players <= len(players) <= self.max_players:
-            raise IllegalAction(
-                f"Café Carnage needs {self.min_players}–{self.max_players} players "
-                f"(you have {len(players)})."
-            )
-        if len(set(players)) != len(players):
-            raise IllegalAction("Each player can only sit at the table once.")
         opts = (
             options
             if isinstance(options, CafeOptions)
@@ -201,7 +204,9 @@ class CafeCarnage(Game[CafeState, CafeAction]):
         assert set(state.auto_played) <= set(state.confirmed)
         assert len(state.history) == (state.round if state.over else state.round - 1)
 
-    def secrets(self, state: CafeState, player: PlayerId) -> set[str]:
+    def secrets(self, state: CafeState, player: PlayerId | None) -> set[str]:
+        if player is None:
+            return set()
         found: set[str] = set(state.hands.get(player, []))
         for cards in state.menus.get(player, {}).values():
             found.update(cards)

@@ -7,7 +7,15 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel
 
-from games.engine import Clock, Game, IllegalAction, Outcome, PlayerId, Strategy
+from games.engine import (
+    Clock,
+    Game,
+    Outcome,
+    PlayerId,
+    PrivatePanel,
+    Strategy,
+    TurnStyle,
+)
 from games.monster_cafe import present
 from games.monster_cafe.cards import (
     ALL_MONSTERS,
@@ -78,7 +86,9 @@ class MonsterCafe(Game[MonsterCafeState, Move]):
         "Seat hungry monsters at gross tables, clear the best one, and dodge the lemon sorbet."
     )
     help_text = HELP_TEXT
-    has_secrets = False
+    turn_style = TurnStyle.TURNS
+    private_panel = PrivatePanel.NEVER
+    timer_option = "turn_timeout"
     announces_timeouts = True  # "⏰ Time's up" with the move played, in one message
 
     Options = MonsterCafeOptions
@@ -87,10 +97,6 @@ class MonsterCafe(Game[MonsterCafeState, Move]):
 
     # -- setup -----------------------------------------------------------------------------------
     def setup(self, players: list[PlayerId], options: BaseModel, seed: int) -> MonsterCafeState:
-        if not self.min_players <= len(players) <= self.max_players:
-            raise IllegalAction("Monster Café is for 2 to 4 players.")
-        if len(set(players)) != len(players):
-            raise IllegalAction("A player can only take one seat.")
         opts = MonsterCafeOptions.model_validate(options.model_dump())
         rng = Rng(seed=seed)
         out_of_play: list[str] = []

@@ -20,7 +20,7 @@ from games.cafe_carnage.cards import (
     dish,
 )
 from games.cafe_carnage.state import AutoPlay, CafeOptions, CafeState, Confirm, Pick, Play
-from games.engine import IllegalAction, apply, play_timeout
+from games.engine import IllegalAction, apply, new_game, play_timeout
 from games.presentation import Button, Select, panel_problems
 
 # -- helpers --------------------------------------------------------------------------------------
@@ -887,9 +887,7 @@ def test_setup() -> None:
     assert len(state.announcements) == 1 and state.announcements[0].ping == list("abcd")
     for players in ("ab", "abcdefghi"):
         with pytest.raises(IllegalAction, match="3–8 players"):
-            new_table(players)
-    with pytest.raises(IllegalAction, match="only sit at the table once"):
-        new_table(["a", "b", "a"])
+            new_game(GAME, list(players), CafeOptions(), 7)
 
 
 def test_dish_decks_match_the_rules_file() -> None:

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from games.engine import IllegalAction, apply, play_timeout
+from games.engine import IllegalAction, apply, new_game, play_timeout
 from games.monster_cafe import GAME
 from games.monster_cafe.cards import (
     ALL_MONSTERS,
@@ -277,12 +277,10 @@ def test_setup_per_player_count(count: int) -> None:
 
 
 def test_setup_refuses_bad_tables() -> None:
-    with pytest.raises(IllegalAction):
-        GAME.setup(["a"], options(), 1)
-    with pytest.raises(IllegalAction):
-        GAME.setup(["a", "b", "c", "d", "e"], options(), 1)
-    with pytest.raises(IllegalAction):
-        GAME.setup(["a", "a"], options(), 1)
+    with pytest.raises(IllegalAction, match="2–4 players; 1 is seated"):
+        new_game(GAME, ["a"], options(), 1)
+    with pytest.raises(IllegalAction, match="2–4 players; 5 are seated"):
+        new_game(GAME, ["a", "b", "c", "d", "e"], options(), 1)
 
 
 def test_starting_lemon_sorbet_is_shuffled_back_and_redrawn() -> None:

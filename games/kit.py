@@ -1,0 +1,92 @@
+"""What games share: timer options and their wording, seat-order turns, choice controls.
+
+Pure helpers for game packages (no rules of any one game here).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from pydantic import Field
+
+from games.presentation import Button, Control, Option, Select, Style
+
+MINUTE, HOUR, DAY = 60, 3600, 86400
+
+# Every timer a game offers, label → seconds. The lobby and /game new offer these same values.
+TIMEOUT_CHOICES: dict[str, int] = {
+    "1 min": MINUTE,
+    "2 min": 2 * MINUTE,
+    "3 min": 3 * MINUTE,
+    "5 min": 5 * MINUTE,
+    "10 min": 10 * MINUTE,
+    "15 min": 15 * MINUTE,
+    "30 min": 30 * MINUTE,
+    "1 h": HOUR,
+    "6 h": 6 * HOUR,
+    "24 h": DAY,
+    "48 h": 2 * DAY,
+    "7 days": 7 * DAY,
+}
+MIN_TIMEOUT, MAX_TIMEOUT = MINUTE, 7 * DAY
+
+
+def timer_field(default: int, description: str) -> Any:
+    """An Options field for a step timer in seconds, offering :data:`TIMEOUT_CHOICES`."""
+    return Field(
+        default=default,
+        ge=MIN_TIMEOUT,
+        le=MAX_TIMEOUT,
+        description=description,
+        json_schema_extra={"choices": dict(TIMEOUT_CHOICES)},
+    )
+
+
+def duration(seconds: float) -> str:
+    """Seconds in words: 90 → "1 min 30 s", 3600 → "1 h", 172800 → "2 days"."""
+    rest = int(seconds)
+    parts = []
+    for unit, size in (("day", DAY), ("h", HOUR), ("min", MINUTE), ("s", 1)):
+        count, rest = divmod(rest, size)
+        if count:
+            parts.append(f"{count} {unit}{'s' if unit == 'day' and count > 1 else ''}")
+    return " ".join(parts) or "0 s"
+
+
+def next_in_seat_order(
+    players: Sequence[str], current: str, eligible: Callable[[str], bool] = lambda p: True
+) -> str | None:
+    """The next player clockwise (seat order) after ``current`` who is ``eligible``; ``current``
+    itself comes last. None when nobody is."""
+    start = players.index(current)
+    for step in range(1, len(players) + 1):
+        candidate = players[(start + step) % len(players)]
+        if eligible(candidate):
+            return candidate
+    return None
+
+
+def seat_order_from(players: Sequence[str], first: str) -> list[str]:
+    """Every player once, clockwise, starting with ``first``."""
+    start = players.index(first)
+    return [players[(start + i) % len(players)] for i in range(len(players))]
+
+
+def choice_controls(
+    options: Sequence[Option],
+    placeholder: str,
+    *,
+    max_buttons: int = 5,
+    style: Style = "secondary",
+    row: int | None = None,
+) -> list[Control]:
+    """Buttons while the choices fit one row (``max_buttons``), else one select (≤ 25 options).
+
+    Each option becomes a button with the option's label, emoji and action."""
+    if len(options) <= max_buttons:
+        return [
+            Button(label=o.label, action=o.action, emoji=o.emoji, style=style, row=row)
+            for o in options
+        ]
+    return [Select(placeholder=placeholder, options=list(options)[:25], row=row)]
