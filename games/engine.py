@@ -87,6 +87,9 @@ class Clock(BaseModel):
     key: str
     seconds: float
     remind: bool = True  # send a reminder halfway
+    # A step the whole table waits for (a level pick): the host may end it early, and the
+    # absent players' default moves are played, so one absent player never stalls the table.
+    host_may_skip: bool = False
 
 
 S = TypeVar("S", bound=GameState)

@@ -116,6 +116,9 @@ class Announcement(BaseModel):
     fields: list[PanelField] = Field(default_factory=list)
     colour: int | None = None
     ping: list[str] = Field(default_factory=list)  # players to notify (mentioned in content)
+    # "event": a message of its own (round results, final standings). "turn": a short notice of
+    # whose move it is; front ends keep only the newest one, so turns do not bury the table.
+    kind: Literal["event", "turn"] = "event"
 
 
 def layout_rows(controls: list[Control], max_rows: int = MAX_ROWS) -> list[list[Control]]:
