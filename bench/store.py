@@ -20,8 +20,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import aiosqlite
 
-from bot.sessions import Session, SessionService
-from bot.store import Store
+from bot.core.sessions import Session, SessionService
+from bot.core.store import Store
 from games.rng import Rng
 
 GAME = "cafe-carnage"

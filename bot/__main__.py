@@ -7,8 +7,8 @@ import asyncio
 import sys
 from pathlib import Path
 
-from bot.config import load_settings
-from bot.errors import ConfigError
+from bot.core.config import load_settings
+from bot.core.errors import ConfigError
 
 NO_TOKEN_HELP = """\
 cafebot has no Discord token, so it cannot connect to Discord.
@@ -55,7 +55,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _simulate(args: argparse.Namespace) -> int:
-    from bot.simulate import run_simulation
+    from bot.core.simulate import run_simulation
     from games import REGISTRY
 
     if args.game != "all" and args.game not in REGISTRY:

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from bot.config import load_settings
-from bot.errors import ConfigError
+from bot.core.config import load_settings
+from bot.core.errors import ConfigError
 
 ROOT = Path(__file__).resolve().parent.parent
 

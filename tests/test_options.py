@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from bot.options import describe_options, duration, parse_setting, setting_suggestions
+from bot.core.options import describe_options, parse_setting, setting_suggestions
 from games import REGISTRY
+from games.kit import duration
 
 
 @pytest.mark.parametrize(

@@ -11,9 +11,16 @@ from typing import Any
 
 import pytest
 
-from bot.errors import DamagedSession, IllegalMove, NotAllowed, NotFound, StaleVersion, UserError
-from bot.sessions import Session, SessionService
-from bot.store import SCHEMA_VERSION, NewerDatabase, Store
+from bot.core.errors import (
+    DamagedSession,
+    IllegalMove,
+    NotAllowed,
+    NotFound,
+    StaleVersion,
+    UserError,
+)
+from bot.core.sessions import Session, SessionService
+from bot.core.store import SCHEMA_VERSION, NewerDatabase, Store
 from games import REGISTRY
 from games.engine import apply
 from games.rng import Rng

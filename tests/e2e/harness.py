@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from bot.app import CafeBot
-from bot.config import Settings
+from bot.core.config import Settings
 from emulator import DiscordEmulator, InteractionResult, Message, running_bot
 
 
@@ -123,6 +123,48 @@ async def open_game(w: World, game: str, **options: Any) -> Message:
     await w.emu.click(host, table.id, w.emu.get_message(table.id).button("Start"))
     await w.settle()
     return w.emu.get_message(table.id)
+
+
+# -- controls on messages, the same for every game ------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Control:
+    """One enabled game control on a message (a select counts once per option)."""
+
+    message_id: int
+    label: str
+    custom_id: str
+    value: str | None = None  # a select option's value; None for a button
+
+
+def controls(message: Message, session_id: int = 1, seat: str | None = None) -> list[Control]:
+    """Every enabled game control of ``session_id`` on ``message`` (``seat`` "t": the table's;
+    a seat number: that player's private panel's; None: either)."""
+    prefix = f"cb:g:{session_id}:" + (f"{seat}:" if seat is not None else "")
+    out = [
+        Control(message.id, label or "", cid)
+        for label, cid, disabled in message.buttons()
+        if cid and cid.startswith(prefix) and not disabled
+    ]
+    for cid, options in message.selects():
+        component = message.find_component(cid) or {}
+        if cid.startswith(prefix) and not component.get("disabled"):
+            out += [Control(message.id, label, cid, value) for label, value in options]
+    return out
+
+
+async def press(emu: DiscordEmulator, user: int, control: Control) -> InteractionResult:
+    """``user`` clicks the button or picks the select option."""
+    if control.value is None:
+        return await emu.click(user, control.message_id, control.custom_id)
+    return await emu.select(user, control.message_id, control.custom_id, [control.value])
+
+
+async def state_of(bot: CafeBot, session_id: int = 1) -> Any:
+    s = await bot.service.load(session_id)
+    assert s.state is not None, "the game has not started"
+    return s.state
 
 
 def ephemeral_text(result: InteractionResult) -> str:

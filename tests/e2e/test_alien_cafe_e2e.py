@@ -14,7 +14,7 @@ from typing import Any, cast
 
 import pytest
 
-from bot.store import TimerRow
+from bot.core.store import TimerRow
 from emulator import EmulatorError, InteractionResult, Message
 from games.alien_cafe.actions import (
     Action,

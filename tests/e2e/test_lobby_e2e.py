@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.commands import GAME_CHOICES, TIMEOUT_CHOICES
+from bot.adapter.commands import GAME_CHOICES, TIMEOUT_CHOICES
 from games import REGISTRY
 from tests.e2e.harness import ephemeral_text, world
 

@@ -13,7 +13,7 @@ from typing import Any, Literal
 from pydantic import AliasChoices, Field, SecretStr, ValidationError
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
-from bot.errors import ConfigError
+from bot.core.errors import ConfigError
 
 DEFAULT_CONFIG_PATH = Path("config.toml")
 

@@ -13,9 +13,8 @@ from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 
 from games.engine import Game
+from games.kit import duration
 from games.presentation import Option, Select
-
-TIMER_OPTION_NAMES = ("turn_timeout", "round_time", "phase_timeout")
 
 
 def choices_of(info: FieldInfo) -> list[tuple[str, Any]]:
@@ -35,27 +34,18 @@ def option_fields(game: Game[Any, Any]) -> dict[str, FieldInfo]:
     return {k: v for k, v in game.Options.model_fields.items() if choices_of(v)}
 
 
-def timer_field(game: Game[Any, Any]) -> str | None:
-    return next((n for n in TIMER_OPTION_NAMES if n in game.Options.model_fields), None)
+def is_timer(game: Game[Any, Any], name: str) -> bool:
+    return name == game.timer_option
 
 
-def label_of(info: FieldInfo, value: Any, name: str = "") -> str:
+def label_of(game: Game[Any, Any], name: str, value: Any) -> str:
+    info = game.Options.model_fields[name]
     for label, v in choices_of(info):
         if v == value:
             return label
-    if name in TIMER_OPTION_NAMES and isinstance(value, int):
+    if is_timer(game, name) and isinstance(value, int):
         return duration(value)
     return str(value)
-
-
-def duration(seconds: int) -> str:
-    """3600 → "1 h", 90 → "1 min 30 s", 172800 → "2 days"."""
-    parts = []
-    for unit, size in (("days", 86400), ("h", 3600), ("min", 60), ("s", 1)):
-        count, seconds = divmod(seconds, size)
-        if count:
-            parts.append(f"{count} {'day' if unit == 'days' and count == 1 else unit}")
-    return " ".join(parts) or "0 s"
 
 
 def title_of(name: str) -> str:
@@ -66,7 +56,7 @@ def describe_options(game: Game[Any, Any], options: BaseModel) -> str:
     lines = []
     for name, info in game.Options.model_fields.items():
         value = getattr(options, name)
-        text = f"**{title_of(name)}**: {label_of(info, value, name)}"
+        text = f"**{title_of(name)}**: {label_of(game, name, value)}"
         if info.description:
             text += f" — {info.description}"
         lines.append(text[:200])
@@ -80,7 +70,7 @@ def lobby_option_controls(game: Game[Any, Any], options: BaseModel) -> list[Sele
         current = getattr(options, name)
         selects.append(
             Select(
-                placeholder=f"{title_of(name)}: {label_of(info, current, name)}",
+                placeholder=f"{title_of(name)}: {label_of(game, name, current)}",
                 options=[
                     Option(
                         label=f"{title_of(name)}: {label}",
@@ -112,7 +102,7 @@ def setting_suggestions(game: Game[Any, Any], typed: str) -> list[str]:
     suggestions = [
         f"{name}={label}"
         for name, info in option_fields(game).items()
-        if name not in TIMER_OPTION_NAMES
+        if not is_timer(game, name)
         for label, _ in choices_of(info)
     ]
     typed = typed.lower().strip()

@@ -9,6 +9,7 @@ from typing import Any
 
 import discord
 
+from bot.adapter.items import Items
 from games.presentation import (
     PLAYER_TOKEN,
     Announcement,
@@ -56,9 +57,17 @@ def find_action(panel: Panel, key: str, *, in_select: bool) -> dict[str, Any] | 
     return None
 
 
-def content_digest(panel: Panel, extra: str = "") -> str:
-    """Changes whenever anything visible in the panel changes."""
-    return _digest([panel.model_dump(mode="json"), extra])[:16]
+def content_digest(*panels: Panel, extra: str = "") -> str:
+    """Changes whenever anything visible in the panels changes."""
+    return _digest([[p.model_dump(mode="json") for p in panels], extra])[:16]
+
+
+def merged_controls(panels: list[Panel]) -> Panel:
+    """The controls of a table's panels as one panel (its keys use the first panel's stamp),
+    as they are laid out under the message and looked up when clicked."""
+    return Panel(
+        title="controls", stamp=panels[0].stamp, controls=[c for p in panels for c in p.controls]
+    )
 
 
 def _digest(value: Any) -> str:
@@ -99,12 +108,11 @@ def game_view(
     *,
     session_id: int,
     seat: str,
+    items: Items,
     extra: list[discord.ui.Item[discord.ui.View]] | None = None,
 ) -> discord.ui.View | None:
     """A view of DynamicItems. A button's custom_id carries the session, the seat, its move's
     key and its index (unique in the message); a select option's value is its move's key."""
-    from bot.components import GameButton, GameSelect
-
     view = discord.ui.View(timeout=None)
     rows = control_rows(panel)
     for row_number, row in enumerate(rows[:5]):
@@ -123,7 +131,7 @@ def game_view(
                     custom_id=custom_id,
                     row=row_number,
                 )
-                view.add_item(GameButton(button))
+                view.add_item(items.game_button(button))
             elif isinstance(control, Select):
                 select: discord.ui.Select[discord.ui.View] = discord.ui.Select(
                     placeholder=names_in(control.placeholder, names)[:150],
@@ -141,7 +149,7 @@ def game_view(
                         for o in control.options[:25]
                     ],
                 )
-                view.add_item(GameSelect(select))
+                view.add_item(items.game_select(select))
     free_row = len(rows) if len(rows) < 5 else None
     for item in extra or []:
         if free_row is None and not _room_in_last_row(rows):

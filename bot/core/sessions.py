@@ -18,8 +18,15 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from bot.errors import DamagedSession, IllegalMove, NotAllowed, NotFound, StaleVersion, UserError
-from bot.store import NewAction, PlayerRow, SessionRow, Store, TimerRow
+from bot.core.errors import (
+    DamagedSession,
+    IllegalMove,
+    NotAllowed,
+    NotFound,
+    StaleVersion,
+    UserError,
+)
+from bot.core.store import NewAction, PlayerRow, SessionRow, SessionStatus, Store, TimerRow
 from games import REGISTRY
 from games.engine import (
     Game,
@@ -51,7 +58,7 @@ class Session:
         return self.row.version
 
     @property
-    def status(self) -> str:
+    def status(self) -> SessionStatus:
         return self.row.status
 
     @property
@@ -93,6 +100,7 @@ class SessionService:
         self.now = now
         self.new_seed = new_seed
         self._locks: dict[int, asyncio.Lock] = {}
+        self._listeners: list[Callable[[int], None]] = []
         # Sessions as last committed. One bot process owns its database, so after the first
         # load a session is served from memory; every write still checks the stored version
         # (UPDATE … WHERE version = ?), and a refused or failed write drops the cached copy.
@@ -100,6 +108,34 @@ class SessionService:
 
     def lock(self, session_id: int) -> asyncio.Lock:
         return self._locks.setdefault(session_id, asyncio.Lock())
+
+    # -- change events ---------------------------------------------------------------------------
+    def subscribe(self, listener: Callable[[int], None]) -> None:
+        """Call ``listener(session_id)`` after every committed change of a session (the table
+        sync and the scheduler listen; the service need not know them)."""
+        self._listeners.append(listener)
+
+    def _changed(self, session_id: int) -> None:
+        for listener in self._listeners:
+            listener(session_id)
+
+    # -- reads for front ends --------------------------------------------------------------------
+    async def deadline(self, session_id: int) -> TimerRow | None:
+        """The deadline of the timed step in progress, if any."""
+        timers = await self.store.timers(session_id)
+        return next((t for t in timers if t.kind == "deadline"), None)
+
+    async def open_sessions_of(self, user_id: str) -> list[SessionRow]:
+        return await self.store.sessions_of_user(user_id)
+
+    async def finished_in_guild(self, guild_id: int, limit: int = 10) -> list[SessionRow]:
+        return await self.store.finished_in_guild(guild_id, limit=limit)
+
+    async def open_sessions(self) -> list[SessionRow]:
+        return await self.store.sessions_with_status(SessionStatus.LOBBY, SessionStatus.ACTIVE)
+
+    async def names(self, session_id: int) -> dict[str, str]:
+        return {p.user_id: p.name for p in await self.store.players(session_id)}
 
     # -- loading ---------------------------------------------------------------------------------
     async def load(self, session_id: int) -> Session:
@@ -234,6 +270,7 @@ class SessionService:
             options=parsed.model_dump(mode="json"),
             seed=seed if seed is not None else self.new_seed(),
         )
+        self._changed(session_id)
         return await self.load(session_id)
 
     async def join(self, session_id: int, user_id: str, name: str) -> Session:
@@ -246,6 +283,7 @@ class SessionService:
                 raise NotAllowed(f"The table is full ({s.game.max_players} players).")
             with self._rewrite(session_id):
                 await self.store.update_lobby(session_id, s.version, add=(user_id, name[:32]))
+            self._changed(session_id)
             return await self.load(session_id)
 
     async def leave(self, session_id: int, user_id: str) -> Session:
@@ -260,6 +298,7 @@ class SessionService:
                 )
             with self._rewrite(session_id):
                 await self.store.update_lobby(session_id, s.version, remove=user_id)
+            self._changed(session_id)
             return await self.load(session_id)
 
     async def set_option(self, session_id: int, user_id: str, key: str, value: Any) -> Session:
@@ -279,6 +318,7 @@ class SessionService:
                 await self.store.update_lobby(
                     session_id, s.version, options=parsed.model_dump(mode="json")
                 )
+            self._changed(session_id)
             return await self.load(session_id)
 
     async def start(self, session_id: int, user_id: str) -> Session:
@@ -297,10 +337,11 @@ class SessionService:
                     session_id,
                     s.version,
                     state=state.model_dump_json(),
-                    status="active",
+                    status=SessionStatus.ACTIVE,
                     new_actions=[],
                     timers=self._timers(game, state),
                 )
+            self._changed(session_id)
             return await self.load(session_id)
 
     async def abandon(self, session_id: int, user_id: str, may_manage: bool) -> Session:
@@ -308,12 +349,13 @@ class SessionService:
             row = await self.store.get_session(session_id)
             if row is None:
                 raise NotFound(f"There is no game #{session_id}.")
-            if row.status not in ("lobby", "active"):
+            if not row.status.is_open:
                 raise NotAllowed("That game has already ended.")
             if user_id != row.host_id and not may_manage:
                 raise NotAllowed("Only the host or someone with Manage Channels can abandon it.")
             with self._rewrite(session_id):
-                await self.store.set_status(session_id, row.version, "abandoned")
+                await self.store.set_status(session_id, row.version, SessionStatus.ABANDONED)
+            self._changed(session_id)
             return await self.load(session_id)
 
     # -- playing ---------------------------------------------------------------------------------
@@ -356,13 +398,14 @@ class SessionService:
             except IllegalAction as exc:
                 raise IllegalMove(exc.message) from None
             committed = await self._commit(s, state, new_state, [NewAction(player, _dump(action))])
-            return ActResult(session=committed, applied=[(player, action)])
+        self._changed(session_id)
+        return ActResult(session=committed, applied=[(player, action)])
 
     async def fire_deadline(self, session_id: int, key: str) -> ActResult | None:
         """Play the default move of every player the timed step ``key`` still waits for."""
         async with self.lock(session_id):
             s = await self.load(session_id)
-            if s.status != "active" or s.state is None:
+            if s.status is not SessionStatus.ACTIVE or s.state is None:
                 return None
             game, state = s.game, s.state
             if clock_key(game, state) != key:
@@ -384,7 +427,8 @@ class SessionService:
                 return None
             log = [NewAction(p, _dump(a), "timeout") for p, a in applied]
             committed = await self._commit(s, s.state, state, log)
-            return ActResult(session=committed, applied=applied, auto_played=auto)
+        self._changed(session_id)
+        return ActResult(session=committed, applied=applied, auto_played=auto)
 
     async def _commit(
         self, s: Session, old: GameState, new: GameState, log: list[NewAction]
@@ -405,7 +449,7 @@ class SessionService:
         old_key = clock_key(s.game, old)
         same_step = outcome is None and old_key is not None and old_key == clock_key(s.game, new)
         state_json = new.model_dump_json()
-        status = "finished" if outcome is not None else "active"
+        status = SessionStatus.FINISHED if outcome is not None else SessionStatus.ACTIVE
         outcome_json = outcome.model_dump_json() if outcome is not None else None
         await self.store.commit_state(
             s.id,
@@ -438,7 +482,7 @@ class SessionService:
         if s.state is None:
             raise NotAllowed("That game has not started.")
         game = s.game
-        state = game.setup(s.player_ids, s.options, s.row.seed)
+        state = new_game(game, s.player_ids, s.options, s.row.seed)
         for entry in await self.store.actions(session_id):
             action = game.parse_action(json.loads(entry.action))
             state = apply(game, state, entry.player, action)
@@ -448,14 +492,15 @@ class SessionService:
     # -- guards ----------------------------------------------------------------------------------
     @staticmethod
     def _require_lobby(s: Session, message: str = "The game has already started.") -> None:
-        if s.status != "lobby":
-            raise NotAllowed(message if s.status == "active" else "That game has ended.")
+        if s.status is not SessionStatus.LOBBY:
+            active = s.status is SessionStatus.ACTIVE
+            raise NotAllowed(message if active else "That game has ended.")
 
     @staticmethod
     def _require_playing(s: Session) -> GameState:
-        if s.status == "lobby" or s.state is None:
+        if s.status is SessionStatus.LOBBY or s.state is None:
             raise NotAllowed("The game hasn't started yet.")
-        if s.status != "active":
+        if s.status is not SessionStatus.ACTIVE:
             raise NotAllowed("That game has ended.")
         return s.state
 

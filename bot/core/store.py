@@ -14,12 +14,13 @@ import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
+from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
 import aiosqlite
 
-from bot.errors import StaleVersion
+from bot.core.errors import StaleVersion
 
 MIGRATIONS: list[str] = [
     # 1: the first schema
@@ -83,13 +84,25 @@ class NewerDatabase(Exception):
     pass
 
 
+class SessionStatus(StrEnum):
+    LOBBY = "lobby"
+    ACTIVE = "active"
+    FINISHED = "finished"
+    ABANDONED = "abandoned"
+
+    @property
+    def is_open(self) -> bool:
+        """Still going (a lobby or a game in play): the channel is taken."""
+        return self in (SessionStatus.LOBBY, SessionStatus.ACTIVE)
+
+
 @dataclass
 class SessionRow:
     id: int
     guild_id: int | None
     channel_id: int
     game_id: str
-    status: str
+    status: SessionStatus
     host_id: str
     options: str
     seed: int
@@ -261,19 +274,19 @@ class Store:
 
     async def get_session(self, session_id: int) -> SessionRow | None:
         row = await self._one("SELECT * FROM sessions WHERE id = ?", (session_id,))
-        return SessionRow(**dict(row)) if row else None
+        return _session_row(row) if row else None
 
     async def open_session_in_channel(self, channel_id: int) -> SessionRow | None:
         row = await self._one(
             "SELECT * FROM sessions WHERE channel_id = ? AND status IN ('lobby', 'active')",
             (channel_id,),
         )
-        return SessionRow(**dict(row)) if row else None
+        return _session_row(row) if row else None
 
     async def sessions_with_status(self, *statuses: str) -> list[SessionRow]:
         marks = ",".join("?" for _ in statuses)
         rows = await self._all(f"SELECT * FROM sessions WHERE status IN ({marks})", statuses)
-        return [SessionRow(**dict(r)) for r in rows]
+        return [_session_row(r) for r in rows]
 
     async def finished_in_guild(self, guild_id: int, limit: int = 10) -> list[SessionRow]:
         rows = await self._all(
@@ -281,7 +294,7 @@ class Store:
             "ORDER BY updated_at DESC LIMIT ?",
             (guild_id, limit),
         )
-        return [SessionRow(**dict(r)) for r in rows]
+        return [_session_row(r) for r in rows]
 
     async def players(self, session_id: int) -> list[PlayerRow]:
         rows = await self._all(
@@ -295,7 +308,7 @@ class Store:
             "WHERE p.user_id = ? AND s.status IN ('lobby', 'active') ORDER BY s.id",
             (user_id,),
         )
-        return [SessionRow(**dict(r)) for r in rows]
+        return [_session_row(r) for r in rows]
 
     async def actions(self, session_id: int) -> list[ActionRow]:
         rows = await self._all(
@@ -483,6 +496,12 @@ class Store:
     async def raw_execute(self, sql: str, args: Iterable[Any] = ()) -> None:
         """For tests that damage a database on purpose."""
         await self._write(sql, args)
+
+
+def _session_row(row: aiosqlite.Row) -> SessionRow:
+    values = dict(row)
+    values["status"] = SessionStatus(values["status"])
+    return SessionRow(**values)
 
 
 def _split_sql(script: str) -> list[str]:

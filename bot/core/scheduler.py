@@ -1,8 +1,11 @@
 """Deadlines and reminders, kept as rows in SQLite so they survive restarts.
 
-One task sleeps until the earliest timer (or until woken by a change), fires what is due and
-goes back to sleep. At start it fires what fell due while the bot was down; games that ask for
-it (Alien Café's round clock) get the time the bot was down given back instead.
+One task sleeps until the earliest timer (or until a session changes), fires what is due and goes
+back to sleep. At start it fires what fell due while the bot was down; games that ask for it
+(Alien Café's round clock) get the time the bot was down given back instead.
+
+The scheduler decides nothing about how things are shown: it tells its :class:`TimerEvents`
+listener (the Discord adapter) that a reminder is due or that a deadline was played.
 """
 
 from __future__ import annotations
@@ -10,14 +13,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import Protocol
 
-from bot.errors import UserError
-from bot.store import TimerRow
+from bot.core.errors import UserError
+from bot.core.sessions import ActResult, Session, SessionService
+from bot.core.store import SessionStatus, Store, TimerRow
 from games import REGISTRY
-
-if TYPE_CHECKING:
-    from bot.app import CafeBot
 
 log = logging.getLogger(__name__)
 
@@ -25,13 +27,33 @@ HEARTBEAT_SECONDS = 5.0  # how often "the bot is alive" is written, for downtime
 MAX_SLEEP = 5.0
 
 
+class TimerEvents(Protocol):
+    """What the scheduler tells the front end."""
+
+    async def reminder_due(self, session: Session, deadline: float) -> None:
+        """Players the session waits for should be reminded: time runs out at ``deadline``."""
+
+    async def deadline_played(self, result: ActResult) -> None:
+        """A deadline passed and the absent players' default moves were played."""
+
+
 class Scheduler:
-    def __init__(self, bot: CafeBot) -> None:
-        self.bot = bot
+    def __init__(
+        self,
+        store: Store,
+        service: SessionService,
+        events: TimerEvents,
+        clock: Callable[[], float],
+    ) -> None:
+        self.store = store
+        self.service = service
+        self.events = events
+        self.clock = clock
         self._wake = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
         self._last_heartbeat = 0.0
         self._firing = asyncio.Lock()  # the loop and run_due() callers never fire twice
+        service.subscribe(lambda _session_id: self.wake())
 
     async def start(self) -> None:
         await self.refund_downtime()
@@ -54,34 +76,33 @@ class Scheduler:
         self._wake.set()
 
     async def refund_downtime(self) -> None:
-        store = self.bot.store
-        last_alive = await store.get_meta("last_alive")
-        now = self.bot.clock()
+        last_alive = await self.store.get_meta("last_alive")
+        now = self.clock()
         if last_alive is not None:
             down_since = float(last_alive)
             downtime = now - down_since
             refunded = [
                 row.id
-                for row in await store.sessions_with_status("active")
+                for row in await self.store.sessions_with_status(SessionStatus.ACTIVE)
                 if row.game_id in REGISTRY and REGISTRY[row.game_id].refund_downtime
             ]
             if downtime > 0 and refunded:
-                await store.shift_timers(refunded, after=down_since, by=downtime)
+                await self.store.shift_timers(refunded, after=down_since, by=downtime)
                 log.info("gave %.0f s of downtime back to %d session(s)", downtime, len(refunded))
         await self._heartbeat(force=True)
 
     async def _heartbeat(self, force: bool = False) -> None:
-        now = self.bot.clock()
+        now = self.clock()
         if force or now - self._last_heartbeat >= HEARTBEAT_SECONDS:
-            await self.bot.store.set_meta("last_alive", repr(now))
+            await self.store.set_meta("last_alive", repr(now))
             self._last_heartbeat = now
 
     async def run_due(self) -> float:
         """Fire every timer that is due; return the seconds until the next one (at most 5)."""
         async with self._firing:
             await self._heartbeat()
-            timers = await self.bot.store.timers()
-            now = self.bot.clock()
+            timers = await self.store.timers()
+            now = self.clock()
             for timer in [t for t in timers if t.due_at <= now]:
                 await self._fire(timer)
             upcoming = [t.due_at for t in timers if t.due_at > now]
@@ -101,34 +122,24 @@ class Scheduler:
                 await asyncio.wait_for(self._wake.wait(), timeout=max(0.01, sleep))
 
     async def _fire(self, timer: TimerRow) -> None:
-        bot = self.bot
         if timer.kind == "reminder":
-            await bot.store.delete_timer(timer.session_id, "reminder", timer.key)
+            await self.store.delete_timer(timer.session_id, "reminder", timer.key)
             try:
-                s = await bot.service.load(timer.session_id)
+                s = await self.service.load(timer.session_id)
             except UserError:
                 return
-            deadline = next((t for t in await bot.store.timers(s.id) if t.kind == "deadline"), None)
-            if deadline is not None and deadline.due_at <= bot.clock():
+            deadline = await self.service.deadline(s.id)
+            if deadline is not None and deadline.due_at <= self.clock():
                 return  # overdue (the bot was down): the move is played now, too late to remind
-            await bot.tables.remind(s, deadline.due_at if deadline else timer.due_at)
+            await self.events.reminder_due(s, deadline.due_at if deadline else timer.due_at)
             return
         try:
-            result = await bot.service.fire_deadline(timer.session_id, timer.key)
+            result = await self.service.fire_deadline(timer.session_id, timer.key)
         except UserError:
             log.exception("deadline of session %s failed", timer.session_id)
-            await bot.store.delete_timer(timer.session_id, "deadline", timer.key)
+            await self.store.delete_timer(timer.session_id, "deadline", timer.key)
             return
         if result is None:
-            await bot.store.delete_timer(timer.session_id, "deadline", timer.key)
+            await self.store.delete_timer(timer.session_id, "deadline", timer.key)
             return
-        s = result.session
-        if result.auto_played and not s.game.announces_timeouts:
-            # Neutral wording: the default differs by game (a move played for them, a level kept,
-            # a tray locked as it is); each game's rules say which.
-            await bot.tables.post_notice(
-                s.row.channel_id,
-                f"⏰ Time's up for {bot.tables.names_text(s, result.auto_played)} — I decided "
-                f"for them as the rules say (`/game rules {s.game.id}`), and the game goes on.",
-            )
-        bot.tables.request_sync(s.id)
+        await self.events.deadline_played(result)

@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bot.sessions import SessionService
-from bot.store import Store
+from bot.core.sessions import SessionService
+from bot.core.store import SessionStatus, Store
 from games import REGISTRY
 from games.engine import Game, Strategy
 from games.rng import Rng
@@ -121,7 +121,7 @@ async def _play_one(
     for _ in range(MAX_ACTIONS_PER_GAME):
         state = session.state
         assert state is not None
-        if session.status != "active":
+        if session.status is not SessionStatus.ACTIVE:
             break
         clock = game.clock(state)
         if clock is not None and rng.randint(1, 1000) <= timeout_rate * 1000:

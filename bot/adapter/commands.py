@@ -4,54 +4,45 @@ from __future__ import annotations
 
 import json
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import discord
 from discord import app_commands
 
-from bot.components import abandon_view
-from bot.errors import NotAllowed, NotFound, UserError
-from bot.options import parse_setting, setting_suggestions, timer_field
-from bot.render import sendable
-from bot.sessions import Session
+from bot.adapter.render import sendable
+from bot.adapter.replies import Replies
+from bot.adapter.screens import Screens
+from bot.adapter.tables import TableSync
+from bot.core.errors import NotAllowed, NotFound, UserError
+from bot.core.options import parse_setting, setting_suggestions
+from bot.core.sessions import Session, SessionService
 from games import REGISTRY
 from games.engine import Outcome, PrivatePanel
-
-if TYPE_CHECKING:
-    from bot.app import CafeBot
+from games.kit import TIMEOUT_CHOICES as TIMEOUTS
 
 GAME_CHOICES = [app_commands.Choice(name=g.title, value=g.id) for g in REGISTRY.values()]
 TIMEOUT_CHOICES = [
-    app_commands.Choice(name=label, value=seconds)
-    for label, seconds in [
-        ("1 minute", 60),
-        ("2 minutes", 120),
-        ("5 minutes", 300),
-        ("15 minutes", 900),
-        ("1 hour", 3600),
-        ("6 hours", 21600),
-        ("24 hours", 86400),
-        ("48 hours", 172800),
-        ("7 days", 604800),
-    ]
+    app_commands.Choice(name=label, value=seconds) for label, seconds in TIMEOUTS.items()
 ]
 
 
 @app_commands.guild_only()
 class GameCommands(app_commands.Group):
-    def __init__(self, bot: CafeBot) -> None:
+    def __init__(
+        self, service: SessionService, screens: Screens, tables: TableSync, replies: Replies
+    ) -> None:
         super().__init__(name="game", description="Play café board games with friends")
-        self.bot = bot
+        self.service = service
+        self.screens = screens
+        self.tables = tables
+        self.replies = replies
 
     # -- helpers ---------------------------------------------------------------------------------
     async def _open_session(self, interaction: discord.Interaction[Any]) -> Session:
-        s = await self.bot.service.open_in_channel(_channel_id(interaction))
+        s = await self.service.open_in_channel(_channel_id(interaction))
         if s is None:
             raise NotFound("There's no game in this channel. Start one with `/game new`.")
         return s
-
-    async def _refresh_table(self, s: Session) -> None:
-        self.bot.after_change(s.id)
 
     # -- commands --------------------------------------------------------------------------------
     @app_commands.command(name="new", description="Open a lobby for a new game in this channel")
@@ -69,13 +60,12 @@ class GameCommands(app_commands.Group):
         timeout: app_commands.Choice[int] | None = None,
         setting: str | None = None,
     ) -> None:
-        bot = self.bot
         chosen = REGISTRY.get(game.value)
         if chosen is None:
             raise NotFound("I don't know that game.")
         options: dict[str, Any] = {}
         if timeout is not None:
-            field = timer_field(chosen)
+            field = chosen.timer_option
             if field is None:
                 raise UserError(f"{chosen.title} has no timer to set.")
             options[field] = timeout.value
@@ -85,14 +75,14 @@ class GameCommands(app_commands.Group):
             except ValueError as exc:
                 raise UserError(str(exc)) from None
             options[name] = value
-        existing = await bot.service.open_in_channel(_channel_id(interaction))
+        existing = await self.service.open_in_channel(_channel_id(interaction))
         if existing is not None:
             link = _message_link(interaction, existing)
             raise NotAllowed(
                 f"This channel already has a game of {existing.game.title}{link}. Finish it, "
                 "`/game abandon` it, or start a new one in a thread."
             )
-        s = await bot.service.create(
+        s = await self.service.create(
             game_id=chosen.id,
             channel_id=_channel_id(interaction),
             guild_id=interaction.guild_id,
@@ -100,13 +90,13 @@ class GameCommands(app_commands.Group):
             host_name=interaction.user.display_name,
             options=options,
         )
-        embeds, view, digest = await bot.tables.table_payload(s)
+        embeds, view, digest = await self.screens.table_payload(s)
         response = await interaction.response.send_message(embeds=embeds, view=sendable(view))
         if response.message_id is not None:
-            await bot.service.record_table_message(s.id, response.message_id)
-        bot.tables.note_table_digest(s.id, digest)
+            await self.service.record_table_message(s.id, response.message_id)
+        self.tables.note_table_digest(s.id, digest)
         if chosen.private_panel is PrivatePanel.DM:
-            await bot.check_dms(interaction, s)
+            await self.replies.check_dms(interaction, s)
 
     @new.autocomplete("setting")
     async def _setting_autocomplete(
@@ -122,35 +112,30 @@ class GameCommands(app_commands.Group):
     @app_commands.command(name="join", description="Take a seat at the game in this channel")
     async def join(self, interaction: discord.Interaction[Any]) -> None:
         s = await self._open_session(interaction)
-        s = await self.bot.service.join(
-            s.id, str(interaction.user.id), interaction.user.display_name
-        )
-        await self._refresh_table(s)
+        s = await self.service.join(s.id, str(interaction.user.id), interaction.user.display_name)
         await interaction.response.send_message(
             f"🪑 You joined {s.game.title} ({len(s.players)}/{s.game.max_players} seated).",
             ephemeral=True,
         )
         if s.game.private_panel is PrivatePanel.DM:
-            await self.bot.check_dms(interaction, s)
+            await self.replies.check_dms(interaction, s)
 
     @app_commands.command(name="leave", description="Leave the lobby in this channel")
     async def leave(self, interaction: discord.Interaction[Any]) -> None:
         s = await self._open_session(interaction)
-        s = await self.bot.service.leave(s.id, str(interaction.user.id))
-        await self._refresh_table(s)
+        s = await self.service.leave(s.id, str(interaction.user.id))
         await interaction.response.send_message("👋 You left the table.", ephemeral=True)
 
     @app_commands.command(name="start", description="Start the game in this channel (host only)")
     async def start(self, interaction: discord.Interaction[Any]) -> None:
         s = await self._open_session(interaction)
-        s = await self.bot.service.start(s.id, str(interaction.user.id))
-        await self._refresh_table(s)
+        s = await self.service.start(s.id, str(interaction.user.id))
         await interaction.response.send_message(f"🎲 {s.game.title} has started!", ephemeral=True)
 
     @app_commands.command(name="status", description="Show the table of the game in this channel")
     async def status(self, interaction: discord.Interaction[Any]) -> None:
         s = await self._open_session(interaction)
-        embeds, view, _ = await self.bot.tables.table_payload(s)
+        embeds, view, _ = await self.screens.table_payload(s)
         link = _message_link(interaction, s)
         text = f"The table message{link} is kept up to date." if link else None
         await interaction.response.send_message(
@@ -159,16 +144,16 @@ class GameCommands(app_commands.Group):
 
     @app_commands.command(name="hand", description="Show your private hand here, just for you")
     async def hand(self, interaction: discord.Interaction[Any]) -> None:
-        s = await self.bot.service.open_in_channel(_channel_id(interaction))
+        s = await self.service.open_in_channel(_channel_id(interaction))
         uid = str(interaction.user.id)
         if s is None or s.player(uid) is None:
-            mine = await self.bot.store.sessions_of_user(uid)
+            mine = await self.service.open_sessions_of(uid)
             where = ", ".join(f"<#{r.channel_id}>" for r in mine)
             hint = f" You're playing in {where} — use `/game hand` there." if where else ""
             raise NotFound(f"You're not playing a game in this channel.{hint}")
         if s.game.private_panel is PrivatePanel.NEVER:
             raise UserError(f"{s.game.title} has no hidden hand: everything is on the table.")
-        await self.bot.send_private_view(interaction, s.id)
+        await self.replies.send_private_view(interaction, s.id)
 
     @app_commands.command(name="rules", description="How to play a game, in a nutshell")
     @app_commands.choices(game=GAME_CHOICES)
@@ -196,7 +181,7 @@ class GameCommands(app_commands.Group):
             raise NotAllowed("Only the host or someone with Manage Channels can abandon the game.")
         await interaction.response.send_message(
             f"Abandon this game of {s.game.title}? Nobody can continue it afterwards.",
-            view=abandon_view(s.id),
+            view=self.screens.abandon_view(s.id),
             ephemeral=True,
         )
 
@@ -204,7 +189,7 @@ class GameCommands(app_commands.Group):
     async def history(self, interaction: discord.Interaction[Any]) -> None:
         if interaction.guild_id is None:
             raise UserError("Use this in a server.")
-        rows = await self.bot.store.finished_in_guild(interaction.guild_id, limit=10)
+        rows = await self.service.finished_in_guild(interaction.guild_id, limit=10)
         if not rows:
             await interaction.response.send_message(
                 "No finished games here yet — `/game new` to play one!", ephemeral=True
@@ -212,7 +197,7 @@ class GameCommands(app_commands.Group):
             return
         embed = discord.Embed(title="🏆 Recent games", colour=0xC8814B)
         for row in rows:
-            names = {p.user_id: p.name for p in await self.bot.store.players(row.id)}
+            names = await self.service.names(row.id)
             title = REGISTRY[row.game_id].title if row.game_id in REGISTRY else row.game_id
             when = datetime.fromtimestamp(row.updated_at, UTC)
             embed.add_field(

@@ -1,0 +1,172 @@
+"""What each kind of component does when clicked (the DynamicItems are in bot.adapter.items).
+
+Every handler answers the interaction on every path (an error becomes an ephemeral message
+through the items' error hook), so Discord never shows "This interaction failed".
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import discord
+
+from bot.adapter.messenger import Messenger
+from bot.adapter.render import find_action, merged_controls
+from bot.adapter.replies import Replies
+from bot.adapter.screens import Screens
+from bot.core.errors import NotAllowed, StaleVersion, UserError
+from bot.core.options import choices_of, option_fields
+from bot.core.sessions import Session, SessionService
+from bot.core.store import SessionStatus
+from games.engine import PrivatePanel
+
+log = logging.getLogger(__name__)
+
+
+def _synced_message(interaction: discord.Interaction[Any], s: Session) -> bool:
+    """Is the clicked message one the sync worker keeps up to date (the channel's table
+    message or a player's DM), rather than an ephemeral copy?"""
+    message = interaction.message
+    if message is None:
+        return False
+    return message.id == s.row.table_message_id or any(
+        p.dm_message_id == message.id for p in s.players
+    )
+
+
+class Controls:
+    """What each kind of component does."""
+
+    def __init__(
+        self, service: SessionService, screens: Screens, replies: Replies, messenger: Messenger
+    ) -> None:
+        self.service = service
+        self.screens = screens
+        self.replies = replies
+        self.messenger = messenger
+
+    async def game_control(
+        self, interaction: discord.Interaction[Any], match: re.Match[str], values: list[str]
+    ) -> None:
+        sid, seat, key = int(match["sid"]), match["seat"], match["key"]
+        clicker = str(interaction.user.id)
+
+        def choose(s: Session) -> Any:
+            """Runs under the session's lock: the click must match what the message showed."""
+            if s.state is None or s.status is SessionStatus.LOBBY:
+                raise NotAllowed("The game hasn't started yet.")
+            if s.status is not SessionStatus.ACTIVE:
+                raise NotAllowed("This game has ended — `/game status` shows the result.")
+            viewer: str | None = None
+            if seat != "t":
+                me = s.player(clicker)
+                if me is None:
+                    raise NotAllowed("You're not playing in this game.")
+                if str(me.seat) != seat:
+                    raise NotAllowed("Those controls belong to another player.")
+                viewer = clicker
+            if viewer is None:
+                panel = merged_controls(s.game.table(s.state))
+            else:
+                panel = s.game.panel(s.state, viewer)
+            # The clicked move must still be offered (in this step) to whoever it was shown to.
+            if values:
+                action = find_action(panel, values[0], in_select=True) if len(values) == 1 else None
+            else:
+                action = find_action(panel, key, in_select=False)
+            if action is None:
+                raise StaleVersion()
+            return action
+
+        try:
+            result = await self.service.act_with(sid, clicker, choose)
+        except StaleVersion:
+            await self.replies.send_fresh_view(interaction, sid, seat)
+            return
+        s = result.session
+        if seat == "t":
+            await self._show_update(interaction, s, lambda: self._table(s))
+        else:
+            await self._show_update(interaction, s, lambda: self._private(s, clicker))
+
+    async def _show_update(
+        self,
+        interaction: discord.Interaction[Any],
+        s: Session,
+        render: Callable[[], Awaitable[tuple[list[discord.Embed], discord.ui.View | None]]],
+    ) -> None:
+        """Show the new state on the clicked message.
+
+        The table message and each player's DM have a single writer, the sync worker, so a
+        render of an older state can never land after a newer one: a click on them is only
+        acknowledged (deferred update) and the worker edits them, coalescing bursts. Any other
+        copy (an ephemeral from /game hand or /game status) is edited by the response itself.
+        """
+        if _synced_message(interaction, s):
+            await interaction.response.defer()
+        else:
+            embeds, view = await render()
+            await interaction.response.edit_message(embeds=embeds, view=view)
+
+    async def _table(self, s: Session) -> tuple[list[discord.Embed], discord.ui.View | None]:
+        embeds, view, _ = await self.screens.table_payload(s)
+        return embeds, view
+
+    async def _private(
+        self, s: Session, user_id: str
+    ) -> tuple[list[discord.Embed], discord.ui.View | None]:
+        embed, view, _ = self.screens.private_payload(s, user_id)
+        return [embed], view
+
+    async def lobby_button(
+        self, interaction: discord.Interaction[Any], match: re.Match[str], values: list[str]
+    ) -> None:
+        sid, verb = int(match["sid"]), match["verb"]
+        user = interaction.user
+        uid = str(user.id)
+        if verb == "hand":
+            await self.replies.send_private_view(interaction, sid)
+            return
+        if verb == "join":
+            s = await self.service.join(sid, uid, user.display_name)
+        elif verb == "leave":
+            s = await self.service.leave(sid, uid)
+        else:
+            s = await self.service.start(sid, uid)
+        await self._show_update(interaction, s, lambda: self._table(s))
+        if verb == "join" and s.game.private_panel is PrivatePanel.DM:
+            await self.replies.check_dms(interaction, s)
+
+    async def option_select(
+        self, interaction: discord.Interaction[Any], match: re.Match[str], values: list[str]
+    ) -> None:
+        sid = int(match["sid"])
+        s = await self.service.load(sid)
+        name, _, index = (values[0] if values else "").partition(":")
+        info = option_fields(s.game).get(name)
+        if info is None or not index.isdigit() or int(index) >= len(choices_of(info)):
+            raise UserError("That option isn't offered.")
+        value = choices_of(info)[int(index)][1]
+        s = await self.service.set_option(sid, str(interaction.user.id), name, value)
+        await self._show_update(interaction, s, lambda: self._table(s))
+
+    async def abandon_button(
+        self, interaction: discord.Interaction[Any], match: re.Match[str], values: list[str]
+    ) -> None:
+        sid, verb = int(match["sid"]), match["verb"]
+        if verb == "no":
+            await interaction.response.edit_message(content="Carry on! 🍽️", view=None)
+            return
+        perms = interaction.permissions
+        s = await self.service.abandon(sid, str(interaction.user.id), bool(perms.manage_channels))
+        await interaction.response.edit_message(
+            content=f"🧹 {s.game.title} (game #{sid}) was abandoned.", view=None
+        )
+        await self.messenger.post_notice(
+            s.row.channel_id,
+            f"🧹 {interaction.user.display_name} abandoned this game of "
+            f"{s.game.title}. `/game new` starts another.",
+        )

@@ -1,0 +1,128 @@
+"""Buttons and selects that survive restarts: DynamicItems whose custom_ids carry all they need.
+
+custom_id formats (≤ 100 characters):
+- ``cb:g:{session}:{seat}:{key}:{index}`` a game control; seat is ``t`` for the table message or
+  the seat number of the private panel it belongs to; key names the button's move in its step
+  (render.action_key), index keeps custom_ids unique; a select option's value is its move's key.
+  A click is applied only if that move is still offered, in the same step, to that viewer.
+- ``cb:l:{session}:{verb}`` lobby and table buttons (join, leave, start, hand).
+- ``cb:o:{session}:{n}`` the lobby's option selects (value: ``{option}:{index}``).
+- ``cb:a:{session}:{verb}`` the abandon confirmation (yes / no).
+
+The item classes are made per bot by :func:`make_items`, bound to the handlers that answer them,
+so a click reaches its handler without looking anything up on the client.
+"""
+
+from __future__ import annotations
+
+import re
+import types
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any, cast
+
+import discord
+
+GAME_ID = r"cb:g:(?P<sid>\d{1,18}):(?P<seat>t|\d{1,2}):(?P<key>[0-9a-f]{10}):(?P<idx>\d{1,2})"
+LOBBY_ID = r"cb:l:(?P<sid>\d{1,18}):(?P<verb>join|leave|start|hand)"
+OPTION_ID = r"cb:o:(?P<sid>\d{1,18}):(?P<n>\d)"
+ABANDON_ID = r"cb:a:(?P<sid>\d{1,18}):(?P<verb>yes|no)"
+
+ButtonItem = discord.ui.Button[discord.ui.View]
+SelectItem = discord.ui.Select[discord.ui.View]
+
+# A click handler: the interaction, the custom_id's match and the selected values (if any).
+Handler = Callable[[discord.Interaction[Any], "re.Match[str]", list[str]], Awaitable[None]]
+
+
+@dataclass(frozen=True)
+class Handlers:
+    """What answers each kind of component."""
+
+    game_control: Handler
+    lobby_button: Handler
+    option_select: Handler
+    abandon_button: Handler
+    # Turns an exception from a handler into an answer (an ephemeral error), so every click is
+    # answered whatever happens.
+    on_error: Callable[[discord.Interaction[Any], BaseException], Awaitable[None]]
+
+
+@dataclass(frozen=True)
+class Items:
+    """The DynamicItem classes of one bot (register them all with ``add_dynamic_items``)."""
+
+    game_button: type[discord.ui.DynamicItem[ButtonItem]]
+    game_select: type[discord.ui.DynamicItem[SelectItem]]
+    lobby_button: type[discord.ui.DynamicItem[ButtonItem]]
+    option_select: type[discord.ui.DynamicItem[SelectItem]]
+    abandon_button: type[discord.ui.DynamicItem[ButtonItem]]
+
+    def all(self) -> tuple[type[discord.ui.DynamicItem[Any]], ...]:
+        return (
+            self.game_button,
+            self.game_select,
+            self.lobby_button,
+            self.option_select,
+            self.abandon_button,
+        )
+
+
+class _Dispatching:
+    """What every dynamic component does: rebuild itself from any custom_id matching its
+    template (never raising: an exception there would leave the click unanswered) and hand the
+    click to its handler."""
+
+    handler: Handler
+    on_error: Callable[[discord.Interaction[Any], BaseException], Awaitable[None]]
+
+    def __init__(self, item: Any) -> None:
+        super().__init__(item)  # type: ignore[call-arg]  # DynamicItem.__init__
+
+    @classmethod
+    async def from_custom_id(
+        cls,
+        interaction: discord.Interaction[Any],
+        item: discord.ui.Item[Any],
+        match: re.Match[str],
+        /,
+    ) -> Any:
+        return cls(item)
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        item = cast(discord.ui.DynamicItem[Any], self)
+        match = item.template.fullmatch(item.custom_id)
+        assert match is not None
+        data: dict[str, Any] = dict(interaction.data or {})
+        values = [str(v) for v in data.get("values", [])]
+        try:
+            await type(self).handler(interaction, match, values)
+        except Exception as exc:
+            await type(self).on_error(interaction, exc)
+
+
+def _item_class(
+    name: str, base: type[Any], template: str, handlers: Handlers, handler: Handler
+) -> Any:
+    def fill(namespace: dict[str, Any]) -> None:
+        namespace["handler"] = staticmethod(handler)
+        namespace["on_error"] = staticmethod(handlers.on_error)
+
+    generic: Any = discord.ui.DynamicItem[base]  # type: ignore[valid-type]
+    return types.new_class(name, (_Dispatching, generic), {"template": template}, fill)
+
+
+def make_items(handlers: Handlers) -> Items:
+    return Items(
+        game_button=_item_class("GameButton", ButtonItem, GAME_ID, handlers, handlers.game_control),
+        game_select=_item_class("GameSelect", SelectItem, GAME_ID, handlers, handlers.game_control),
+        lobby_button=_item_class(
+            "LobbyButton", ButtonItem, LOBBY_ID, handlers, handlers.lobby_button
+        ),
+        option_select=_item_class(
+            "OptionSelect", SelectItem, OPTION_ID, handlers, handlers.option_select
+        ),
+        abandon_button=_item_class(
+            "AbandonButton", ButtonItem, ABANDON_ID, handlers, handlers.abandon_button
+        ),
+    )

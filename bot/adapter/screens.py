@@ -1,0 +1,199 @@
+"""What each message of a session shows: the lobby, the table, a player's private panel.
+
+Builds discord.py embeds and views from the core's sessions and the game's panels; decides
+nothing about the rules.
+"""
+
+from __future__ import annotations
+
+import discord
+
+from bot.adapter.items import Items
+from bot.adapter.render import content_digest, embed_of, game_view, merged_controls
+from bot.core.options import describe_options, lobby_option_controls
+from bot.core.sessions import Session, SessionService
+from bot.core.store import SessionStatus
+from games.engine import PrivatePanel
+from games.presentation import Panel, PanelField, Select
+
+DM_CLOSED_HELP = (
+    "I couldn't send you a direct message. To get your hand by DM, open **Server menu → Privacy "
+    "Settings → Direct Messages** and allow them. Meanwhile, **Show my hand** on the table "
+    "message or `/game hand` shows it to you privately here."
+)
+COFFEE = 0xC8814B
+
+# A table message: its embeds, its view (None: no components) and a digest of what it shows.
+TablePayload = tuple[list[discord.Embed], discord.ui.View | None, str]
+
+
+class Screens:
+    def __init__(self, service: SessionService, items: Items) -> None:
+        self.service = service
+        self.items = items
+
+    # -- the lobby -------------------------------------------------------------------------------
+    def lobby_payload(self, s: Session) -> tuple[discord.Embed, discord.ui.View]:
+        game = s.game
+        names = s.names()
+        seated = "\n".join(
+            f"{'👑' if p.user_id == s.row.host_id else '🪑'} {p.name}" for p in s.players
+        )
+        embed = discord.Embed(
+            title=f"☕ {game.title} — lobby",
+            description=f"{game.summary}\n\nPress **Join** to take a seat. The host starts the "
+            f"game when {game.min_players}–{game.max_players} players are seated.",
+            colour=COFFEE,
+        )
+        embed.add_field(name="Host", value=names.get(s.row.host_id, "?"), inline=True)
+        embed.add_field(
+            name=f"Players ({len(s.players)}/{game.max_players})", value=seated or "—", inline=True
+        )
+        embed.add_field(name="Options", value=describe_options(game, s.options), inline=False)
+        embed.set_footer(text=f"Game #{s.id} · /game rules {game.id} explains how to play")
+        controls = lobby_option_controls(game, s.options)
+        return embed, self.lobby_view(s.id, controls)
+
+    def lobby_view(self, session_id: int, option_selects: list[Select]) -> discord.ui.View:
+        view = discord.ui.View(timeout=None)
+        for verb, label, style in (
+            ("join", "Join", discord.ButtonStyle.success),
+            ("leave", "Leave", discord.ButtonStyle.secondary),
+            ("start", "Start", discord.ButtonStyle.primary),
+        ):
+            view.add_item(
+                self.items.lobby_button(_button(f"cb:l:{session_id}:{verb}", label, style))
+            )
+        for n, select in enumerate(option_selects[:4]):
+            item: discord.ui.Select[discord.ui.View] = discord.ui.Select(
+                custom_id=f"cb:o:{session_id}:{n}",
+                placeholder=select.placeholder[:150],
+                row=n + 1,
+                options=[
+                    discord.SelectOption(
+                        label=o.label[:100],
+                        value=f"{o.action['option']}:{o.action['index']}",
+                        default=o.default,
+                    )
+                    for o in select.options[:25]
+                ],
+            )
+            view.add_item(self.items.option_select(item))
+        return view
+
+    def abandon_view(self, session_id: int) -> discord.ui.View:
+        view = discord.ui.View(timeout=None)
+        view.add_item(
+            self.items.abandon_button(
+                _button(f"cb:a:{session_id}:yes", "Yes, abandon it", discord.ButtonStyle.danger)
+            )
+        )
+        view.add_item(
+            self.items.abandon_button(
+                _button(f"cb:a:{session_id}:no", "Keep playing", discord.ButtonStyle.secondary)
+            )
+        )
+        return view
+
+    def hand_button(self, session_id: int) -> discord.ui.Item[discord.ui.View]:
+        button = _button(
+            f"cb:l:{session_id}:hand", "Show my hand", discord.ButtonStyle.secondary, emoji="✋"
+        )
+        return self.items.lobby_button(button)  # type: ignore[return-value]
+
+    # -- the table -------------------------------------------------------------------------------
+    async def table_payload(self, s: Session) -> TablePayload:
+        """The channel's table message: the public panels plus who we wait for and until when."""
+        if s.state is None:
+            if s.status is SessionStatus.LOBBY:
+                lobby_embed, lobby_view = self.lobby_payload(s)
+                digest = content_digest(Panel(title="lobby"), extra=repr(lobby_embed.to_dict()))
+                return [lobby_embed], lobby_view, digest
+            closed = discord.Embed(
+                title=f"☕ {s.game.title} — lobby closed",
+                description="This lobby was abandoned before the game started. "
+                "`/game new` opens another.",
+            )
+            return [closed], None, content_digest(Panel(title="closed"))
+        game, names = s.game, s.names()
+        panels = game.table(s.state)
+        extra: list[PanelField] = []
+        if s.status is SessionStatus.ACTIVE:
+            waiting = [p for p in s.state.players if p in game.active_players(s.state)]
+            deadline = await self.service.deadline(s.id)
+            if waiting:
+                text = ", ".join(names.get(p, "?") for p in waiting)
+                if deadline is not None:
+                    text += f"\nTime runs out <t:{int(deadline.due_at)}:R>"
+                extra.append(PanelField(name="⏳ Waiting for", value=text[:1024]))
+        if s.status is not SessionStatus.ACTIVE:
+            panels = [p.model_copy(update={"controls": []}) for p in panels]
+        if s.status is SessionStatus.ABANDONED:
+            # Say so first: the panel below still reads as the game was left ("It's X's turn").
+            first = panels[0]
+            panels[0] = first.model_copy(
+                update={
+                    "title": f"🧹 Abandoned — {first.title}"[:256],
+                    "description": (
+                        "🧹 **This game was abandoned** — this is the table as it was "
+                        "left. `/game new` starts another.\n\n" + first.description
+                    )[:4096],
+                }
+            )
+        last = len(panels) - 1
+        embeds = [
+            embed_of(
+                panel,
+                names,
+                footer=f"Game #{s.id}" if i == last else "",
+                extra_fields=extra if i == last else None,
+            )
+            for i, panel in enumerate(panels)
+        ]
+        buttons: list[discord.ui.Item[discord.ui.View]] = []
+        if s.status is SessionStatus.ACTIVE and game.private_panel is not PrivatePanel.NEVER:
+            buttons.append(self.hand_button(s.id))
+        view = game_view(
+            merged_controls(panels),
+            names,
+            session_id=s.id,
+            seat="t",
+            items=self.items,
+            extra=buttons,
+        )
+        digest = content_digest(*panels, extra=repr([f.model_dump() for f in extra]))
+        return embeds, view, digest
+
+    # -- a player's private panel ----------------------------------------------------------------
+    def private_payload(
+        self, s: Session, user_id: str
+    ) -> tuple[discord.Embed, discord.ui.View | None, Panel]:
+        assert s.state is not None
+        player = s.player(user_id)
+        assert player is not None
+        panel = s.game.panel(s.state, user_id)
+        if s.status is not SessionStatus.ACTIVE:
+            panel = panel.model_copy(update={"controls": []})
+        where = f"<#{s.row.channel_id}>"
+        embed = embed_of(panel, s.names(), footer=f"{s.game.title} · game #{s.id}")
+        embed.description = (
+            embed.description or ""
+        ) + f"\n\n-# Your private view · table in {where}"
+        view = game_view(panel, s.names(), session_id=s.id, seat=str(player.seat), items=self.items)
+        return embed, view, panel
+
+    @staticmethod
+    def closed_step_embed(s: Session) -> discord.Embed:
+        where = f"<#{s.row.channel_id}>"
+        return discord.Embed(
+            title=f"✅ {s.game.title} — done here",
+            description=f"That step is over: the table in {where} shows what happened, and your "
+            "next view is in a newer message.",
+            colour=0x7A9E7E,
+        )
+
+
+def _button(
+    custom_id: str, label: str, style: discord.ButtonStyle, emoji: str | None = None
+) -> discord.ui.Button[discord.ui.View]:
+    return discord.ui.Button(label=label, style=style, custom_id=custom_id, emoji=emoji, row=0)
