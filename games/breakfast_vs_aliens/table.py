@@ -1,0 +1,127 @@
+"""Moving cards between the deck and the places on the table (shared by both modes)."""
+
+from __future__ import annotations
+
+from games.breakfast_vs_aliens.capture import owned_treasures
+from games.breakfast_vs_aliens.catalogue import card, effect
+from games.breakfast_vs_aliens.scoring import card_points, pts, snapshot
+from games.breakfast_vs_aliens.state import AttachStep, BvaState, Capture, JamStep
+from games.breakfast_vs_aliens.words import alien_text, colour_word, event, names
+from games.engine import PlayerId
+from games.presentation import player
+
+
+def draw_top(state: BvaState) -> str:
+    """Take the top card of the deck; the one that empties it is "the last card drawn"."""
+    top = state.deck.pop(0)
+    if not state.deck:
+        state.last_card_drawn = True
+    return top
+
+
+def gain_hero(state: BvaState, pid: PlayerId, hero: str) -> None:
+    """A hero joins ``pid``'s heroes; treasures waiting for a hero attach to it."""
+    state.heroes[pid].append(hero)
+    if state.waiting[pid]:
+        state.attached.setdefault(hero, []).extend(state.waiting[pid])
+        state.waiting[pid] = []
+
+
+def gain_treasure(state: BvaState, pid: PlayerId, treasure: str) -> None:
+    """``pid`` gains a treasure: in Full Pancake a Jam Jar first gets its colour (a step)."""
+    if state.full and effect(treasure) == "jam_jar":
+        state.pending = JamStep(player=pid, treasure=treasure)
+        return
+    place_treasure(state, pid, treasure)
+
+
+def place_treasure(state: BvaState, pid: PlayerId, treasure: str) -> None:
+    """Attach a treasure: to the only hero, to a hero of the player's choice (a step), or, with
+    no hero, it waits for the player's next hero."""
+    heroes = state.heroes[pid]
+    if not heroes:
+        state.waiting[pid].append(treasure)
+    elif len(heroes) == 1:
+        attach(state, heroes[0], treasure)
+    else:
+        state.pending = AttachStep(player=pid, treasure=treasure)
+
+
+def attach(state: BvaState, hero: str, treasure: str) -> None:
+    state.attached.setdefault(hero, []).append(treasure)
+
+
+def discard_card(state: BvaState, card_id: str) -> None:
+    state.discard.append(card_id)
+    state.jam.pop(card_id, None)
+
+
+def discard_hero(state: BvaState, pid: PlayerId, hero: str) -> None:
+    """A hero leaves the table with its treasures."""
+    state.heroes[pid].remove(hero)
+    for treasure in state.attached.pop(hero, []):
+        discard_card(state, treasure)
+    discard_card(state, hero)
+
+
+def remove_treasure(state: BvaState, treasure: str) -> None:
+    """Take an owned treasure off its hero (or out of the waiting treasures)."""
+    for hero, treasures in list(state.attached.items()):
+        if treasure in treasures:
+            treasures.remove(treasure)
+            if not treasures:
+                del state.attached[hero]
+            return
+    for waiting in state.waiting.values():
+        if treasure in waiting:
+            waiting.remove(treasure)
+            return
+    raise AssertionError(f"{treasure} is not owned")
+
+
+def spatula_for(state: BvaState, pid: PlayerId, heroes: list[str]) -> str:
+    """The Golden Spatula a capture uses: one on a hero that is discarded anyway, if any."""
+    spatulas = [t for t in owned_treasures(state, pid) if effect(t) == "golden_spatula"]
+    on_used = [t for h in heroes for t in state.attached.get(h, []) if t in spatulas]
+    return (on_used or spatulas)[0]
+
+
+def capture(state: BvaState, pid: PlayerId, action: Capture) -> None:
+    """The heroes used are discarded with their treasures; the alien (with its stacked disasters
+    in Mini-Muffin, with the waiting Alien Reinforcements in Full Pancake) goes to the jail."""
+    alien = action.alien
+    described = alien_text(state, alien)
+    if state.alien == alien:
+        state.alien = None
+        extra, state.alien_disasters = state.alien_disasters, []
+    elif alien in state.play:
+        state.play.remove(alien)
+        extra = []
+    else:
+        state.escaped.remove(alien)
+        extra = []
+    lines = [
+        f"🚔 {player(pid)} captured {described} with {names(action.heroes)}.",
+    ]
+    if action.ignore is not None:
+        spatula = spatula_for(state, pid, action.heroes)
+        if spatula not in [t for h in action.heroes for t in state.attached.get(h, [])]:
+            remove_treasure(state, spatula)
+            discard_card(state, spatula)
+        lines.append(f"🥄 A Golden Spatula ignored one {colour_word(action.ignore).lower()} trait.")
+    for hero in action.heroes:
+        discard_hero(state, pid, hero)
+    if state.full and state.beside:
+        extra = extra + state.beside
+        state.beside = []
+        bonus = sum(card_points(state, d) for d in extra)
+        lines.append(f"👾 Alien Reinforcements: +{pts(bonus)}.")
+    elif extra:
+        lines.append(
+            f"🌪️ Its {len(extra)} stacked disaster(s) are captured too: +{pts(len(extra))}."
+        )
+    state.jails[pid] += [alien, *extra]
+    gained = sum(card_points(state, c) for c in [alien, *extra])
+    lines.append(f"{player(pid)} gains {pts(gained)}.")
+    snapshot(state)
+    event(state, f"🚔 {card(alien).name} captured!", lines)
