@@ -8,7 +8,7 @@ from typing import Any
 from games.engine import Game
 
 # Package names under games/, in menu order.
-_PACKAGES = ["cafe_carnage", "monster_cafe", "alien_cafe", "breakfast_vs_aliens"]
+_PACKAGES = ["cafe_carnage", "monster_cafe", "alien_cafe", "breakfast_vs_aliens", "cube_cafe"]
 
 
 def _load() -> dict[str, Game[Any, Any]]:
