@@ -26,7 +26,7 @@ from bot.adapter.tables import TableSync
 from bot.core.config import Settings
 from bot.core.scheduler import Scheduler
 from bot.core.sessions import SessionService
-from bot.core.store import NewerDatabase, Store
+from bot.core.store import StorageUnusable, Store
 
 log = logging.getLogger("cafebot")
 
@@ -54,7 +54,9 @@ class CafeBot(commands.Bot):
 
     async def setup_hook(self) -> None:
         settings = self.settings
-        self.store = await Store.open(settings.database_path, settings.sqlite_synchronous)
+        self.store = await Store.open(
+            settings.database_path, settings.sqlite_synchronous, owner=True
+        )
         service = SessionService(self.store, now=lambda: self.clock())
         if self.new_seed is not None:
             service.new_seed = self.new_seed
@@ -89,8 +91,8 @@ class CafeBot(commands.Bot):
         replies = Replies(service, screens, messenger)
         self.replies = replies
         self.tables = TableSync(service, screens, messenger, settings.table_edit_interval)
-        controls = Controls(service, screens, replies, messenger)
-        self.scheduler = Scheduler(self.store, service, self.tables, clock=self.clock)
+        controls = Controls(service, screens, replies)
+        self.scheduler = Scheduler(self.store, service, clock=self.clock)
 
         self.add_dynamic_items(*items.all())
         self.tree.add_command(GameCommands(service, screens, self.tables, replies))
@@ -108,7 +110,9 @@ class CafeBot(commands.Bot):
             " to the development guild" if settings.dev_guild_id else " globally",
         )
         await self.scheduler.start()
+        self.tables.start()
         # Anything committed but not yet shown (a crash between commit and post) is shown now.
+        await service.enqueue_unposted_announcements()
         for row in await service.open_sessions():
             self.tables.request_sync(row.id)
 
@@ -117,20 +121,23 @@ class CafeBot(commands.Bot):
             await self.scheduler.stop()
         if hasattr(self, "tables"):
             await self.tables.idle()
+            await self.tables.stop()
         await super().close()
         if hasattr(self, "store"):
             await self.store.close()
 
     async def on_interaction(self, interaction: discord.Interaction[Any]) -> None:
         """Answer component clicks that no DynamicItem will take (a custom_id that is not on
-        the message: a forged or ancient client), so nobody sees "This interaction failed"."""
+        the message, or is there as another kind of component: a forged or ancient client), so
+        nobody sees "This interaction failed"."""
         if interaction.type is not discord.InteractionType.component or self.replies is None:
             return
         data: dict[str, Any] = dict(interaction.data or {})
         custom_id = str(data.get("custom_id", ""))
+        kind = data.get("component_type")
         message = interaction.message
         present = message is not None and any(
-            getattr(child, "custom_id", None) == custom_id
+            getattr(child, "custom_id", None) == custom_id and child.type.value == kind
             for row in message.components
             for child in getattr(row, "children", [row])
         )
@@ -159,7 +166,7 @@ def run_bot(settings: Settings) -> int:
     except discord.LoginFailure:
         log.error("Discord refused the token: check DISCORD_TOKEN (it is not shown here).")
         return 2
-    except NewerDatabase as exc:
+    except StorageUnusable as exc:
         log.error("%s", exc)
         return 2
     return 0

@@ -3,22 +3,26 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Awaitable
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TypeVar
 
 import discord
 from discord import app_commands
 
 from bot.adapter.render import sendable
-from bot.adapter.replies import Replies
-from bot.adapter.screens import Screens
+from bot.adapter.replies import NotHere, Replies, in_time
+from bot.adapter.screens import Screens, TablePayload
 from bot.adapter.tables import TableSync
 from bot.core.errors import NotAllowed, NotFound, UserError
 from bot.core.options import parse_setting, setting_suggestions
 from bot.core.sessions import Session, SessionService
+from bot.core.store import SessionRow
 from games import REGISTRY
 from games.engine import Outcome, PrivatePanel
 from games.kit import TIMEOUT_CHOICES as TIMEOUTS
+
+T = TypeVar("T")
 
 GAME_CHOICES = [app_commands.Choice(name=g.title, value=g.id) for g in REGISTRY.values()]
 TIMEOUT_CHOICES = [
@@ -37,12 +41,27 @@ class GameCommands(app_commands.Group):
         self.tables = tables
         self.replies = replies
 
+    async def interaction_check(self, interaction: discord.Interaction[Any]) -> bool:
+        # Discord hides these commands in DMs; a forged or outdated client may still send one.
+        if interaction.guild_id is None or interaction.channel_id is None:
+            raise NotHere("Use `/game` in a server channel or thread, not in a DM.")
+        return True
+
     # -- helpers ---------------------------------------------------------------------------------
     async def _open_session(self, interaction: discord.Interaction[Any]) -> Session:
-        s = await self.service.open_in_channel(_channel_id(interaction))
+        s = await self._soon(interaction, self.service.open_in_channel(_channel_id(interaction)))
         if s is None:
             raise NotFound("There's no game in this channel. Start one with `/game new`.")
         return s
+
+    async def _soon(self, interaction: discord.Interaction[Any], work: Awaitable[T]) -> T:
+        """``work``, deferring the (private) answer if it takes long."""
+        return await in_time(
+            interaction, work, lambda: interaction.response.defer(ephemeral=True, thinking=True)
+        )
+
+    async def _say(self, interaction: discord.Interaction[Any], text: str, **kwargs: Any) -> None:
+        await self.replies.reply(interaction, text, **kwargs)
 
     # -- commands --------------------------------------------------------------------------------
     @app_commands.command(name="new", description="Open a lobby for a new game in this channel")
@@ -75,25 +94,37 @@ class GameCommands(app_commands.Group):
             except ValueError as exc:
                 raise UserError(str(exc)) from None
             options[name] = value
-        existing = await self.service.open_in_channel(_channel_id(interaction))
-        if existing is not None:
-            link = _message_link(interaction, existing)
-            raise NotAllowed(
-                f"This channel already has a game of {existing.game.title}{link}. Finish it, "
-                "`/game abandon` it, or start a new one in a thread."
+
+        async def open_lobby() -> tuple[Session, TablePayload]:
+            existing = await self.service.open_row_in_channel(_channel_id(interaction))
+            if existing is not None:
+                link = _message_link(interaction, existing.channel_id, existing.table_message_id)
+                title = REGISTRY[existing.game_id].title if existing.game_id in REGISTRY else "game"
+                raise NotAllowed(
+                    f"This channel already has a game of {title}{link}. Finish it, "
+                    "`/game abandon` it, or start a new one in a thread."
+                )
+            s = await self.service.create(
+                game_id=chosen.id,
+                channel_id=_channel_id(interaction),
+                guild_id=interaction.guild_id,
+                host_id=str(interaction.user.id),
+                host_name=interaction.user.display_name,
+                options=options,
             )
-        s = await self.service.create(
-            game_id=chosen.id,
-            channel_id=_channel_id(interaction),
-            guild_id=interaction.guild_id,
-            host_id=str(interaction.user.id),
-            host_name=interaction.user.display_name,
-            options=options,
+            return s, await self.screens.table_payload(s)
+
+        s, (embeds, view, digest) = await in_time(
+            interaction, open_lobby(), lambda: interaction.response.defer(thinking=True)
         )
-        embeds, view, digest = await self.screens.table_payload(s)
-        response = await interaction.response.send_message(embeds=embeds, view=sendable(view))
-        if response.message_id is not None:
-            await self.service.record_table_message(s.id, response.message_id)
+        if interaction.response.is_done():
+            message = await interaction.followup.send(embeds=embeds, view=sendable(view), wait=True)
+            message_id: int | None = message.id
+        else:
+            response = await interaction.response.send_message(embeds=embeds, view=sendable(view))
+            message_id = response.message_id
+        if message_id is not None:
+            await self.service.record_table_message(s.id, message_id)
         self.tables.note_table_digest(s.id, digest)
         if chosen.private_panel is PrivatePanel.DM:
             await self.replies.check_dms(interaction, s)
@@ -112,10 +143,13 @@ class GameCommands(app_commands.Group):
     @app_commands.command(name="join", description="Take a seat at the game in this channel")
     async def join(self, interaction: discord.Interaction[Any]) -> None:
         s = await self._open_session(interaction)
-        s = await self.service.join(s.id, str(interaction.user.id), interaction.user.display_name)
-        await interaction.response.send_message(
+        s = await self._soon(
+            interaction,
+            self.service.join(s.id, str(interaction.user.id), interaction.user.display_name),
+        )
+        await self._say(
+            interaction,
             f"🪑 You joined {s.game.title} ({len(s.players)}/{s.game.max_players} seated).",
-            ephemeral=True,
         )
         if s.game.private_panel is PrivatePanel.DM:
             await self.replies.check_dms(interaction, s)
@@ -123,31 +157,29 @@ class GameCommands(app_commands.Group):
     @app_commands.command(name="leave", description="Leave the lobby in this channel")
     async def leave(self, interaction: discord.Interaction[Any]) -> None:
         s = await self._open_session(interaction)
-        s = await self.service.leave(s.id, str(interaction.user.id))
-        await interaction.response.send_message("👋 You left the table.", ephemeral=True)
+        await self._soon(interaction, self.service.leave(s.id, str(interaction.user.id)))
+        await self._say(interaction, "👋 You left the table.")
 
     @app_commands.command(name="start", description="Start the game in this channel (host only)")
     async def start(self, interaction: discord.Interaction[Any]) -> None:
         s = await self._open_session(interaction)
-        s = await self.service.start(s.id, str(interaction.user.id))
-        await interaction.response.send_message(f"🎲 {s.game.title} has started!", ephemeral=True)
+        s = await self._soon(interaction, self.service.start(s.id, str(interaction.user.id)))
+        await self._say(interaction, f"🎲 {s.game.title} has started!")
 
     @app_commands.command(name="status", description="Show the table of the game in this channel")
     async def status(self, interaction: discord.Interaction[Any]) -> None:
         s = await self._open_session(interaction)
-        embeds, view, _ = await self.screens.table_payload(s)
-        link = _message_link(interaction, s)
+        embeds, view, _ = await self._soon(interaction, self.screens.table_payload(s))
+        link = _message_link(interaction, s.row.channel_id, s.row.table_message_id)
         text = f"The table message{link} is kept up to date." if link else None
-        await interaction.response.send_message(
-            text, embeds=embeds, view=sendable(view), ephemeral=True
-        )
+        await self.replies.reply(interaction, text, embeds=embeds, view=sendable(view))
 
     @app_commands.command(name="hand", description="Show your private hand here, just for you")
     async def hand(self, interaction: discord.Interaction[Any]) -> None:
-        s = await self.service.open_in_channel(_channel_id(interaction))
+        s = await self._soon(interaction, self.service.open_in_channel(_channel_id(interaction)))
         uid = str(interaction.user.id)
         if s is None or s.player(uid) is None:
-            mine = await self.service.open_sessions_of(uid)
+            mine = await self._soon(interaction, self.service.open_sessions_of(uid))
             where = ", ".join(f"<#{r.channel_id}>" for r in mine)
             hint = f" You're playing in {where} — use `/game hand` there." if where else ""
             raise NotFound(f"You're not playing a game in this channel.{hint}")
@@ -169,35 +201,42 @@ class GameCommands(app_commands.Group):
             colour=0xC8814B,
         )
         embed.set_footer(text=f"{chosen.min_players}–{chosen.max_players} players · /game new")
-        await interaction.response.send_message(embed=embed, ephemeral=True)
+        await self.replies.reply(interaction, None, embed=embed)
 
     @app_commands.command(name="abandon", description="End the game in this channel (host or mods)")
     async def abandon(self, interaction: discord.Interaction[Any]) -> None:
-        s = await self._open_session(interaction)
-        allowed = (
-            str(interaction.user.id) == s.row.host_id or interaction.permissions.manage_channels
+        # The stored row, not the loaded game: a damaged session must still be abandonable.
+        row = await self._soon(
+            interaction, self.service.open_row_in_channel(_channel_id(interaction))
         )
+        if row is None:
+            raise NotFound("There's no game in this channel. Start one with `/game new`.")
+        allowed = str(interaction.user.id) == row.host_id or interaction.permissions.manage_channels
         if not allowed:
             raise NotAllowed("Only the host or someone with Manage Channels can abandon the game.")
-        await interaction.response.send_message(
-            f"Abandon this game of {s.game.title}? Nobody can continue it afterwards.",
-            view=self.screens.abandon_view(s.id),
-            ephemeral=True,
+        title = REGISTRY[row.game_id].title if row.game_id in REGISTRY else "game"
+        await self.replies.reply(
+            interaction,
+            f"Abandon this game of {title} (#{row.id})? Nobody can continue it afterwards.",
+            view=self.screens.abandon_view(row.id),
         )
 
     @app_commands.command(name="history", description="Finished games in this server")
     async def history(self, interaction: discord.Interaction[Any]) -> None:
         if interaction.guild_id is None:
             raise UserError("Use this in a server.")
-        rows = await self.service.finished_in_guild(interaction.guild_id, limit=10)
-        if not rows:
-            await interaction.response.send_message(
-                "No finished games here yet — `/game new` to play one!", ephemeral=True
-            )
+        guild_id = interaction.guild_id
+
+        async def recent() -> list[tuple[SessionRow, dict[str, str]]]:
+            rows = await self.service.finished_in_guild(guild_id, limit=10)
+            return [(row, await self.service.names(row.id)) for row in rows]
+
+        found = await self._soon(interaction, recent())
+        if not found:
+            await self._say(interaction, "No finished games here yet — `/game new` to play one!")
             return
         embed = discord.Embed(title="🏆 Recent games", colour=0xC8814B)
-        for row in rows:
-            names = await self.service.names(row.id)
+        for row, names in found:
             title = REGISTRY[row.game_id].title if row.game_id in REGISTRY else row.game_id
             when = datetime.fromtimestamp(row.updated_at, UTC)
             embed.add_field(
@@ -205,7 +244,7 @@ class GameCommands(app_commands.Group):
                 value=_result_line(row.outcome, names) + f"\n<t:{int(when.timestamp())}:R>",
                 inline=False,
             )
-        await interaction.response.send_message(embed=embed, ephemeral=True)
+        await self.replies.reply(interaction, None, embed=embed)
 
 
 def _channel_id(interaction: discord.Interaction[Any]) -> int:
@@ -214,13 +253,12 @@ def _channel_id(interaction: discord.Interaction[Any]) -> int:
     return interaction.channel_id
 
 
-def _message_link(interaction: discord.Interaction[Any], s: Session) -> str:
-    if s.row.table_message_id is None or interaction.guild_id is None:
+def _message_link(
+    interaction: discord.Interaction[Any], channel_id: int, message_id: int | None
+) -> str:
+    if message_id is None or interaction.guild_id is None:
         return ""
-    return (
-        f" (https://discord.com/channels/{interaction.guild_id}/{s.row.channel_id}/"
-        f"{s.row.table_message_id})"
-    )
+    return f" (https://discord.com/channels/{interaction.guild_id}/{channel_id}/{message_id})"
 
 
 def _result_line(outcome_json: str | None, names: dict[str, str]) -> str:

@@ -13,9 +13,8 @@ from typing import Any
 
 import discord
 
-from bot.adapter.messenger import Messenger
-from bot.adapter.render import find_action, merged_controls
-from bot.adapter.replies import Replies
+from bot.adapter.render import find_action, merged_controls, sendable
+from bot.adapter.replies import Replies, in_time
 from bot.adapter.screens import Screens
 from bot.core.errors import NotAllowed, StaleVersion, UserError
 from bot.core.options import choices_of, option_fields
@@ -40,13 +39,10 @@ def _synced_message(interaction: discord.Interaction[Any], s: Session) -> bool:
 class Controls:
     """What each kind of component does."""
 
-    def __init__(
-        self, service: SessionService, screens: Screens, replies: Replies, messenger: Messenger
-    ) -> None:
+    def __init__(self, service: SessionService, screens: Screens, replies: Replies) -> None:
         self.service = service
         self.screens = screens
         self.replies = replies
-        self.messenger = messenger
 
     async def game_control(
         self, interaction: discord.Interaction[Any], match: re.Match[str], values: list[str]
@@ -82,7 +78,11 @@ class Controls:
             return action
 
         try:
-            result = await self.service.act_with(sid, clicker, choose)
+            result = await in_time(
+                interaction,
+                self.service.act_with(sid, clicker, choose),
+                interaction.response.defer,
+            )
         except StaleVersion:
             await self.replies.send_fresh_view(interaction, sid, seat)
             return
@@ -91,6 +91,15 @@ class Controls:
             await self._show_update(interaction, s, lambda: self._table(s))
         else:
             await self._show_update(interaction, s, lambda: self._private(s, clicker))
+        game = s.game
+        if (
+            s.state is not None
+            and game.private_panel is PrivatePanel.ON_REQUEST
+            and game.private_decision(s.state, clicker)
+        ):
+            # A private decision (a peek at the deck): shown to the clicker alone, at once.
+            embed, view, _ = self.screens.private_payload(s, clicker)
+            await interaction.followup.send(embed=embed, view=sendable(view), ephemeral=True)
 
     async def _show_update(
         self,
@@ -106,9 +115,13 @@ class Controls:
         copy (an ephemeral from /game hand or /game status) is edited by the response itself.
         """
         if _synced_message(interaction, s):
-            await interaction.response.defer()
+            if not interaction.response.is_done():
+                await interaction.response.defer()
+            return
+        embeds, view = await render()
+        if interaction.response.is_done():  # deferred because the move took long
+            await interaction.edit_original_response(embeds=embeds, view=view)
         else:
-            embeds, view = await render()
             await interaction.response.edit_message(embeds=embeds, view=view)
 
     async def _table(self, s: Session) -> tuple[list[discord.Embed], discord.ui.View | None]:
@@ -131,11 +144,12 @@ class Controls:
             await self.replies.send_private_view(interaction, sid)
             return
         if verb == "join":
-            s = await self.service.join(sid, uid, user.display_name)
+            work = self.service.join(sid, uid, user.display_name)
         elif verb == "leave":
-            s = await self.service.leave(sid, uid)
+            work = self.service.leave(sid, uid)
         else:
-            s = await self.service.start(sid, uid)
+            work = self.service.start(sid, uid)
+        s = await in_time(interaction, work, interaction.response.defer)
         await self._show_update(interaction, s, lambda: self._table(s))
         if verb == "join" and s.game.private_panel is PrivatePanel.DM:
             await self.replies.check_dms(interaction, s)
@@ -147,10 +161,17 @@ class Controls:
         s = await self.service.load(sid)
         name, _, index = (values[0] if values else "").partition(":")
         info = option_fields(s.game).get(name)
-        if info is None or not index.isdigit() or int(index) >= len(choices_of(info)):
+        # ASCII digits only: "²".isdigit() is True, and int("²") fails.
+        if info is None or not re.fullmatch(r"[0-9]{1,2}", index):
+            raise UserError("That option isn't offered.")
+        if int(index) >= len(choices_of(info)):
             raise UserError("That option isn't offered.")
         value = choices_of(info)[int(index)][1]
-        s = await self.service.set_option(sid, str(interaction.user.id), name, value)
+        s = await in_time(
+            interaction,
+            self.service.set_option(sid, str(interaction.user.id), name, value),
+            interaction.response.defer,
+        )
         await self._show_update(interaction, s, lambda: self._table(s))
 
     async def abandon_button(
@@ -161,12 +182,18 @@ class Controls:
             await interaction.response.edit_message(content="Carry on! 🍽️", view=None)
             return
         perms = interaction.permissions
-        s = await self.service.abandon(sid, str(interaction.user.id), bool(perms.manage_channels))
-        await interaction.response.edit_message(
-            content=f"🧹 {s.game.title} (game #{sid}) was abandoned.", view=None
+        await in_time(
+            interaction,
+            self.service.abandon(
+                sid,
+                str(interaction.user.id),
+                bool(perms.manage_channels),
+                who=interaction.user.display_name[:32],
+            ),
+            interaction.response.defer,
         )
-        await self.messenger.post_notice(
-            s.row.channel_id,
-            f"🧹 {interaction.user.display_name} abandoned this game of "
-            f"{s.game.title}. `/game new` starts another.",
-        )
+        done = f"🧹 Game #{sid} was abandoned."
+        if interaction.response.is_done():
+            await interaction.edit_original_response(content=done, view=None)
+        else:
+            await interaction.response.edit_message(content=done, view=None)

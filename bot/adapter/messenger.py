@@ -1,15 +1,71 @@
-"""Sending and editing messages through Discord's REST API: channel posts, DMs, edits."""
+"""Sending and editing messages through Discord's REST API: channel posts, DMs, edits.
+
+Every message the bot creates outside an interaction response carries a nonce derived from what
+it is (an outbox row, a player's panel of one step…); discord.py sends it with
+``enforce_nonce``, so Discord answers
+a repeat within a few minutes with the message already created, so a post retried after a crash
+or a lost response is not shown twice.
+"""
 
 from __future__ import annotations
 
+import asyncio
+import hashlib
 import logging
+from enum import Enum
 from typing import Any
 
+import aiohttp
 import discord
 
 from bot.adapter.render import mention_line
 
 log = logging.getLogger(__name__)
+
+UNKNOWN_CHANNEL = 10003
+UNKNOWN_MESSAGE = 10008
+MISSING_ACCESS = 50001
+MISSING_PERMISSIONS = 50013
+CANNOT_DM = 50007
+
+
+class Failure(Enum):
+    """What a failed request means for what we meant to do."""
+
+    RETRY = "retry"  # Discord or the network failed: try again later
+    GONE = "gone"  # the channel is deleted or no longer ours to post in: stop trying
+    MESSAGE_GONE = "message gone"  # the message was deleted: post a new one if it matters
+    REFUSED = "refused"  # Discord refuses this request (bad form): retrying will not help
+
+
+class ChannelGone(Exception):
+    """A channel we already know is deleted or closed to the bot."""
+
+
+def failure_of(exc: BaseException) -> Failure:
+    if isinstance(exc, ChannelGone):
+        return Failure.GONE
+    if isinstance(exc, aiohttp.ClientError | OSError | asyncio.TimeoutError):
+        return Failure.RETRY
+    if isinstance(exc, discord.DiscordServerError):
+        return Failure.RETRY
+    if isinstance(exc, discord.HTTPException):
+        if exc.status == 429 or exc.status >= 500:
+            return Failure.RETRY
+        if exc.code == UNKNOWN_MESSAGE:
+            return Failure.MESSAGE_GONE
+        if exc.code in (UNKNOWN_CHANNEL, MISSING_ACCESS, MISSING_PERMISSIONS) or exc.status in (
+            403,
+            404,
+        ):
+            return Failure.GONE
+        return Failure.REFUSED
+    return Failure.REFUSED
+
+
+def nonce(*parts: object) -> str:
+    """A Discord message nonce (≤ 25 characters) naming one message we mean to create."""
+    return hashlib.sha1(":".join(map(str, parts)).encode()).hexdigest()[:25]
 
 
 class Messenger:
@@ -19,6 +75,11 @@ class Messenger:
 
     def channel(self, channel_id: int) -> discord.PartialMessageable:
         return self.client.get_partial_messageable(channel_id)
+
+    async def send(self, channel_id: int, key: str, **kwargs: Any) -> discord.Message:
+        """Post in a channel once: ``key`` names this message (see :func:`nonce`)."""
+        message: discord.Message = await self.channel(channel_id).send(nonce=nonce(key), **kwargs)
+        return message
 
     async def edit(
         self,
@@ -34,18 +95,28 @@ class Messenger:
         with params:
             await self.client.http.edit_message(channel_id, message_id, params=params)
 
-    async def send_dm(self, user_id: str, **kwargs: Any) -> discord.Message | None:
-        """DM a user; None when their DMs are closed (403) or they cannot be reached."""
+    async def send_dm(
+        self, user_id: str, key: str | None = None, **kwargs: Any
+    ) -> discord.Message | None:
+        """DM a user (once, when ``key`` names the message); None when their DMs are closed.
+        Other failures raise."""
         try:
             channel_id = await self._dm_channel_id(user_id)
             channel = self.client.get_partial_messageable(
                 channel_id, type=discord.ChannelType.private
             )
+            if key is not None:
+                kwargs["nonce"] = nonce(key)
             return await channel.send(**kwargs)
         except discord.Forbidden:
             return None
-        except discord.HTTPException:
-            log.warning("DM to %s failed", user_id, exc_info=True)
+
+    async def try_dm(self, user_id: str, **kwargs: Any) -> discord.Message | None:
+        """A best-effort DM (a courtesy): None when it could not be delivered, for any reason."""
+        try:
+            return await self.send_dm(user_id, **kwargs)
+        except (TimeoutError, discord.HTTPException, aiohttp.ClientError, OSError) as exc:
+            log.warning("DM to %s failed: %s", user_id, exc)
             return None
 
     async def _dm_channel_id(self, user_id: str) -> int:
@@ -54,8 +125,13 @@ class Messenger:
             self._dm_channels[user_id] = int(data["id"])
         return self._dm_channels[user_id]
 
-    async def post_notice(self, channel_id: int, text: str, ping: list[str] | None = None) -> None:
+    async def post_notice(
+        self, channel_id: int, text: str, key: str, ping: list[str] | None = None
+    ) -> discord.Message:
         content = " ".join(filter(None, [mention_line(ping or []), text]))
-        await self.channel(channel_id).send(
-            content=content[:2000], allowed_mentions=discord.AllowedMentions(users=True)
+        return await self.send(
+            channel_id,
+            key,
+            content=content[:2000],
+            allowed_mentions=discord.AllowedMentions(users=True),
         )

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
-from typing import Any
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
 
 import discord
+from discord import app_commands
 
 from bot.adapter.messenger import Messenger
 from bot.adapter.render import sendable
@@ -15,8 +18,55 @@ from bot.core.sessions import Session, SessionService
 from games.presentation import PLAYER_TOKEN
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 APOLOGY = "😵 Sorry — something went wrong on my side. Nothing was changed; please try again."
+MAX_ANSWER = 1900  # Discord allows 2000 characters of content
+# Discord wants an answer within 3 s of the interaction; past this much, we defer first.
+ACK_BUDGET = 2.0
+
+
+class NotHere(app_commands.CheckFailure):
+    """A command used where it cannot work (e.g. in a DM); the message says where to use it."""
+
+
+async def in_time(
+    interaction: discord.Interaction[Any],
+    work: Awaitable[T],
+    defer: Callable[[], Awaitable[Any]],
+) -> T:
+    """Await ``work``; if it is not done before Discord's deadline nears, ``defer`` first (the
+    answer then comes as an edit or a followup). One coroutine answers: no double answer."""
+    task = asyncio.ensure_future(work)
+    elapsed = (discord.utils.utcnow() - interaction.created_at).total_seconds()
+    budget = min(ACK_BUDGET, max(0.0, ACK_BUDGET - elapsed))
+    done, _ = await asyncio.wait({task}, timeout=budget)
+    if not done and not interaction.response.is_done():
+        await defer()
+    return await task
+
+
+def friendly_error(exc: BaseException) -> str | None:
+    """The answer to a mistake or a refusal (None: a bug, answered with an apology)."""
+    if isinstance(exc, app_commands.CommandInvokeError):
+        exc = exc.original
+    if isinstance(exc, UserError):
+        # Players named in a refusal ("waiting for {p:ID}") are shown as mentions; the answer
+        # is ephemeral, so nobody is pinged.
+        return "⚠️ " + PLAYER_TOKEN.sub(lambda m: f"<@{m.group(1)}>", exc.message)
+    if isinstance(exc, NotHere):
+        return f"⚠️ {exc}"
+    if isinstance(exc, app_commands.TransformerError):
+        return "⚠️ That value isn't one I can use there — pick one of the offered choices."
+    if isinstance(exc, app_commands.CommandNotFound):
+        return (
+            "⚠️ I don't know that command. `/game new` starts a game, `/game rules` explains them."
+        )
+    if isinstance(exc, app_commands.CommandSignatureMismatch):
+        return "⚠️ That command changed since Discord showed it to you — try again in a minute."
+    if isinstance(exc, app_commands.CheckFailure):
+        return "⚠️ You can't use that here."
+    return None
 
 
 class Replies:
@@ -25,29 +75,24 @@ class Replies:
         self.screens = screens
         self.messenger = messenger
 
-    async def reply(self, interaction: discord.Interaction[Any], text: str, **kwargs: Any) -> None:
-        """An ephemeral answer, whether or not the interaction was answered before."""
+    async def reply(
+        self, interaction: discord.Interaction[Any], text: str | None, **kwargs: Any
+    ) -> None:
+        """An ephemeral answer, whether or not the interaction was answered (deferred) before."""
         if interaction.response.is_done():
-            await interaction.followup.send(text, ephemeral=True, **kwargs)
+            await interaction.followup.send(text or discord.utils.MISSING, ephemeral=True, **kwargs)
         else:
             await interaction.response.send_message(text, ephemeral=True, **kwargs)
 
     async def answer_error(self, interaction: discord.Interaction[Any], exc: BaseException) -> None:
-        if isinstance(exc, discord.app_commands.CommandInvokeError):
-            exc = exc.original
-        if isinstance(exc, UserError):
-            # Players named in a refusal ("waiting for {p:ID}") are shown as mentions; the
-            # answer is ephemeral, so nobody is pinged.
-            text = "⚠️ " + PLAYER_TOKEN.sub(lambda m: f"<@{m.group(1)}>", exc.message)
-        elif isinstance(exc, discord.app_commands.CheckFailure):
-            text = "⚠️ You can't use that here."
-        else:
+        text = friendly_error(exc)
+        if text is None:
             log.error("unexpected error", exc_info=exc)
             text = APOLOGY
         try:
-            await self.reply(interaction, text)
-        except discord.HTTPException:
-            log.warning("could not deliver an error message", exc_info=True)
+            await self.reply(interaction, text[:MAX_ANSWER])
+        except discord.HTTPException as failure:
+            log.warning("could not deliver an error message: %s", failure)
 
     async def send_private_view(
         self, interaction: discord.Interaction[Any], session_id: int
@@ -64,7 +109,7 @@ class Replies:
             )
             return
         embed, view, _ = self.screens.private_payload(s, uid)
-        await interaction.response.send_message(embed=embed, view=sendable(view), ephemeral=True)
+        await self.reply(interaction, None, embed=embed, view=sendable(view))
 
     async def send_fresh_view(
         self, interaction: discord.Interaction[Any], session_id: int, seat: str
@@ -76,13 +121,11 @@ class Replies:
             embeds = [embed]
         else:
             embeds, view, _ = await self.screens.table_payload(s)
-        await interaction.response.send_message(
-            note, embeds=embeds, view=sendable(view), ephemeral=True
-        )
+        await self.reply(interaction, note, embeds=embeds, view=sendable(view))
 
     async def check_dms(self, interaction: discord.Interaction[Any], s: Session) -> None:
         """At join: make sure secrets can reach the player by DM; if not, say what to do."""
-        sent = await self.messenger.send_dm(
+        sent = await self.messenger.try_dm(
             str(interaction.user.id),
             content=f"👋 You joined **{s.game.title}** in <#{s.row.channel_id}>. Your private "
             "hand will arrive here when the game starts.",

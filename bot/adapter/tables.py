@@ -1,29 +1,47 @@
 """Keeps what players see in Discord in step with the stored sessions.
 
 The session service tells :class:`TableSync` after every change. One worker per session then
-brings the channel's table message, every player's DM and the channel's announcements up to
-date, editing only what changed (a digest per message) and posting each announcement once (a
-counter in the database, so a crash between commit and post re-posts nothing and loses nothing).
-It also shows what the scheduler reports: reminders and deadlines played.
+brings the channel's table message up to date, posts what the session's outbox holds (each row
+once: sent with a nonce, marked sent when Discord answers, retried with backoff when Discord or
+the network fails) and updates every player's DM, editing only what changed (a digest per
+message). Each part fails alone: a deleted channel does not stop the DMs.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from functools import partial
 
 import discord
 
-from bot.adapter.messenger import Messenger
-from bot.adapter.render import content_digest, embed_of, mention_line, sendable
+from bot.adapter.messenger import ChannelGone, Failure, Messenger, failure_of
+from bot.adapter.render import content_digest, embed_of, mention_line, names_in, sendable
 from bot.adapter.screens import DM_CLOSED_HELP, Screens
-from bot.core.sessions import ActResult, Session, SessionService
-from bot.core.store import SessionStatus
+from bot.core.errors import UserError
+from bot.core.sessions import Session, SessionService
+from bot.core.store import CHANNEL, PostRow, SessionStatus
 from games.engine import PrivatePanel
+from games.presentation import Announcement
 
 log = logging.getLogger(__name__)
+
+MAX_BACKOFF = 300.0  # seconds between two tries of a post, at most
+RESYNC_AFTER_FAILURE = 5.0
+
+
+@dataclass(frozen=True)
+class Where:
+    """Where a session's posts go, and the names its texts use."""
+
+    id: int
+    channel_id: int
+    names: dict[str, str]
 
 
 class TableSync:
@@ -42,9 +60,11 @@ class TableSync:
         self._workers: dict[int, asyncio.Task[None]] = {}
         self._table_digests: dict[int, str] = {}  # what each table message shows now
         self._table_edited_at: dict[int, float] = {}
-        self._delayed: dict[int, asyncio.TimerHandle] = {}  # table edits waiting their turn
+        self._delayed: dict[int, asyncio.TimerHandle] = {}  # syncs waiting their turn
         # Whether each player's current DM shows controls (unknown after a restart: assume so).
         self._dm_controls: dict[tuple[int, str], bool] = {}
+        self._gone_channels: set[int] = set()  # deleted, or no longer ours to post in
+        self._retries: asyncio.Task[None] | None = None
         service.subscribe(self.request_sync)
 
     # -- scheduling ------------------------------------------------------------------------------
@@ -52,6 +72,16 @@ class TableSync:
         self._dirty.add(session_id)
         if session_id not in self._workers:
             self._workers[session_id] = asyncio.create_task(self._work(session_id))
+
+    def _sync_later(self, session_id: int, delay: float) -> None:
+        if session_id not in self._delayed:
+            self._delayed[session_id] = asyncio.get_running_loop().call_later(
+                delay, self._delayed_sync, session_id
+            )
+
+    def _delayed_sync(self, session_id: int) -> None:
+        self._delayed.pop(session_id, None)
+        self.request_sync(session_id)
 
     async def _work(self, session_id: int) -> None:
         try:
@@ -65,32 +95,93 @@ class TableSync:
             self._workers.pop(session_id, None)
 
     async def idle(self) -> None:
-        """Wait until every pending sync is done, delayed table edits included."""
+        """Wait until every pending sync is done, delayed table edits included (retries of
+        failed posts are not waited for)."""
         while self._workers or self._delayed:
             if self._workers:
                 await asyncio.gather(*list(self._workers.values()), return_exceptions=True)
             else:
                 await asyncio.sleep(0.01)
 
+    def start(self) -> None:
+        """Start retrying failed posts when their time comes."""
+        self._retries = asyncio.create_task(self._retry_posts(), name="cafebot-outbox")
+
+    async def stop(self) -> None:
+        if self._retries is not None:
+            self._retries.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._retries
+            self._retries = None
+        for handle in self._delayed.values():
+            handle.cancel()
+        self._delayed.clear()
+
+    async def _retry_posts(self) -> None:
+        while True:
+            try:
+                for session_id in await self.service.sessions_with_posts_due():
+                    self.request_sync(session_id)
+                due = await self.service.next_post_due()
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("looking for posts to retry failed")
+                due = None
+            wait = 5.0 if due is None else min(5.0, max(0.2, due - self.service.now()))
+            await asyncio.sleep(wait)
+
     def note_table_digest(self, session_id: int, digest: str) -> None:
         self._table_digests[session_id] = digest
 
     # -- syncing ---------------------------------------------------------------------------------
     async def sync(self, session_id: int) -> None:
-        s = await self.service.load(session_id)
-        await self._sync_table(s)
+        try:
+            s = await self.service.load(session_id)
+        except UserError as exc:
+            # Its game cannot be shown, but what it must post (e.g. that it was abandoned) can.
+            log.warning("session %s cannot be shown: %s", session_id, exc.message)
+            channel_id, names = await self.service.post_context(session_id)
+            where = Where(session_id, channel_id, names)
+            await self._part(session_id, "posts", lambda: self._flush_outbox(where))
+            return
+        # Each part fails alone; results are posted before the next step's DMs go out.
+        where = Where(s.id, s.row.channel_id, s.names())
+        await self._part(s.id, "table", lambda: self._sync_table(s))
+        await self._part(s.id, "posts", lambda: self._flush_outbox(where))
         if (
             s.state is not None
             and s.game.private_panel is PrivatePanel.DM
             and s.status in (SessionStatus.ACTIVE, SessionStatus.FINISHED)
         ):
             for player in s.players:
-                await self._sync_dm(s, player.user_id)
-        await self._post_announcements(s)
+                uid = player.user_id
+                await self._part(s.id, f"DM of {uid}", partial(self._sync_dm, s, uid))
+
+    async def _part(self, session_id: int, what: str, sync: Callable[[], Awaitable[None]]) -> None:
+        try:
+            await sync()
+        except Exception as exc:
+            failure = failure_of(exc)
+            if failure is Failure.REFUSED:
+                log.exception("session %s: showing the %s failed", session_id, what)
+                return
+            log.warning(
+                "session %s: showing the %s failed (%s): %s", session_id, what, failure.value, exc
+            )
+            if failure is Failure.RETRY:
+                self._sync_later(session_id, RESYNC_AFTER_FAILURE)
+
+    def _channel_gone(self, channel_id: int, exc: BaseException) -> None:
+        if channel_id not in self._gone_channels:
+            log.warning(
+                "channel %s is gone or closed to the bot (%s): no more posts there", channel_id, exc
+            )
+        self._gone_channels.add(channel_id)
 
     async def _sync_table(self, s: Session) -> None:
         message_id = s.row.table_message_id
-        if message_id is None:
+        if message_id is None or s.row.channel_id in self._gone_channels:
             return
         embeds, view, digest = await self.screens.table_payload(s)
         if self._table_digests.get(s.id) == digest:
@@ -99,26 +190,91 @@ class TableSync:
         wait = self._table_edited_at.get(s.id, -interval) + interval - time.monotonic()
         if wait > 0 and s.status is SessionStatus.ACTIVE:
             # Edited less than `interval` ago: show this (and whatever follows) a bit later.
-            if s.id not in self._delayed:
-                self._delayed[s.id] = asyncio.get_running_loop().call_later(
-                    wait, self._delayed_sync, s.id
-                )
+            self._sync_later(s.id, wait)
             return
         self._table_edited_at[s.id] = time.monotonic()
         try:
             await self.messenger.edit(s.row.channel_id, message_id, embeds=embeds, view=view)
-        except discord.NotFound:
+        except Exception as exc:
+            failure = failure_of(exc)
+            if failure is Failure.GONE:
+                self._channel_gone(s.row.channel_id, exc)
+                return
+            if failure is not Failure.MESSAGE_GONE:
+                raise
             # The table message was deleted: post a new one so the game stays playable.
-            new = await self.messenger.channel(s.row.channel_id).send(
-                embeds=embeds, view=sendable(view)
+            new = await self.messenger.send(
+                s.row.channel_id, f"table:{s.id}:{message_id}", embeds=embeds, view=sendable(view)
             )
             await self.service.record_table_message(s.id, new.id)
         self._table_digests[s.id] = digest
 
-    def _delayed_sync(self, session_id: int) -> None:
-        self._delayed.pop(session_id, None)
-        self.request_sync(session_id)
+    # -- the outbox ------------------------------------------------------------------------------
+    async def _flush_outbox(self, where: Where) -> None:
+        """Post what the session's outbox holds, oldest first. A post that fails for a while
+        holds back the later ones (order matters: results before the next step)."""
+        now = self.service.now()
+        for post in await self.service.unsent_posts(where.id):
+            if post.next_attempt_at > now:
+                return
+            try:
+                message_id = await self._post(where, post)
+            except Exception as exc:
+                failure = failure_of(exc)
+                if failure is Failure.RETRY:
+                    delay = min(MAX_BACKOFF, 2.0**post.attempts)
+                    await self.service.retry_post_later(post.id, now + delay, str(exc)[:200])
+                    log.warning(
+                        "post %s of session %s failed, retry in %.0f s: %s",
+                        post.id,
+                        where.id,
+                        delay,
+                        exc,
+                    )
+                    return
+                if failure is Failure.GONE and post.target == CHANNEL:
+                    self._channel_gone(where.channel_id, exc)
+                else:
+                    log.exception("post %s of session %s was refused; dropped", post.id, where.id)
+                await self.service.mark_posted(post.id, None, failure=str(exc)[:200])
+                continue
+            await self.service.mark_posted(post.id, message_id)
 
+    async def _post(self, where: Where, post: PostRow) -> int | None:
+        payload = json.loads(post.payload)
+        names = where.names
+        key = f"post:{post.id}"
+        mentions = discord.AllowedMentions(users=True)
+        if post.target != CHANNEL:
+            user_id = post.target.removeprefix("user:")
+            sent = await self.messenger.send_dm(user_id, key, content=payload["dm"][:2000])
+            if sent is not None:
+                return sent.id
+            text = payload.get("fallback")  # DMs closed: say it in the channel, with a ping
+            if not text or where.channel_id in self._gone_channels:
+                return None
+            message = await self.messenger.post_notice(
+                where.channel_id, names_in(text, names), f"{key}:fallback", ping=[user_id]
+            )
+            return message.id
+        if where.channel_id in self._gone_channels:
+            raise ChannelGone(where.channel_id)
+        if "announcement" in payload:
+            announcement = Announcement.model_validate(payload["announcement"])
+            message = await self.messenger.send(
+                where.channel_id,
+                key,
+                content=mention_line(announcement.ping),
+                embed=embed_of(announcement, names),
+                allowed_mentions=mentions,
+            )
+            return message.id
+        message = await self.messenger.post_notice(
+            where.channel_id, names_in(payload["notice"], names), key, ping=payload.get("ping")
+        )
+        return message.id
+
+    # -- private panels by DM --------------------------------------------------------------------
     async def _sync_dm(self, s: Session, user_id: str) -> None:
         player = s.player(user_id)
         assert player is not None
@@ -144,6 +300,11 @@ class TableSync:
         if channel_id and message_id and not new_message:
             try:
                 await self.messenger.edit(channel_id, message_id, embeds=[embed], view=view)
+            except Exception as exc:
+                if failure_of(exc) is Failure.RETRY:
+                    raise
+                # Deleted or no longer editable: send a fresh one below.
+            else:
                 self._dm_controls[(s.id, user_id)] = bool(panel.controls)
                 await self.service.record_dm(
                     s.id,
@@ -154,21 +315,26 @@ class TableSync:
                     digest=digest,
                 )
                 return
-            except discord.HTTPException:
-                pass  # deleted or no longer editable: send a fresh one below
         if not active and player.dm_message_id is None:
             return  # nothing to tell by DM once the game is over
-        sent = await self.messenger.send_dm(user_id, embed=embed, view=sendable(view))
+        sent = await self.messenger.send_dm(
+            user_id,
+            f"dm:{s.id}:{user_id}:{panel.stamp}:{message_id}",
+            embed=embed,
+            view=sendable(view),
+        )
         self._dm_controls[(s.id, user_id)] = sent is not None and bool(panel.controls)
         if sent is None:
+            if player.dm_stamp != panel.stamp and s.row.channel_id not in self._gone_channels:
+                await self.messenger.post_notice(
+                    s.row.channel_id,
+                    DM_CLOSED_HELP,
+                    f"dm-closed:{s.id}:{user_id}:{panel.stamp}",
+                    ping=[user_id],
+                )
             await self.service.record_dm(
                 s.id, user_id, channel_id=None, message_id=None, stamp=panel.stamp, digest=digest
             )
-            if player.dm_stamp != panel.stamp:
-                await self.messenger.channel(s.row.channel_id).send(
-                    content=f"<@{user_id}> {DM_CLOSED_HELP}",
-                    allowed_mentions=discord.AllowedMentions(users=True),
-                )
             return
         await self.service.record_dm(
             s.id,
@@ -178,55 +344,3 @@ class TableSync:
             stamp=panel.stamp,
             digest=digest,
         )
-
-    async def _post_announcements(self, s: Session) -> None:
-        pending = s.pending_announcements()
-        if not pending:
-            return
-        channel = self.messenger.channel(s.row.channel_id)
-        names = s.names()
-        for offset, announcement in enumerate(pending, start=1):
-            await channel.send(
-                content=mention_line(announcement.ping),
-                embed=embed_of(announcement, names),
-                allowed_mentions=discord.AllowedMentions(users=True),
-            )
-            await self.service.record_announced(s.id, s.row.announced + offset)
-
-    # -- what the scheduler reports (TimerEvents) ------------------------------------------------
-    async def reminder_due(self, session: Session, deadline: float) -> None:
-        s = session
-        if s.state is None or s.status is not SessionStatus.ACTIVE:
-            return
-        waiting = [p for p in s.state.players if p in s.game.active_players(s.state)]
-        unreached: list[str] = []
-        for user_id in waiting:
-            text = (
-                f"⏰ **{s.game.title}** in <#{s.row.channel_id}> is waiting for your move — time "
-                f"runs out <t:{int(deadline)}:R>, then I'll decide for you as the rules say "
-                f"(`/game rules {s.game.id}`)."
-            )
-            if await self.messenger.send_dm(user_id, content=text) is None:
-                unreached.append(user_id)
-        if unreached:
-            await self.messenger.post_notice(
-                s.row.channel_id,
-                f"⏰ Reminder: your move in {s.game.title} — time runs out <t:{int(deadline)}:R>.",
-                ping=unreached,
-            )
-
-    async def deadline_played(self, result: ActResult) -> None:
-        s = result.session
-        if result.auto_played and not s.game.announces_timeouts:
-            # Neutral wording: the default differs by game (a move played for them, a level kept,
-            # a tray locked as it is); each game's rules say which.
-            await self.messenger.post_notice(
-                s.row.channel_id,
-                f"⏰ Time's up for {names_text(s, result.auto_played)} — I decided "
-                f"for them as the rules say (`/game rules {s.game.id}`), and the game goes on.",
-            )
-
-
-def names_text(s: Session, players: list[str]) -> str:
-    names = s.names()
-    return ", ".join(names.get(p, "someone") for p in players)

@@ -90,12 +90,17 @@ def parse_setting(game: Game[Any, Any], text: str) -> tuple[str, Any]:
     info = option_fields(game).get(name.strip())
     if info is None:
         known = ", ".join(option_fields(game)) or "none"
-        raise ValueError(f"{game.title} has no option {name.strip()!r} (options: {known}).")
+        # Echo at most a little of what was typed: the answer must stay short.
+        raise ValueError(f"{game.title} has no option {_clip(name.strip())!r} (options: {known}).")
     for choice_label, value in choices_of(info):
         if choice_label == label.strip():
             return name.strip(), value
     allowed = ", ".join(lbl for lbl, _ in choices_of(info))
     raise ValueError(f"{title_of(name.strip())} can be: {allowed}.")
+
+
+def _clip(text: str, limit: int = 40) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def setting_suggestions(game: Game[Any, Any], typed: str) -> list[str]:

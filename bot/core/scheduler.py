@@ -4,8 +4,9 @@ One task sleeps until the earliest timer (or until a session changes), fires wha
 back to sleep. At start it fires what fell due while the bot was down; games that ask for it
 (Alien Café's round clock) get the time the bot was down given back instead.
 
-The scheduler decides nothing about how things are shown: it tells its :class:`TimerEvents`
-listener (the Discord adapter) that a reminder is due or that a deadline was played.
+The scheduler decides nothing about how things are shown: a reminder and the notice of a
+deadline played go to the session's outbox, in the same transaction as the timer's end, and the
+front end posts them from there.
 """
 
 from __future__ import annotations
@@ -14,10 +15,9 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Callable
-from typing import Protocol
 
 from bot.core.errors import UserError
-from bot.core.sessions import ActResult, Session, SessionService
+from bot.core.sessions import SessionService
 from bot.core.store import SessionStatus, Store, TimerRow
 from games import REGISTRY
 
@@ -27,27 +27,15 @@ HEARTBEAT_SECONDS = 5.0  # how often "the bot is alive" is written, for downtime
 MAX_SLEEP = 5.0
 
 
-class TimerEvents(Protocol):
-    """What the scheduler tells the front end."""
-
-    async def reminder_due(self, session: Session, deadline: float) -> None:
-        """Players the session waits for should be reminded: time runs out at ``deadline``."""
-
-    async def deadline_played(self, result: ActResult) -> None:
-        """A deadline passed and the absent players' default moves were played."""
-
-
 class Scheduler:
     def __init__(
         self,
         store: Store,
         service: SessionService,
-        events: TimerEvents,
         clock: Callable[[], float],
     ) -> None:
         self.store = store
         self.service = service
-        self.events = events
         self.clock = clock
         self._wake = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
@@ -123,15 +111,17 @@ class Scheduler:
 
     async def _fire(self, timer: TimerRow) -> None:
         if timer.kind == "reminder":
-            await self.store.delete_timer(timer.session_id, "reminder", timer.key)
-            try:
-                s = await self.service.load(timer.session_id)
-            except UserError:
-                return
-            deadline = await self.service.deadline(s.id)
+            deadline = await self.service.deadline(timer.session_id)
             if deadline is not None and deadline.due_at <= self.clock():
-                return  # overdue (the bot was down): the move is played now, too late to remind
-            await self.events.reminder_due(s, deadline.due_at if deadline else timer.due_at)
+                # Overdue (the bot was down): the move is played now, too late to remind.
+                await self.store.delete_timer(timer.session_id, "reminder", timer.key)
+                return
+            try:
+                await self.service.remind(
+                    timer.session_id, timer.key, deadline.due_at if deadline else timer.due_at
+                )
+            except UserError:
+                await self.store.delete_timer(timer.session_id, "reminder", timer.key)
             return
         try:
             result = await self.service.fire_deadline(timer.session_id, timer.key)
@@ -141,5 +131,3 @@ class Scheduler:
             return
         if result is None:
             await self.store.delete_timer(timer.session_id, "deadline", timer.key)
-            return
-        await self.events.deadline_played(result)

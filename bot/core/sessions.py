@@ -26,7 +26,17 @@ from bot.core.errors import (
     StaleVersion,
     UserError,
 )
-from bot.core.store import NewAction, PlayerRow, SessionRow, SessionStatus, Store, TimerRow
+from bot.core.store import (
+    CHANNEL,
+    NewAction,
+    NewPost,
+    PlayerRow,
+    PostRow,
+    SessionRow,
+    SessionStatus,
+    Store,
+    TimerRow,
+)
 from games import REGISTRY
 from games.engine import (
     Game,
@@ -38,7 +48,7 @@ from games.engine import (
     new_game,
     play_timeout,
 )
-from games.presentation import Announcement
+from games.presentation import player as player_token
 
 
 @dataclass
@@ -76,10 +86,14 @@ class Session:
             return None
         return self.game.outcome(self.state)
 
-    def pending_announcements(self) -> list[Announcement]:
-        if self.state is None:
-            return []
-        return list(self.state.announcements[self.row.announced :])
+
+def notice(text: str, ping: list[str] | None = None) -> NewPost:
+    """A short channel message (player tokens in ``text`` become names)."""
+    return NewPost({"notice": text, "ping": ping or []})
+
+
+def names_of(players: list[str]) -> str:
+    return ", ".join(player_token(p) for p in players)
 
 
 @dataclass
@@ -168,11 +182,78 @@ class SessionService:
         await self.store.set_table_message(session_id, message_id)
         self._patch(session_id, table_message_id=message_id)
 
-    async def record_announced(self, session_id: int, count: int) -> None:
-        await self.store.set_announced(session_id, count)
-        cached = self._cache.get(session_id)
-        if cached is not None:
-            self._patch(session_id, announced=max(cached.row.announced, count))
+    # -- the outbox -------------------------------------------------------------------------------
+    async def post_context(self, session_id: int) -> tuple[int, dict[str, str]]:
+        """The channel and the players' names of a session, read without loading its game
+        (so the posts of a session whose data is damaged still go out)."""
+        row = await self.store.get_session(session_id)
+        if row is None:
+            raise NotFound(f"There is no game #{session_id}.")
+        return row.channel_id, await self.names(session_id)
+
+    async def unsent_posts(self, session_id: int) -> list[PostRow]:
+        return await self.store.unsent_posts(session_id)
+
+    async def mark_posted(
+        self, post_id: int, message_id: int | None, *, failure: str | None = None
+    ) -> None:
+        await self.store.mark_posted(post_id, message_id, failure=failure)
+
+    async def retry_post_later(self, post_id: int, at: float, failure: str) -> None:
+        await self.store.retry_post_later(post_id, at, failure)
+
+    async def sessions_with_posts_due(self) -> list[int]:
+        return await self.store.sessions_with_posts_due(self.now())
+
+    async def next_post_due(self) -> float | None:
+        return await self.store.next_post_due()
+
+    async def enqueue_unposted_announcements(self) -> int:
+        """Announcements a database from before the outbox holds but never posted go to the
+        outbox now (once: ``announced`` moves past them). Returns how many."""
+        count = 0
+        for row in await self.store.sessions_with_status(
+            SessionStatus.ACTIVE, SessionStatus.FINISHED
+        ):
+            try:
+                s = await self.load(row.id)
+            except UserError:
+                continue
+            if s.state is None or s.row.announced >= len(s.state.announcements):
+                continue
+            async with self.lock(s.id):
+                pending = [
+                    a.model_dump(mode="json") for a in s.state.announcements[s.row.announced :]
+                ]
+                with self._rewrite(s.id):
+                    await self.store.enqueue_announcements(
+                        s.id, s.version, s.row.announced, pending
+                    )
+            count += len(pending)
+            self._changed(s.id)
+        return count
+
+    async def remind(self, session_id: int, key: str, deadline: float) -> bool:
+        """The reminder of step ``key`` is due: DM everyone the step still waits for (a channel
+        ping for those whose DMs are closed), in the same transaction that deletes the timer."""
+        s = await self.load(session_id)
+        posts: list[NewPost] = []
+        if s.state is not None and s.status is SessionStatus.ACTIVE:
+            game = s.game
+            for user_id in [p for p in s.state.players if p in game.active_players(s.state)]:
+                text = (
+                    f"⏰ **{game.title}** in <#{s.row.channel_id}> is waiting for your move — "
+                    f"time runs out <t:{int(deadline)}:R>, then I'll decide for you as the rules "
+                    f"say (`/game rules {game.id}`)."
+                )
+                fallback = (
+                    f"⏰ Reminder: your move in {game.title} — time runs out <t:{int(deadline)}:R>."
+                )
+                posts.append(NewPost({"dm": text, "fallback": fallback}, target=f"user:{user_id}"))
+        await self.store.post_and_delete_timer(session_id, "reminder", key, posts)
+        if posts:
+            self._changed(session_id)
+        return bool(posts)
 
     async def record_dm(
         self,
@@ -340,11 +421,17 @@ class SessionService:
                     status=SessionStatus.ACTIVE,
                     new_actions=[],
                     timers=self._timers(game, state),
+                    posts=_announcement_posts(state, 0),
+                    announced=len(state.announcements),
                 )
             self._changed(session_id)
             return await self.load(session_id)
 
-    async def abandon(self, session_id: int, user_id: str, may_manage: bool) -> Session:
+    async def abandon(
+        self, session_id: int, user_id: str, may_manage: bool, who: str = ""
+    ) -> SessionRow:
+        """Close a lobby or a game for good (the log is kept). Works on a session whose stored
+        data cannot be loaded too: it is marked, not repaired."""
         async with self.lock(session_id):
             row = await self.store.get_session(session_id)
             if row is None:
@@ -353,10 +440,28 @@ class SessionService:
                 raise NotAllowed("That game has already ended.")
             if user_id != row.host_id and not may_manage:
                 raise NotAllowed("Only the host or someone with Manage Channels can abandon it.")
+            note: str | None = None
+            try:
+                title = f"game of {(await self.load(session_id)).game.title}"
+            except DamagedSession as exc:
+                title, note = "game", f"abandoned while damaged: {exc.message}"[:500]
+            text = f"🧹 {who or player_token(user_id)} abandoned this {title}. `/game new` starts another."
             with self._rewrite(session_id):
-                await self.store.set_status(session_id, row.version, SessionStatus.ABANDONED)
+                await self.store.set_status(
+                    session_id,
+                    row.version,
+                    SessionStatus.ABANDONED,
+                    note=note,
+                    posts=[notice(text)],
+                )
             self._changed(session_id)
-            return await self.load(session_id)
+            stored = await self.store.get_session(session_id)
+            assert stored is not None
+            return stored
+
+    async def open_row_in_channel(self, channel_id: int) -> SessionRow | None:
+        """The open session of a channel as stored, even when its data cannot be loaded."""
+        return await self.store.open_session_in_channel(channel_id)
 
     # -- playing ---------------------------------------------------------------------------------
     async def act(
@@ -426,16 +531,32 @@ class SessionService:
                 await self.store.delete_timer(session_id, "deadline", key)
                 return None
             log = [NewAction(p, _dump(a), "timeout") for p, a in applied]
-            committed = await self._commit(s, s.state, state, log)
+            posts: list[NewPost] = []
+            if auto and not game.announces_timeouts:
+                # Neutral wording: the default differs by game (a move played for them, a level
+                # kept, a tray locked as it is); each game's rules say which.
+                posts.append(
+                    notice(
+                        f"⏰ Time's up for {names_of(auto)} — I decided for them as the rules say "
+                        f"(`/game rules {game.id}`), and the game goes on."
+                    )
+                )
+            committed = await self._commit(s, s.state, state, log, posts)
         self._changed(session_id)
         return ActResult(session=committed, applied=applied, auto_played=auto)
 
     async def _commit(
-        self, s: Session, old: GameState, new: GameState, log: list[NewAction]
+        self,
+        s: Session,
+        old: GameState,
+        new: GameState,
+        log: list[NewAction],
+        posts: list[NewPost] | None = None,
     ) -> Session:
-        """Write ``new`` and its log entries; return the session as now stored."""
+        """Write ``new``, its log entries and what it must post; return the session as now
+        stored."""
         try:
-            committed = await self._write_state(s, old, new, log)
+            committed = await self._write_state(s, old, new, log, posts or [])
         except BaseException:
             self.forget(s.id)  # e.g. a stale version: read the truth next time
             raise
@@ -443,7 +564,12 @@ class SessionService:
         return committed
 
     async def _write_state(
-        self, s: Session, old: GameState, new: GameState, log: list[NewAction]
+        self,
+        s: Session,
+        old: GameState,
+        new: GameState,
+        log: list[NewAction],
+        posts: list[NewPost],
     ) -> Session:
         outcome = s.game.outcome(new)
         old_key = clock_key(s.game, old)
@@ -460,9 +586,16 @@ class SessionService:
             outcome=outcome_json,
             timers=[] if same_step else self._timers(s.game, new),  # [] once the game is over
             keep_timers=same_step,
+            posts=_announcement_posts(new, s.row.announced) + posts,
+            announced=len(new.announcements),
         )
         row = replace(
-            s.row, state=state_json, status=status, outcome=outcome_json, version=s.version + 1
+            s.row,
+            state=state_json,
+            status=status,
+            outcome=outcome_json,
+            version=s.version + 1,
+            announced=len(new.announcements),
         )
         return replace(s, row=row, state=new)
 
@@ -503,6 +636,13 @@ class SessionService:
         if s.status is not SessionStatus.ACTIVE:
             raise NotAllowed("That game has ended.")
         return s.state
+
+
+def _announcement_posts(state: GameState, already: int) -> list[NewPost]:
+    return [
+        NewPost({"announcement": a.model_dump(mode="json")}, target=CHANNEL)
+        for a in state.announcements[already:]
+    ]
 
 
 def _dump(action: BaseModel) -> dict[str, Any]:

@@ -9,7 +9,10 @@ by newer code is refused rather than damaged.
 from __future__ import annotations
 
 import asyncio
+import fcntl
 import json
+import os
+import sqlite3
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from contextlib import asynccontextmanager
@@ -75,12 +78,44 @@ MIGRATIONS: list[str] = [
     );
     CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
     """,
+    # 2: the outbox. What a change must post (announcements, notices, reminders) is written in
+    # the change's own transaction and marked sent once Discord has answered. `announced` now
+    # counts the announcements already put in the outbox. `note` says why a session was closed
+    # out of the ordinary (e.g. abandoned while damaged).
+    """
+    CREATE TABLE outbox (
+        id INTEGER PRIMARY KEY,
+        session_id INTEGER NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+        target TEXT NOT NULL,
+        payload TEXT NOT NULL,
+        created_at REAL NOT NULL,
+        attempts INTEGER NOT NULL DEFAULT 0,
+        next_attempt_at REAL NOT NULL,
+        sent_at REAL,
+        message_id INTEGER,
+        failure TEXT
+    );
+    CREATE INDEX outbox_unsent ON outbox(next_attempt_at) WHERE sent_at IS NULL;
+    ALTER TABLE sessions ADD COLUMN note TEXT;
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
-class NewerDatabase(Exception):
+class StorageUnusable(Exception):
+    """The database cannot be used as it is; ``str()`` is one line saying why and what to do."""
+
+
+class NewerDatabase(StorageUnusable):
+    pass
+
+
+class DatabaseInUse(StorageUnusable):
+    pass
+
+
+class DatabaseReadOnly(StorageUnusable):
     pass
 
 
@@ -110,9 +145,10 @@ class SessionRow:
     version: int
     outcome: str | None
     table_message_id: int | None
-    announced: int
+    announced: int  # announcements of the state already put in the outbox
     created_at: float
     updated_at: float
+    note: str | None = None
 
 
 @dataclass
@@ -152,11 +188,37 @@ class NewAction:
     source: str = "player"
 
 
+CHANNEL = "channel"  # an outbox target: the session's channel (else "user:<id>", a DM)
+
+
+@dataclass
+class NewPost:
+    """Something a change must post, written to the outbox in the change's transaction."""
+
+    payload: dict[str, Any]  # {"announcement": {...}} or {"notice": text, "ping": [ids]}, …
+    target: str = CHANNEL
+
+
+@dataclass
+class PostRow:
+    id: int
+    session_id: int
+    target: str
+    payload: str
+    created_at: float
+    attempts: int
+    next_attempt_at: float
+    sent_at: float | None
+    message_id: int | None
+    failure: str | None
+
+
 class Store:
     """The only code that talks SQL."""
 
-    def __init__(self, conn: aiosqlite.Connection) -> None:
+    def __init__(self, conn: aiosqlite.Connection, owner_lock: int | None = None) -> None:
         self._conn = conn
+        self._owner_lock = owner_lock  # the open lock file that makes this process the owner
         # One connection serves every session: a transaction must not interleave with another
         # one's statements (nor may a read see another's uncommitted rows), so every use of the
         # connection takes this lock, and a transaction holds it from BEGIN to COMMIT.
@@ -167,25 +229,46 @@ class Store:
         self._flusher: asyncio.Task[None] | None = None
 
     @classmethod
-    async def open(cls, path: Path | str, synchronous: str = "FULL") -> Store:
+    async def open(
+        cls, path: Path | str, synchronous: str = "FULL", *, owner: bool = False
+    ) -> Store:
+        """Open (and migrate) the database. ``owner``: this process serves the sessions from
+        memory and fires their timers, so it must be the only one: a second owner is refused
+        (an OS lock on ``<path>.lock``, released when the process ends, even by kill -9), and
+        a database it cannot write to is refused too, before anything else starts."""
         if synchronous not in ("FULL", "NORMAL", "OFF"):
             raise ValueError(f"bad synchronous mode {synchronous!r}")
-        conn = await aiosqlite.connect(str(path), isolation_level=None)
-        conn.row_factory = aiosqlite.Row
-        await conn.execute("PRAGMA journal_mode=WAL")
-        await conn.execute("PRAGMA foreign_keys=ON")
-        await conn.execute("PRAGMA busy_timeout=5000")
-        await conn.execute(f"PRAGMA synchronous={synchronous}")
-        store = cls(conn)
+        lock = _lock_owner(Path(path)) if owner else None
         try:
+            conn = await aiosqlite.connect(str(path), isolation_level=None)
+        except sqlite3.Error as exc:
+            _unlock(lock)
+            raise DatabaseReadOnly(f"cannot open the database {path}: {exc}") from None
+        conn.row_factory = aiosqlite.Row
+        store = cls(conn, lock)
+        try:
+            await conn.execute("PRAGMA journal_mode=WAL")
+            await conn.execute("PRAGMA foreign_keys=ON")
+            await conn.execute("PRAGMA busy_timeout=5000")
+            await conn.execute(f"PRAGMA synchronous={synchronous}")
             await store._migrate()
+            if owner:
+                await store.set_meta("opened_at", repr(time.time()))
+        except sqlite3.OperationalError as exc:
+            await store.close()
+            raise DatabaseReadOnly(
+                f"cafebot cannot write to its database {path} ({exc}): check the file's and its "
+                "folder's permissions and free disk space."
+            ) from None
         except BaseException:
-            await conn.close()
+            await store.close()
             raise
         return store
 
     async def close(self) -> None:
         await self._conn.close()
+        _unlock(self._owner_lock)
+        self._owner_lock = None
 
     async def _migrate(self) -> None:
         await self._conn.execute(
@@ -417,13 +500,20 @@ class Store:
         outcome: str | None = None,
         timers: list[TimerRow] | None = None,
         keep_timers: bool = False,
+        posts: list[NewPost] | None = None,
+        announced: int | None = None,
     ) -> None:
-        """Write a new state, append its actions and replace the timers, atomically; returns
-        once committed (durable). Concurrent calls for different sessions share a commit."""
+        """Write a new state, append its actions and posts and replace the timers, atomically;
+        returns once committed (durable). Concurrent calls for different sessions share a
+        commit."""
 
         async def write(db: aiosqlite.Connection) -> None:
             # The guarded UPDATE comes first: a stale version fails before anything is written.
-            await self._bump(db, session_id, version, state=state, status=status, outcome=outcome)
+            cols: dict[str, Any] = {"state": state, "status": status, "outcome": outcome}
+            if announced is not None:
+                cols["announced"] = announced
+            await self._bump(db, session_id, version, **cols)
+            await self._insert_posts(db, session_id, posts or [])
             now = time.time()
             for a in new_actions:  # the next seq is computed in the INSERT: one trip each
                 await db.execute(
@@ -442,11 +532,91 @@ class Store:
 
         await self._group_commit(write)
 
-    async def set_status(self, session_id: int, version: int, status: str) -> None:
+    async def set_status(
+        self,
+        session_id: int,
+        version: int,
+        status: str,
+        *,
+        note: str | None = None,
+        posts: list[NewPost] | None = None,
+    ) -> None:
         async with self.transaction() as db:
-            await self._bump(db, session_id, version, status=status)
+            cols: dict[str, Any] = {"status": status}
+            if note is not None:
+                cols["note"] = note
+            await self._bump(db, session_id, version, **cols)
             if status in ("finished", "abandoned"):
                 await db.execute("DELETE FROM timers WHERE session_id = ?", (session_id,))
+            await self._insert_posts(db, session_id, posts or [])
+
+    async def _insert_posts(
+        self, db: aiosqlite.Connection, session_id: int, posts: list[NewPost]
+    ) -> None:
+        now = time.time()
+        for post in posts:
+            await db.execute(
+                "INSERT INTO outbox (session_id, target, payload, created_at, next_attempt_at) "
+                "VALUES (?, ?, ?, ?, ?)",
+                (session_id, post.target, json.dumps(post.payload), now, now),
+            )
+
+    async def post_and_delete_timer(
+        self, session_id: int, kind: str, key: str, posts: list[NewPost]
+    ) -> None:
+        """Replace a fired timer by what it must post, in one transaction (a reminder is
+        either still due or in the outbox, never lost between the two)."""
+
+        async def write(db: aiosqlite.Connection) -> None:
+            await db.execute(
+                "DELETE FROM timers WHERE session_id = ? AND kind = ? AND key = ?",
+                (session_id, kind, key),
+            )
+            await self._insert_posts(db, session_id, posts)
+
+        await self._group_commit(write)
+
+    # -- the outbox ------------------------------------------------------------------------------
+    async def unsent_posts(self, session_id: int) -> list[PostRow]:
+        rows = await self._all(
+            "SELECT * FROM outbox WHERE session_id = ? AND sent_at IS NULL ORDER BY id",
+            (session_id,),
+        )
+        return [PostRow(**dict(r)) for r in rows]
+
+    async def sessions_with_posts_due(self, now: float) -> list[int]:
+        rows = await self._all(
+            "SELECT DISTINCT session_id FROM outbox WHERE sent_at IS NULL AND next_attempt_at <= ?",
+            (now,),
+        )
+        return [int(r[0]) for r in rows]
+
+    async def next_post_due(self) -> float | None:
+        row = await self._one("SELECT MIN(next_attempt_at) FROM outbox WHERE sent_at IS NULL")
+        return float(row[0]) if row and row[0] is not None else None
+
+    async def mark_posted(
+        self, post_id: int, message_id: int | None, *, failure: str | None = None
+    ) -> None:
+        """Done with a post: sent (with its message), or given up (``failure`` says why)."""
+        await self._write(
+            "UPDATE outbox SET sent_at = ?, message_id = ?, failure = ? WHERE id = ?",
+            (time.time(), message_id, failure, post_id),
+        )
+
+    async def retry_post_later(self, post_id: int, at: float, failure: str) -> None:
+        await self._write(
+            "UPDATE outbox SET attempts = attempts + 1, next_attempt_at = ?, failure = ? "
+            "WHERE id = ?",
+            (at, failure, post_id),
+        )
+
+    async def posts(self, session_id: int) -> list[PostRow]:
+        """Every post of a session, sent or not (for tests and inspection)."""
+        rows = await self._all(
+            "SELECT * FROM outbox WHERE session_id = ? ORDER BY id", (session_id,)
+        )
+        return [PostRow(**dict(r)) for r in rows]
 
     async def delete_timer(self, session_id: int, kind: str, key: str) -> None:
         await self._write(
@@ -472,10 +642,16 @@ class Store:
             "UPDATE sessions SET table_message_id = ? WHERE id = ?", (message_id, session_id)
         )
 
-    async def set_announced(self, session_id: int, count: int) -> None:
-        await self._write(
-            "UPDATE sessions SET announced = MAX(announced, ?) WHERE id = ?", (count, session_id)
-        )
+    async def enqueue_announcements(
+        self, session_id: int, version: int, first: int, announcements: list[dict[str, Any]]
+    ) -> None:
+        """Put announcements ``first``… of a stored state in the outbox (a database written
+        before the outbox existed may hold some not yet posted)."""
+        async with self.transaction() as db:
+            await self._bump(db, session_id, version, announced=first + len(announcements))
+            await self._insert_posts(
+                db, session_id, [NewPost({"announcement": a}) for a in announcements]
+            )
 
     async def set_dm(
         self,
@@ -496,6 +672,28 @@ class Store:
     async def raw_execute(self, sql: str, args: Iterable[Any] = ()) -> None:
         """For tests that damage a database on purpose."""
         await self._write(sql, args)
+
+
+def _lock_owner(path: Path) -> int:
+    lock_path = path.with_name(path.name + ".lock")
+    try:
+        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as exc:
+        raise DatabaseReadOnly(f"cannot create the lock file {lock_path}: {exc}") from None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        raise DatabaseInUse(
+            f"another cafebot process is already running on {path}. Run one process per "
+            "SQLite database (stop the other one first); several processes need PostgreSQL."
+        ) from None
+    return fd
+
+
+def _unlock(fd: int | None) -> None:
+    if fd is not None:
+        os.close(fd)  # closing the descriptor releases the lock
 
 
 def _session_row(row: aiosqlite.Row) -> SessionRow:
