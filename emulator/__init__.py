@@ -13,14 +13,18 @@ Quick start::
 """
 
 from .emulator import DiscordEmulator
+from .faults import Fault
 from .models import (
     EmulatorError,
+    FaultRecord,
     InteractionRecord,
     InteractionResult,
     Message,
+    RateLimitRecord,
     RestCall,
     Violation,
 )
+from .ratelimits import RULES, BucketRule, RateLimiter
 from .runner import running_bot
 from .validation import FLAG_EPHEMERAL, FLAG_IS_COMPONENTS_V2, FLAG_LOADING, FormErrors
 
@@ -28,12 +32,18 @@ __all__ = [
     "FLAG_EPHEMERAL",
     "FLAG_IS_COMPONENTS_V2",
     "FLAG_LOADING",
+    "RULES",
+    "BucketRule",
     "DiscordEmulator",
     "EmulatorError",
+    "Fault",
+    "FaultRecord",
     "FormErrors",
     "InteractionRecord",
     "InteractionResult",
     "Message",
+    "RateLimitRecord",
+    "RateLimiter",
     "RestCall",
     "Violation",
     "running_bot",

@@ -15,6 +15,7 @@ import contextlib
 import copy
 import hashlib
 import json
+import os
 import re
 import secrets
 import socket
@@ -28,6 +29,7 @@ from typing import Any, TypeVar
 from aiohttp import WSMsgType, web
 from aiohttp.multipart import BodyPartReader
 
+from .faults import Chance, Fault
 from .models import (
     ALL_PERMISSIONS,
     BOT_PERMISSIONS,
@@ -44,16 +46,19 @@ from .models import (
     PERM_VIEW_CHANNEL,
     Channel,
     EmulatorError,
+    FaultRecord,
     Guild,
     InteractionRecord,
     InteractionResult,
     Member,
     Message,
+    RateLimitRecord,
     RestCall,
     Role,
     User,
     Violation,
 )
+from .ratelimits import RateLimiter
 from .validation import (
     FLAG_EPHEMERAL,
     FLAG_IS_COMPONENTS_V2,
@@ -77,6 +82,12 @@ DISCORD_EPOCH_MS = 1420070400000
 API_VERSION = 10
 ATTACHMENT_SIZE_LIMIT = 10 * 1024 * 1024
 TOKEN_LIFETIME = 15 * 60.0
+NONCE_LIFETIME = 5 * 60.0  # "checked for uniqueness in the past few minutes"
+NONCE_MAX = 25
+# Tests click ~100x faster than people: windows 100x shorter keep the same pressure on the
+# buckets without slowing the suite. EMULATOR_RATE_LIMIT_SCALE=1 runs at Discord's own pace.
+DEFAULT_RATE_LIMIT_SCALE = 0.01
+RATE_LIMIT_SCALE_ENV = "EMULATOR_RATE_LIMIT_SCALE"
 
 INTENT_GUILDS = 1 << 0
 INTENT_GUILD_MEMBERS = 1 << 1
@@ -128,9 +139,15 @@ class _GatewayConn:
     queue: asyncio.Queue[str | None] = field(default_factory=asyncio.Queue)
     session: _Session | None = None
     writer: asyncio.Task[None] | None = None
+    closed_by_emulator: bool = False
 
     def send(self, payload: Json) -> None:
         self.queue.put_nowait(json.dumps(payload, separators=(",", ":")))
+
+    async def close(self, code: int, reason: bytes = b"") -> None:
+        self.closed_by_emulator = True
+        with contextlib.suppress(Exception):
+            await self.ws.close(code=code, message=reason)
 
 
 @dataclass(eq=False)
@@ -144,13 +161,21 @@ class _Session:
     identified_at: float = 0.0
 
 
-@dataclass
-class _ForcedRateLimit:
-    method: str
-    path_contains: str
-    retry_after: float
-    remaining: int
-    is_global: bool
+def _component_data(custom_id: str, component_type: int, values: Sequence[Any] | None) -> Json:
+    data: Json = {"custom_id": custom_id, "component_type": component_type}
+    if values is not None:
+        data["values"] = [str(v) for v in values]
+    return data
+
+
+def _guess_option_type(value: Any) -> int:
+    if isinstance(value, bool):
+        return 5
+    if isinstance(value, int):
+        return 4
+    if isinstance(value, float):
+        return 10
+    return 3
 
 
 class _HttpError(Exception):
@@ -174,7 +199,16 @@ class DiscordEmulator:
         ack_deadline: float = 3.0,
         heartbeat_interval_ms: int = 41250,
         emit_message_events: bool = True,
+        rate_limits: bool = True,
+        rate_limit_scale: float | None = None,
+        shard_count: int = 1,
     ) -> None:
+        """``rate_limits``/``rate_limit_scale``: enforce Discord's buckets, every window
+        multiplied by the scale (default: $EMULATOR_RATE_LIMIT_SCALE, else 0.01; see README
+        "Rate limits"). ``shard_count``: what GET /gateway/bot recommends and what every
+        IDENTIFY must use (see README "Shards")."""
+        if shard_count < 1:
+            raise ValueError("shard_count must be >= 1")
         self._last_snowflake = 0
         self._clock_offset = 0.0
         self.bot_user_id: int = self.snowflake()
@@ -188,6 +222,12 @@ class DiscordEmulator:
         self.ack_deadline = ack_deadline
         self.heartbeat_interval_ms = heartbeat_interval_ms
         self.emit_message_events = emit_message_events
+        self.shard_count = shard_count
+        if rate_limit_scale is None:
+            rate_limit_scale = float(
+                os.environ.get(RATE_LIMIT_SCALE_ENV) or DEFAULT_RATE_LIMIT_SCALE
+            )
+        self.rate_limiter = RateLimiter(enabled=rate_limits, scale=rate_limit_scale)
 
         self.users: dict[int, User] = {
             self.bot_user_id: User(self.bot_user_id, bot_name, bot=True, dms_open=False),
@@ -211,12 +251,21 @@ class DiscordEmulator:
         self.error_responses: list[tuple[str, str, int, int]] = []  # method, path, status, code
         self.interactions: list[InteractionRecord] = []
         self.gateway_log: list[tuple[str, Json]] = []  # (direction, payload) for ops != 0/1/11
+        self.rate_limited: list[RateLimitRecord] = []  # 429s the buckets answered
+        self.faults_injected: list[FaultRecord] = []
+        self.deleted_channels: dict[int, Channel] = {}
+        self.unresolved_attachments: list[tuple[int, str]] = []  # (message id, attachment:// url)
+        self.gateway_refusals: int = 0  # connections refused by stop_gateway_for
+        self._faults: list[Fault] = []
+        self._nonces: dict[tuple[int, int, str], tuple[int, float]] = {}
+        # (channel id, nonce, message id) of every create answered with an existing message
+        self.nonce_duplicates: list[tuple[int, str, int]] = []
+        self._gateway_down_until: float = 0.0
 
         self._sessions: dict[str, _Session] = {}
         self._conns: set[_GatewayConn] = set()
         self._bot_ready = asyncio.Event()
         self._changed = asyncio.Event()
-        self._forced_429: list[_ForcedRateLimit] = []
         self._runner: web.AppRunner | None = None
         self.port: int = 0
         self._routes: list[tuple[str, re.Pattern[str], str, Handler, bool]] = []
@@ -241,8 +290,7 @@ class DiscordEmulator:
 
     async def stop(self) -> None:
         for conn in list(self._conns):
-            with contextlib.suppress(Exception):
-                await conn.ws.close(code=1001)
+            await conn.close(1001)
             if conn.writer is not None:
                 conn.writer.cancel()
         self._conns.clear()
@@ -335,8 +383,26 @@ class DiscordEmulator:
 
     # ================================================================== world building
 
-    def add_guild(self, name: str, *, owner: int | None = None) -> int:
-        gid = self.snowflake()
+    def shard_for(self, guild_id: int | None) -> int:
+        """The shard Discord routes a guild's events to (DMs: shard 0)."""
+        if guild_id is None:
+            return 0
+        return (guild_id >> 22) % self.shard_count
+
+    def _snowflake_on_shard(self, shard: int) -> int:
+        if not 0 <= shard < self.shard_count:
+            raise EmulatorError(f"shard {shard} is not in 0..{self.shard_count - 1}")
+        value = self.snowflake()
+        ms = value >> 22
+        if ms % self.shard_count != shard:
+            ms += (shard - ms) % self.shard_count
+            value = ms << 22  # a few ms in the future; later ids stay increasing
+            self._last_snowflake = value
+        return value
+
+    def add_guild(self, name: str, *, owner: int | None = None, shard: int | None = None) -> int:
+        """A guild the bot is in; ``shard`` picks an id that Discord routes to that shard."""
+        gid = self.snowflake() if shard is None else self._snowflake_on_shard(shard)
         guild = Guild(gid, name, owner or self.owner_user_id, _iso(self.now()))
         guild.roles[gid] = Role(gid, gid, "@everyone", EVERYONE_PERMISSIONS, 0)
         bot_role = Role(
@@ -351,7 +417,9 @@ class DiscordEmulator:
         self.guilds[gid] = guild
         self._add_member(guild, self.bot_user_id, [bot_role.id])
         self._add_member(guild, guild.owner_id, [])
-        self._dispatch_soon("GUILD_CREATE", self._guild_create_payload(guild), INTENT_GUILDS)
+        self._dispatch_soon(
+            "GUILD_CREATE", self._guild_create_payload(guild), INTENT_GUILDS, guild_id=gid
+        )
         return gid
 
     def add_role(self, guild_id: int, name: str, permissions: int) -> int:
@@ -362,6 +430,7 @@ class DiscordEmulator:
             "GUILD_ROLE_CREATE",
             {"guild_id": str(guild_id), "role": self._role_payload(role)},
             INTENT_GUILDS,
+            guild_id=guild_id,
         )
         return role.id
 
@@ -379,7 +448,9 @@ class DiscordEmulator:
         )
         self.channels[cid] = ch
         guild.channels.append(cid)
-        self._dispatch_soon("CHANNEL_CREATE", self._channel_payload(ch), INTENT_GUILDS)
+        self._dispatch_soon(
+            "CHANNEL_CREATE", self._channel_payload(ch), INTENT_GUILDS, guild_id=guild_id
+        )
         return cid
 
     def add_thread(
@@ -416,8 +487,43 @@ class DiscordEmulator:
         guild.channels.append(tid)
         payload = self._channel_payload(ch)
         payload["newly_created"] = True
-        self._dispatch_soon("THREAD_CREATE", payload, INTENT_GUILDS)
+        self._dispatch_soon("THREAD_CREATE", payload, INTENT_GUILDS, guild_id=guild.id)
         return tid
+
+    def delete_channel(self, channel_id: int) -> None:
+        """Delete a guild text channel (with its threads) or a thread, as a moderator would:
+        the bot gets CHANNEL_DELETE / THREAD_DELETE, REST calls on it answer 404 10003 Unknown
+        Channel, and no interaction can come from it any more. Its messages stay recorded."""
+        ch = self.channels.get(channel_id)
+        if ch is None:
+            raise EmulatorError(f"unknown channel {channel_id}")
+        if ch.guild_id is None:
+            raise EmulatorError("DM channels cannot be deleted")
+        guild = self._guild(ch.guild_id)
+        if not ch.is_thread:
+            for cid in list(guild.channels):
+                child = self.channels[cid]
+                if child.is_thread and child.parent_id == ch.id:
+                    self._remove_channel(guild, child)
+        self._remove_channel(guild, ch)
+        self._touch()
+
+    def _remove_channel(self, guild: Guild, ch: Channel) -> None:
+        del self.channels[ch.id]
+        guild.channels.remove(ch.id)
+        self.deleted_channels[ch.id] = ch
+        if ch.is_thread:
+            payload: Json = {
+                "id": str(ch.id),
+                "guild_id": str(guild.id),
+                "parent_id": str(ch.parent_id),
+                "type": ch.type,
+            }
+            self._dispatch_soon("THREAD_DELETE", payload, INTENT_GUILDS, guild_id=guild.id)
+        else:
+            self._dispatch_soon(
+                "CHANNEL_DELETE", self._channel_payload(ch), INTENT_GUILDS, guild_id=guild.id
+            )
 
     def add_user(
         self,
@@ -461,7 +567,7 @@ class DiscordEmulator:
         member = self._add_member(guild, user_id, role_ids)
         payload = self._member_payload(guild, member)
         payload["guild_id"] = str(guild_id)
-        self._dispatch_soon("GUILD_MEMBER_ADD", payload, INTENT_GUILD_MEMBERS)
+        self._dispatch_soon("GUILD_MEMBER_ADD", payload, INTENT_GUILD_MEMBERS, guild_id=guild_id)
 
     def _named_role(self, guild: Guild, name: str, permissions: int) -> int:
         for role in guild.roles.values():
@@ -566,7 +672,7 @@ class DiscordEmulator:
                 if msg.ephemeral_to == user_id:
                     out.append(msg)
                 continue
-            ch = self.channels.get(msg.channel_id)
+            ch = self.channels.get(msg.channel_id) or self.deleted_channels.get(msg.channel_id)
             if ch is not None and self._can_see_channel(user_id, ch):
                 out.append(msg)
         return out
@@ -574,12 +680,112 @@ class DiscordEmulator:
     def synced_commands(self, guild_id: int | None = None) -> list[Json]:
         return copy.deepcopy(self._commands.get(guild_id, []))
 
-    def assert_clean(self) -> None:
-        """Raise if the bot did anything Discord would have rejected or hit an unknown route."""
+    def assert_clean(self, *, allow_rate_limited: bool = False) -> None:
+        """Raise if the bot did anything Discord would have rejected, hit an unknown route, or
+        (unless ``allow_rate_limited``) was answered a 429 by the rate-limit buckets. Injected
+        faults (``inject_fault``, ``force_rate_limit``) never count."""
         problems = [str(v) for v in self.violations]
         problems += [f"unknown route {m} {p}" for m, p in self.unknown_routes]
+        if not allow_rate_limited:
+            problems += [
+                f"429 ({r.scope}, bucket {r.bucket}, retry_after {r.retry_after}s) "
+                f"[{r.method} {r.path}]"
+                for r in self.rate_limited
+            ]
         if problems:
             raise EmulatorError("emulator saw problems:\n  " + "\n  ".join(problems))
+
+    # ================================================================== fault injection
+
+    def inject_fault(
+        self,
+        method: str,
+        path_part: str | re.Pattern[str],
+        *,
+        status: int | None = None,
+        drop: bool = False,
+        times: int | None = 1,
+        code: int | None = None,
+        message: str | None = None,
+        retry_after: float | None = None,
+        is_global: bool = False,
+        probability: float | None = None,
+        seed: int | None = None,
+        html: bool | None = None,
+        processed: bool = False,
+        delay: float = 0.0,
+    ) -> Fault:
+        """Answer matching REST calls with a fault instead of the real answer.
+
+        ``method`` ("POST", or "*" for any) and ``path_part`` (a substring of, or a regex
+        searched in, the path after ``/api/v10``) choose the calls. ``status``: 500 (JSON body),
+        502/503/504 (Cloudflare-like HTML unless ``html=False``), 429 (a proper rate limit with
+        ``retry_after`` seconds, default 0.05, ``is_global``), 403 (``code`` 50013 by default or
+        50001...), 404 (the route's Unknown ... code), any other 4xx/5xx. ``drop=True`` instead
+        closes the connection without an answer (the client sees ServerDisconnectedError).
+        ``times``: how many calls (None = until ``clear_faults``/``Fault.remove``);
+        ``probability`` (with ``seed``): each matching call faults with that chance.
+        ``processed=True``: the request takes effect first and only its answer is lost (a
+        message is created, then the client sees the 5xx or the drop and may retry).
+        ``delay``: wait that many seconds first; alone, a slow but normal answer.
+        Every injected fault is recorded in ``faults_injected``."""
+        if drop and status is not None:
+            raise ValueError("give status=... or drop=True, not both")
+        if not drop and status is None and delay <= 0:
+            raise ValueError("give status=..., drop=True or delay=...")
+        if status is not None and not 400 <= status <= 599:
+            raise ValueError(f"status {status} is not an error status")
+        if times is not None and times < 1:
+            raise ValueError("times must be >= 1 (or None for forever)")
+        if probability is not None and not 0.0 < probability <= 1.0:
+            raise ValueError("probability must be in (0, 1]")
+        fault = Fault(
+            method=method.upper(),
+            path_part=path_part,
+            status=status,
+            times=times,
+            code=code,
+            message=message,
+            retry_after=0.05 if retry_after is None else retry_after,
+            is_global=is_global,
+            probability=probability,
+            html=html,
+            processed=processed,
+            rng=Chance(seed),
+            drop=drop,
+            delay=delay,
+        )
+        self._faults.append(fault)
+        return fault
+
+    def drop_connection(
+        self,
+        method: str,
+        path_part: str | re.Pattern[str],
+        *,
+        times: int | None = 1,
+        probability: float | None = None,
+        seed: int | None = None,
+        processed: bool = False,
+    ) -> Fault:
+        """Close the connection of matching REST calls without answering. Note that aiohttp
+        retries an idempotent request (GET, PUT, DELETE...) once by itself when a reused
+        keep-alive connection drops: use ``times=2`` to make such a call fail."""
+        return self.inject_fault(
+            method,
+            path_part,
+            drop=True,
+            times=times,
+            probability=probability,
+            seed=seed,
+            processed=processed,
+        )
+
+    def clear_faults(self) -> None:
+        """Remove every injected fault (``faults_injected`` is kept)."""
+        for fault in self._faults:
+            fault.removed = True
+        self._faults.clear()
 
     def force_rate_limit(
         self,
@@ -589,11 +795,28 @@ class DiscordEmulator:
         retry_after: float = 0.05,
         times: int = 1,
         is_global: bool = False,
-    ) -> None:
-        """Answer the next ``times`` matching REST calls with a proper 429."""
-        self._forced_429.append(
-            _ForcedRateLimit(method.upper(), path_contains, retry_after, times, is_global)
+    ) -> Fault:
+        """Answer the next ``times`` matching REST calls with a proper 429 (an injected fault:
+        recorded in ``faults_injected``, not in ``rate_limited``)."""
+        return self.inject_fault(
+            method,
+            path_contains,
+            status=429,
+            retry_after=retry_after,
+            times=times,
+            is_global=is_global,
         )
+
+    def _take_fault(self, method: str, path: str) -> Fault | None:
+        for fault in list(self._faults):
+            if fault.matches(method, path):
+                fault.hits += 1
+                if not fault.active:
+                    self._faults.remove(fault)
+                return fault
+            if fault.removed or not fault.active:
+                self._faults.remove(fault)
+        return None
 
     # ================================================================== payloads
 
@@ -785,6 +1008,8 @@ class DiscordEmulator:
             "flags": msg.flags,
             "position": 0,
         }
+        if msg.nonce is not None:
+            payload["nonce"] = msg.nonce
         if msg.guild_id is not None:
             payload["guild_id"] = str(msg.guild_id)
         if msg.webhook_id is not None:
@@ -916,59 +1141,86 @@ class DiscordEmulator:
             match = rx.fullmatch(path)
             if match is None:
                 continue
-            bucket = hashlib.sha1(f"{method} {template}".encode()).hexdigest()[:16]
+            fault = self._take_fault(method, path)
+            if fault is not None and fault.delay > 0:
+                await asyncio.sleep(fault.delay)
+            if fault is not None and fault.kind == "delay":
+                self.faults_injected.append(
+                    FaultRecord(method, path, None, None, "delay", False, time.monotonic())
+                )
+                fault = None  # only slowed down: answered normally
+            if fault is not None and not fault.processed:
+                return await self._answer_fault(request, fault, path, template)
             if auth and request.headers.get("Authorization") != f"Bot {self.token}":
                 self.error_responses.append((method, path, 401, 0))
                 return self._json({"message": "401: Unauthorized", "code": 0}, 401)
-            forced = self._take_forced_429(method, path)
-            if forced is not None:
-                return self._rate_limited(forced, bucket)
+            major = self._major_parameter(match)
+            decision = self.rate_limiter.acquire(method, template, major)
+            if not decision.allowed:
+                bucket = "global" if decision.scope == "global" else f"{decision.rule}:{major}"
+                self.rate_limited.append(
+                    RateLimitRecord(
+                        method, path, bucket, decision.scope, decision.reset_after, time.monotonic()
+                    )
+                )
+                limited = self._json(
+                    {
+                        "message": "You are being rate limited.",
+                        "retry_after": decision.reset_after,
+                        "global": decision.scope == "global",
+                        "code": 0,
+                    },
+                    429,
+                )
+                limited.headers["Via"] = "1.1 google"
+                limited.headers.update(decision.headers())
+                self._touch()
+                return limited
+            resp: web.StreamResponse
             try:
                 resp = await handler(request, match)
             except _HttpError as exc:
                 resp = exc.response
-            self._ratelimit_headers(resp, bucket)
             self._touch()
+            if fault is not None:  # processed: the request took effect, its answer is lost
+                return await self._answer_fault(request, fault, path, template)
+            resp.headers.update(decision.headers())
             return resp
         self.unknown_routes.append((method, path))
         return self._json({"message": "404: Not Found", "code": 0}, 404)
 
-    def _ratelimit_headers(self, resp: web.StreamResponse, bucket: str) -> None:
-        resp.headers["X-RateLimit-Limit"] = "10000"
-        resp.headers["X-RateLimit-Remaining"] = "9999"
-        resp.headers["X-RateLimit-Reset"] = f"{time.time() + 1:.3f}"
-        resp.headers["X-RateLimit-Reset-After"] = "1.000"
-        resp.headers["X-RateLimit-Bucket"] = bucket
+    @staticmethod
+    def _major_parameter(match: re.Match[str]) -> str:
+        groups = match.groupdict()
+        if groups.get("token"):
+            return f"{groups.get('iid') or groups.get('app')}:{groups['token']}"
+        return groups.get("cid") or groups.get("gid") or ""
 
-    def _take_forced_429(self, method: str, path: str) -> _ForcedRateLimit | None:
-        for forced in self._forced_429:
-            if forced.method == method and forced.path_contains in path and forced.remaining > 0:
-                forced.remaining -= 1
-                if forced.remaining == 0:
-                    self._forced_429.remove(forced)
-                return forced
-        return None
-
-    def _rate_limited(self, forced: _ForcedRateLimit, bucket: str) -> web.Response:
-        resp = self._json(
-            {
-                "message": "You are being rate limited.",
-                "retry_after": forced.retry_after,
-                "global": forced.is_global,
-                "code": 0,
-            },
-            429,
+    async def _answer_fault(
+        self, request: web.Request, fault: Fault, path: str, template: str
+    ) -> web.StreamResponse:
+        now = time.monotonic()
+        if fault.drop:
+            self.faults_injected.append(
+                FaultRecord(request.method, path, None, None, "drop", fault.processed, now)
+            )
+            self._touch()
+            with contextlib.suppress(Exception):
+                await request.read()
+            if request.transport is not None:
+                request.transport.close()
+            return web.Response(status=204)  # never reaches the client
+        rule, bucket = self.rate_limiter.rule_for(request.method, template)
+        resp = fault.response(
+            path, {"X-RateLimit-Limit": str(rule.limit), "X-RateLimit-Bucket": bucket}
         )
-        resp.headers["Via"] = "1.1 google"
-        resp.headers["Retry-After"] = str(max(1, round(forced.retry_after)))
-        resp.headers["X-RateLimit-Limit"] = "10000"
-        resp.headers["X-RateLimit-Remaining"] = "0"
-        resp.headers["X-RateLimit-Reset-After"] = f"{forced.retry_after:.3f}"
-        resp.headers["X-RateLimit-Reset"] = f"{time.time() + forced.retry_after:.3f}"
-        resp.headers["X-RateLimit-Bucket"] = bucket
-        resp.headers["X-RateLimit-Scope"] = "global" if forced.is_global else "user"
-        if forced.is_global:
-            resp.headers["X-RateLimit-Global"] = "true"
+        code: int | None = None
+        if resp.content_type == "application/json" and isinstance(resp.body, bytes):
+            code = int(json.loads(resp.body).get("code", 0))
+        self.faults_injected.append(
+            FaultRecord(request.method, path, fault.status, code, "http", fault.processed, now)
+        )
+        self._touch()
         return resp
 
     async def _read_body(self, request: web.Request) -> tuple[Any, list[_Upload]]:
@@ -1031,7 +1283,7 @@ class DiscordEmulator:
         return self._json(
             {
                 "url": self.gateway_url.rstrip("/"),
-                "shards": 1,
+                "shards": self.shard_count,
                 "session_start_limit": {
                     "total": 1000,
                     "remaining": 999,
@@ -1166,6 +1418,62 @@ class DiscordEmulator:
             att["description"] = spec["description"]
         return att
 
+    def _resolve_attachment_refs(
+        self, embeds: Any, components: Any, attachments: Sequence[Json], errors: FormErrors
+    ) -> tuple[list[Json], list[str]]:
+        """``attachment://name`` in an embed becomes that attachment's URL; naming no attachment
+        of the message, the image is silently dropped (as Discord does; listed in the second
+        value). In components V2 media it must name an attachment (400 otherwise)."""
+        prefix = "attachment://"
+        by_name = {str(a["filename"]): a for a in attachments}
+        unresolved: list[str] = []
+        out: list[Json] = []
+        for embed in embeds if isinstance(embeds, list) else []:
+            if not isinstance(embed, dict):
+                out.append(embed)
+                continue
+            embed = copy.deepcopy(embed)
+            refs = [(key, "url", "proxy_url") for key in ("image", "thumbnail")]
+            refs += [(key, "icon_url", "proxy_icon_url") for key in ("author", "footer")]
+            for key, url_key, proxy_key in refs:
+                part = embed.get(key)
+                url = part.get(url_key) if isinstance(part, dict) else None
+                if not isinstance(part, dict) or not isinstance(url, str):
+                    continue
+                if not url.startswith(prefix):
+                    continue
+                att = by_name.get(url[len(prefix) :])
+                if att is not None:
+                    part[url_key] = att["url"]
+                    part[proxy_key] = att["proxy_url"]
+                    continue
+                unresolved.append(url)
+                if key in ("image", "thumbnail"):
+                    del embed[key]
+                else:
+                    part.pop(url_key)
+            out.append(embed)
+        comps = components if isinstance(components, list) else []
+        for comp in iter_components(comps):
+            ctype = comp.get("type")
+            media: list[Any] = []
+            if ctype == 11:
+                media.append(comp.get("media"))
+            elif ctype == 12:
+                media += [i.get("media") for i in comp.get("items") or [] if isinstance(i, dict)]
+            elif ctype == 13:
+                media.append(comp.get("file"))
+            for item in media:
+                url = item.get("url") if isinstance(item, dict) else None
+                name = url[len(prefix) :] if isinstance(url, str) else ""
+                if isinstance(url, str) and url.startswith(prefix) and name not in by_name:
+                    errors.add(
+                        "components",
+                        "UNFURLED_MEDIA_ITEM_ATTACHMENT_NOT_FOUND",
+                        f"{url} names no attachment of the message ({sorted(by_name)})",
+                    )
+        return out, unresolved
+
     def _new_message(
         self,
         request: web.Request,
@@ -1179,6 +1487,7 @@ class DiscordEmulator:
         rec: InteractionRecord | None = None,
         message_type: int = 0,
         author_id: int | None = None,
+        nonce: str | int | None = None,
     ) -> Message:
         if not isinstance(payload, dict):
             errors = FormErrors()
@@ -1202,6 +1511,9 @@ class DiscordEmulator:
             "sticker_ids": payload.get("sticker_ids"),
         }
         validate_message(candidate, errors, require_content=not flags & FLAG_LOADING)
+        candidate["embeds"], unresolved = self._resolve_attachment_refs(
+            candidate["embeds"], candidate["components"], attachments, errors
+        )
         reference = payload.get("message_reference")
         if isinstance(reference, dict) and reference.get("message_id"):
             ref_msg = self._messages.get(int(reference["message_id"]))
@@ -1238,7 +1550,9 @@ class DiscordEmulator:
             type=message_type,
             message_reference=reference,
             tts=bool(payload.get("tts", False)),
+            nonce=nonce,
         )
+        self.unresolved_attachments.extend((msg.id, url) for url in unresolved)
         for embed in msg.embeds:
             embed.setdefault("type", "rich")
         if rec is not None:
@@ -1311,8 +1625,15 @@ class DiscordEmulator:
             components = payload["components"] or []
         attachments, files = msg.attachments, dict(msg.files)
         if "attachments" in payload or uploads:
+            # v10: a given ``attachments`` array lists every attachment to keep or add; without
+            # one, new files are added to the existing attachments.
+            specs = (
+                payload.get("attachments")
+                if "attachments" in payload
+                else [{"id": a["id"]} for a in msg.attachments]
+            )
             attachments, new_files = self._make_attachments(
-                request, payload.get("attachments"), uploads, msg.channel_id, msg.attachments
+                request, specs, uploads, msg.channel_id, msg.attachments
             )
             kept = {a["filename"] for a in attachments}
             files = {k: v for k, v in files.items() if k in kept}
@@ -1325,8 +1646,10 @@ class DiscordEmulator:
             "attachments": attachments,
         }
         validate_message(candidate, errors, require_content=not new_flags & FLAG_LOADING)
+        embeds, unresolved = self._resolve_attachment_refs(embeds, components, attachments, errors)
         if errors:
             raise self._invalid_form(request, errors)
+        self.unresolved_attachments.extend((msg.id, url) for url in unresolved)
         msg.history.append(msg.snapshot())
         msg.content = content
         msg.embeds = copy.deepcopy(embeds)
@@ -1350,7 +1673,7 @@ class DiscordEmulator:
             intent = (
                 INTENT_DIRECT_MESSAGES if ch is not None and ch.is_dm else INTENT_GUILD_MESSAGES
             )
-            self._dispatch_soon("MESSAGE_DELETE", data, intent)
+            self._dispatch_soon("MESSAGE_DELETE", data, intent, guild_id=msg.guild_id)
 
     def _message_event(self, event: str, msg: Message) -> None:
         if not self.emit_message_events:
@@ -1359,8 +1682,8 @@ class DiscordEmulator:
         if ch is None:
             return
         intent = INTENT_DIRECT_MESSAGES if ch.is_dm else INTENT_GUILD_MESSAGES
-        for session in self._live_sessions():
-            if not session.intents & intent:
+        for session in list(self._sessions.values()):
+            if not session.intents & intent or not self._routes_to(session, ch.guild_id):
                 continue
             strip = (
                 msg.author_id != self.bot_user_id
@@ -1411,7 +1734,10 @@ class DiscordEmulator:
             ch.locked = bool(body.get("locked", ch.locked))
         payload = self._channel_payload(ch)
         self._dispatch_soon(
-            "THREAD_UPDATE" if ch.is_thread else "CHANNEL_UPDATE", payload, INTENT_GUILDS
+            "THREAD_UPDATE" if ch.is_thread else "CHANNEL_UPDATE",
+            payload,
+            INTENT_GUILDS,
+            guild_id=ch.guild_id,
         )
         return self._json(payload)
 
@@ -1448,9 +1774,39 @@ class DiscordEmulator:
             if ch.is_thread and ch.locked:
                 raise self._fail(request, 400, 50083, "Thread is archived")
             ch.archived = False
+        nonce, enforce = self._check_nonce(request, body)
+        key = (ch.id, self.bot_user_id, str(nonce))
+        if nonce is not None and enforce:
+            seen = self._nonces.get(key)
+            if seen is not None and self.now() - seen[1] <= NONCE_LIFETIME:
+                existing = self._messages.get(seen[0])
+                if existing is not None and not existing.deleted:
+                    self.nonce_duplicates.append((ch.id, str(nonce), existing.id))
+                    return self._json(self._message_payload(existing))
         allowed = FLAG_SUPPRESS_EMBEDS | FLAG_SUPPRESS_NOTIFICATIONS | FLAG_IS_COMPONENTS_V2
-        msg = self._new_message(request, ch, body, uploads, allowed_flags=allowed)
+        msg = self._new_message(request, ch, body, uploads, allowed_flags=allowed, nonce=nonce)
+        if nonce is not None:
+            self._nonces[key] = (msg.id, self.now())
         return self._json(self._message_payload(msg))
+
+    def _check_nonce(self, request: web.Request, body: Any) -> tuple[str | int | None, bool]:
+        if not isinstance(body, dict):
+            return None, False
+        nonce = body.get("nonce")
+        enforce = body.get("enforce_nonce")
+        errors = FormErrors()
+        if nonce is not None:
+            if isinstance(nonce, bool) or not isinstance(nonce, int | str):
+                errors.add("nonce", "NONCE_TYPE_INVALID", "Nonce must be an integer or a string")
+            elif len(str(nonce)) > NONCE_MAX:
+                errors.add(
+                    "nonce", "BASE_TYPE_BAD_LENGTH", f"Must be {NONCE_MAX} or fewer in length."
+                )
+        if enforce is not None and not isinstance(enforce, bool):
+            errors.add("enforce_nonce", "BASE_TYPE_BOOLEAN", "Must be either true or false.")
+        if errors:
+            raise self._invalid_form(request, errors)
+        return nonce, bool(enforce)
 
     async def _h_get_msg(self, request: web.Request, m: re.Match[str]) -> web.StreamResponse:
         ch = self._rest_channel(request, int(m["cid"]))
@@ -1591,10 +1947,13 @@ class DiscordEmulator:
                 f"Callback type {rtype} is not valid for interaction type {rec.type}",
             )
             raise self._invalid_form(request, errors)
-        ch = self.channels[rec.channel_id]
+        ch = self.channels.get(rec.channel_id)
+        if ch is None and rtype in (4, 5, 6, 7):  # the channel was deleted meanwhile
+            raise self._fail(request, 404, 10003, "Unknown Channel")
         resource: Json = {"type": rtype}
         response_message: Message | None = None
         if rtype in (4, 5):
+            assert ch is not None
             ephemeral = bool(int(data.get("flags") or 0) & FLAG_EPHEMERAL)
             allowed = FLAG_EPHEMERAL | FLAG_SUPPRESS_EMBEDS | FLAG_SUPPRESS_NOTIFICATIONS
             if rtype == 4:
@@ -1689,6 +2048,8 @@ class DiscordEmulator:
             if mid != rec.original_message_id and mid not in rec.followup_ids:
                 mid = None
         msg = self._messages.get(mid) if mid is not None else None
+        if msg is not None and msg.channel_id in self.deleted_channels:
+            raise self._fail(request, 404, 10003, "Unknown Channel")
         if msg is None or msg.deleted:
             raise self._fail(request, 404, 10008, "Unknown Message")
         return msg
@@ -1697,6 +2058,8 @@ class DiscordEmulator:
         rec = self._webhook_rec(request, m)
         body, uploads = await self._read_body(request)
         wait = request.query.get("wait", "false").lower() in ("1", "true")
+        if rec.channel_id in self.deleted_channels:
+            raise self._fail(request, 404, 10003, "Unknown Channel")
         if rec.deferred_pending and rec.original_message_id is not None:
             # The first followup after a "thinking" defer replaces the loading message.
             msg = self._messages[rec.original_message_id]
@@ -1708,7 +2071,7 @@ class DiscordEmulator:
             self._edit_message(request, msg, body, uploads, finish_loading=True)
             rec.deferred_pending = False
         else:
-            ch = self.channels[rec.channel_id]
+            ch = self.channels[rec.channel_id]  # not deleted: checked above
             ephemeral = isinstance(body, dict) and bool(
                 int(body.get("flags") or 0) & FLAG_EPHEMERAL
             )
@@ -1765,11 +2128,37 @@ class DiscordEmulator:
     def _live_sessions(self) -> list[_Session]:
         return [s for s in self._sessions.values() if s.conn is not None]
 
-    def _active_session(self) -> _Session:
-        live = self._live_sessions()
+    def _routes_to(self, session: _Session, guild_id: int | None) -> bool:
+        """Whether Discord sends a guild's events (``None``: DM events) on ``session``."""
+        if session.shard is None:
+            return True
+        return bool(session.shard[0] == self.shard_for(guild_id))
+
+    def _session_for(self, guild_id: int | None) -> _Session:
+        live = [s for s in self._live_sessions() if self._routes_to(s, guild_id)]
         if not live:
+            if self._live_sessions():
+                raise EmulatorError(
+                    f"shard {self.shard_for(guild_id)} of the bot is not connected to the "
+                    f"emulator's gateway (connected: {self.connected_shards})"
+                )
             raise EmulatorError("the bot is not connected to the emulator's gateway")
         return max(live, key=lambda s: s.identified_at)
+
+    @property
+    def connected_shards(self) -> list[int]:
+        """Shard ids with a live gateway connection (an unsharded client counts as 0)."""
+        return sorted({s.shard[0] if s.shard else 0 for s in self._live_sessions()})
+
+    def _update_ready(self) -> None:
+        live = self._live_sessions()
+        if live and (
+            any(s.shard is None for s in live)
+            or set(range(self.shard_count)) <= set(self.connected_shards)
+        ):
+            self._bot_ready.set()
+        else:
+            self._bot_ready.clear()
 
     def _send_dispatch(self, session: _Session, event: str, data: Json) -> None:
         session.seq += 1
@@ -1780,9 +2169,10 @@ class DiscordEmulator:
         if session.conn is not None:
             session.conn.queue.put_nowait(raw)
 
-    def _dispatch_soon(self, event: str, data: Json, intent: int) -> None:
-        for session in self._live_sessions():
-            if session.intents & intent:
+    def _dispatch_soon(self, event: str, data: Json, intent: int, *, guild_id: int | None) -> None:
+        # Disconnected but resumable sessions buffer the event; RESUME replays it.
+        for session in list(self._sessions.values()):
+            if session.intents & intent and self._routes_to(session, guild_id):
                 self._send_dispatch(session, event, data)
 
     async def _writer(self, conn: _GatewayConn) -> None:
@@ -1796,6 +2186,14 @@ class DiscordEmulator:
                 return
 
     async def _gateway(self, request: web.Request) -> web.StreamResponse:
+        if asyncio.get_running_loop().time() < self._gateway_down_until:
+            self.gateway_refusals += 1
+            self._touch()
+            return web.Response(
+                status=503,
+                text="<html><body><h1>503 Service Unavailable</h1></body></html>",
+                content_type="text/html",
+            )
         ws = web.WebSocketResponse(autoping=True, max_msg_size=0)
         await ws.prepare(request)
         conn = _GatewayConn(ws)
@@ -1815,24 +2213,56 @@ class DiscordEmulator:
                     try:
                         payload = json.loads(msg.data)
                     except json.JSONDecodeError:
-                        await ws.close(code=4002, message=b"Error while decoding payload.")
+                        await conn.close(4002, b"Error while decoding payload.")
                         break
                     await self._on_gateway_message(conn, payload)
                 elif msg.type == WSMsgType.BINARY:
-                    await ws.close(code=4002, message=b"Error while decoding payload.")
+                    await conn.close(4002, b"Error while decoding payload.")
                     break
         finally:
             self._conns.discard(conn)
             conn.queue.put_nowait(None)
             if conn.session is not None and conn.session.conn is conn:
                 conn.session.conn = None
-            if not self._live_sessions():
-                self._bot_ready.clear()
+                if ws.close_code in (1000, 1001) and not conn.closed_by_emulator:
+                    # A client closing with 1000/1001 ends its session (no RESUME).
+                    self._sessions.pop(conn.session.id, None)
+            self._update_ready()
             if conn.writer is not None:
                 with contextlib.suppress(asyncio.CancelledError):
                     await conn.writer
             self._touch()
         return ws
+
+    def _check_shard(self, shard: Any, conn: _GatewayConn) -> tuple[int, str, str] | None:
+        """``(close code, reason, violation kind)`` when Discord would refuse this IDENTIFY."""
+        if shard is None:
+            if self.shard_count > 1:
+                return 4011, "Sharding required.", "sharding_required"
+            return None
+        if (
+            not isinstance(shard, list)
+            or len(shard) != 2
+            or not all(isinstance(x, int) and not isinstance(x, bool) for x in shard)
+        ):
+            return 4010, f"Invalid shard {shard!r}.", "invalid_shard"
+        shard_id, count = shard
+        if count != self.shard_count or not 0 <= shard_id < count:
+            return (
+                4010,
+                f"Invalid shard {shard!r}: the application runs {self.shard_count} shard(s).",
+                "invalid_shard",
+            )
+        for other in self._live_sessions():
+            if (
+                other.conn is not conn
+                and other.conn is not None
+                and not other.conn.ws.closed
+                and other.shard is not None
+                and other.shard[0] == shard_id
+            ):
+                return 4010, f"Shard {shard_id} is already connected.", "duplicate_shard"
+        return None
 
     async def _on_gateway_message(self, conn: _GatewayConn, payload: Json) -> None:
         op = payload.get("op")
@@ -1843,18 +2273,30 @@ class DiscordEmulator:
         self.gateway_log.append(("recv", {"op": op} if op in (OP_IDENTIFY, OP_RESUME) else payload))
         if op == OP_IDENTIFY:
             if not isinstance(data, dict) or data.get("token") != self.token:
-                await conn.ws.close(code=4004, message=b"Authentication failed.")
+                await conn.close(4004, b"Authentication failed.")
+                return
+            if conn.session is not None:
+                await conn.close(4005, b"Already authenticated.")
+                return
+            refused = self._check_shard(data.get("shard"), conn)
+            if refused is not None:
+                code, reason, kind = refused
+                self.violations.append(Violation(kind, reason))
+                await conn.close(code, reason.encode())
+                self._touch()
                 return
             intents = int(data.get("intents", 0))
-            session = _Session(secrets.token_hex(16), intents, data.get("shard"))
+            shard = data.get("shard")
+            session = _Session(secrets.token_hex(16), intents, list(shard) if shard else None)
             session.identified_at = time.monotonic()
             self._sessions[session.id] = session
             session.conn = conn
             conn.session = session
+            guilds = [g for g in self.guilds.values() if self._routes_to(session, g.id)]
             ready: Json = {
                 "v": API_VERSION,
                 "user": self._user_payload(self.bot_user_id),
-                "guilds": [{"id": str(g), "unavailable": True} for g in self.guilds],
+                "guilds": [{"id": str(g.id), "unavailable": True} for g in guilds],
                 "session_id": session.id,
                 "session_type": "normal",
                 "resume_gateway_url": self.gateway_url,
@@ -1872,9 +2314,9 @@ class DiscordEmulator:
                 ready["shard"] = session.shard
             self._send_dispatch(session, "READY", ready)
             if intents & INTENT_GUILDS:
-                for guild in self.guilds.values():
+                for guild in guilds:
                     self._send_dispatch(session, "GUILD_CREATE", self._guild_create_payload(guild))
-            self._bot_ready.set()
+            self._update_ready()
             self._touch()
         elif op == OP_RESUME:
             sid = data.get("session_id") if isinstance(data, dict) else None
@@ -1883,8 +2325,7 @@ class DiscordEmulator:
                 conn.send({"op": OP_INVALID_SESSION, "s": None, "t": None, "d": False})
                 return
             if resumed.conn is not None and resumed.conn is not conn:
-                with contextlib.suppress(Exception):
-                    await resumed.conn.ws.close(code=4000)
+                await resumed.conn.close(4000)
             resumed.conn = conn
             conn.session = resumed
             last = int(data.get("seq") or 0)
@@ -1892,7 +2333,7 @@ class DiscordEmulator:
                 if seq > last:
                     conn.queue.put_nowait(raw)
             self._send_dispatch(resumed, "RESUMED", {"_trace": ["emulator"]})
-            self._bot_ready.set()
+            self._update_ready()
             self._touch()
         elif op == OP_REQUEST_MEMBERS and isinstance(data, dict) and conn.session is not None:
             chunk_guild = self.guilds.get(int(data.get("guild_id", 0)))
@@ -1919,26 +2360,54 @@ class DiscordEmulator:
             self._send_dispatch(conn.session, "GUILD_MEMBERS_CHUNK", chunk)
 
     async def wait_for_bot_ready(self, timeout: float = 10.0) -> None:
-        """Wait until a client IDENTIFY'd (or resumed) and got READY + its GUILD_CREATEs."""
+        """Wait until the bot IDENTIFY'd (or resumed) and got READY + its GUILD_CREATEs — on
+        every shard ``0..shard_count-1`` when the emulator is sharded."""
         try:
             await asyncio.wait_for(self._bot_ready.wait(), timeout)
         except TimeoutError:
-            raise EmulatorError(f"the bot did not connect within {timeout}s") from None
+            raise EmulatorError(
+                f"the bot did not connect within {timeout}s "
+                f"(connected shards: {self.connected_shards} of {self.shard_count})"
+            ) from None
 
     @property
     def bot_connected(self) -> bool:
         return bool(self._live_sessions())
 
-    async def kick_gateway(self, *, resumable: bool = True) -> None:
-        """Drop the bot's gateway connection(s); with ``resumable=False`` the session is
-        invalidated, so the client must IDENTIFY again."""
+    async def kick_gateway(
+        self,
+        *,
+        resumable: bool = True,
+        close_code: int | None = None,
+        shard: int | None = None,
+    ) -> None:
+        """Drop the bot's gateway connection(s) (``shard``: only that shard's). Resumable: op 7
+        RECONNECT, the client RESUMEs and gets the missed events. ``resumable=False``: the
+        session is invalidated (op 9), the client must IDENTIFY again (discord.py first waits
+        5 s in ``Client.before_identify_hook``). ``close_code``: close the socket with that
+        code instead (e.g. 4000 resumable, 4009 session timed out, 4004 fatal)."""
         for conn in list(self._conns):
-            if not resumable:
-                if conn.session is not None:
-                    self._sessions.pop(conn.session.id, None)
+            session = conn.session
+            if shard is not None and (
+                session is None or (session.shard[0] if session.shard else 0) != shard
+            ):
+                continue
+            if not resumable and session is not None:
+                self._sessions.pop(session.id, None)
+            if close_code is not None:
+                await conn.close(close_code, b"Kicked by the emulator.")
+            elif not resumable:
                 conn.send({"op": OP_INVALID_SESSION, "s": None, "t": None, "d": False})
             else:
                 conn.send({"op": OP_RECONNECT, "s": None, "t": None, "d": None})
+
+    async def stop_gateway_for(self, seconds: float, *, close_code: int = 1001) -> None:
+        """A gateway outage: close every connection with ``close_code`` (sessions stay
+        resumable) and refuse new connections (HTTP 503 on the upgrade) for ``seconds``; the
+        client retries with its backoff and then RESUMEs. Refusals: ``gateway_refusals``."""
+        self._gateway_down_until = asyncio.get_running_loop().time() + seconds
+        for conn in list(self._conns):
+            await conn.close(close_code, b"Gateway unavailable.")
 
     # ================================================================== interactions
 
@@ -1969,7 +2438,10 @@ class DiscordEmulator:
                 guild={"id": str(guild.id), "locale": "en-US", "features": []},
                 guild_locale="en-US",
                 member=self._member_payload(
-                    guild, guild.members[rec.user_id], with_permissions=True
+                    guild,
+                    guild.members.get(rec.user_id)  # forged: an outsider gets a bare member
+                    or Member(rec.user_id, guild.id, [], _iso(self.now())),
+                    with_permissions=True,
                 ),
                 app_permissions=str(self.permissions(guild.id, self.bot_user_id)),
                 context=0,
@@ -2002,7 +2474,7 @@ class DiscordEmulator:
         *,
         message: Message | None = None,
     ) -> InteractionRecord:
-        session = self._active_session()
+        session = self._session_for(ch.guild_id)
         rec = InteractionRecord(
             id=self.snowflake(),
             token="aW50ZXJhY3Rpb246" + secrets.token_urlsafe(48),
@@ -2014,6 +2486,7 @@ class DiscordEmulator:
             created_at=self.now(),
             message_id=message.id if message is not None else None,
         )
+        rec.shard_id = session.shard[0] if session.shard else None
         payload = self._interaction_base(rec)
         self._interactions[rec.id] = rec
         self._by_token[rec.token] = rec
@@ -2317,15 +2790,143 @@ class DiscordEmulator:
         *,
         component_type: int = 2,
         values: Sequence[str] | None = None,
+        data: Json | None = None,
+        skip_checks: bool = False,
     ) -> InteractionResult:
         """A hostile, modified client: a component interaction on ``message`` with any
-        custom_id and values, without the checks Discord's own client makes."""
+        custom_id, component_type (a select's id sent as a button...) and values, without the
+        checks Discord's own client makes. ``data`` replaces the whole interaction data.
+        ``skip_checks``: also from users who cannot see the message (not in the guild, someone
+        else's ephemeral) and on deleted or loading messages."""
+        if skip_checks:
+            msg = self.get_message(message if isinstance(message, int) else message.id)
+            return await self.forge_interaction(
+                user_id,
+                msg.channel_id,
+                3,
+                data if data is not None else _component_data(custom_id, component_type, values),
+                message=msg,
+            )
         msg, ch = self._component_target(user_id, message)
-        data: Json = {"custom_id": custom_id, "component_type": component_type}
-        if values is not None:
-            data["values"] = [str(v) for v in values]
-        rec = await self._interact(3, user_id, ch, data, message=msg)
+        if data is None:
+            data = _component_data(custom_id, component_type, values)
+        rec = await self._interact(3, user_id, ch, copy.deepcopy(data), message=msg)
         return InteractionResult(self, rec)
+
+    async def forge_interaction(
+        self,
+        user_id: int,
+        channel_id: int,
+        interaction_type: int,
+        data: Json,
+        *,
+        message: Message | int | None = None,
+    ) -> InteractionResult:
+        """Dispatch an INTERACTION_CREATE (type 2 command, 3 component, 4 autocomplete, 5 modal
+        submit) carrying exactly ``data``, from any existing user in any existing channel
+        (members or not, DMs or not): what a hostile or buggy client could send. The bot must
+        still acknowledge within ``ack_deadline`` (else ``unacknowledged``, as always)."""
+        self._user(user_id)
+        ch = self.channels.get(channel_id)
+        if ch is None:
+            raise EmulatorError(f"unknown channel {channel_id}")
+        if interaction_type not in (2, 3, 4, 5):
+            raise EmulatorError(f"interaction type {interaction_type} is not 2, 3, 4 or 5")
+        msg = None
+        if message is not None:
+            msg = self.get_message(message if isinstance(message, int) else message.id)
+        if interaction_type == 3 and msg is None:
+            raise EmulatorError("a component interaction always comes with its message")
+        rec = await self._interact(interaction_type, user_id, ch, copy.deepcopy(data), message=msg)
+        return InteractionResult(self, rec)
+
+    def _lookup_command(self, name: str, guild_id: int | None) -> Json | None:
+        scopes: list[int | None] = [guild_id, None] if guild_id is not None else [None]
+        scopes += [g for g in self._commands if g not in scopes]
+        for scope in scopes:
+            for cmd in self._commands.get(scope, []):
+                if cmd["name"] == name and int(cmd.get("type") or 1) == 1:
+                    return cmd
+        return None
+
+    async def forge_slash(
+        self,
+        user_id: int,
+        channel_id: int,
+        command: str,
+        options: Mapping[str, Any] | Sequence[Json] | None = None,
+        *,
+        validate: bool = False,
+        focused: str | None = None,
+        command_id: int | None = None,
+    ) -> InteractionResult:
+        """``/command`` ("game new": command, then subcommand group/subcommand) as a hostile
+        client could send it: unknown commands and subcommands, options that were never
+        declared, values of the wrong type, outside the choices or min/max, huge strings, a
+        guild-only command from a DM, a user who is not in the guild. ``options``: a mapping
+        (name -> value; the type is the declared one, else guessed from the value) or the exact
+        list of leaf option objects. ``focused``: an autocomplete (type 4) for that option.
+        ``validate=True`` applies every check ``slash``/``autocomplete`` make."""
+        if validate:
+            ch = self._resolve_actor(user_id, channel_id)
+            if options is not None and not isinstance(options, Mapping):
+                raise EmulatorError("validate=True takes options as a mapping")
+            checked = self._command_data(user_id, ch, command, options or {}, focused=focused)
+            rec = await self._interact(4 if focused else 2, user_id, ch, checked)
+            return InteractionResult(self, rec)
+        ch_or_none = self.channels.get(channel_id)
+        if ch_or_none is None:
+            raise EmulatorError(f"unknown channel {channel_id}")
+        parts = command.split()
+        if not parts:
+            raise EmulatorError("empty command")
+        root = self._lookup_command(parts[0], ch_or_none.guild_id)
+        node: Json = root or {}
+        path: list[Json] = []
+        for index, part in enumerate(parts[1:], start=2):
+            decl = next(
+                (
+                    o
+                    for o in node.get("options") or []
+                    if isinstance(o, dict) and o.get("name") == part and o.get("type") in (1, 2)
+                ),
+                None,
+            )
+            node = decl or {"name": part, "type": 1 if index == len(parts) else 2}
+            path.append(node)
+        decls = {
+            o["name"]: o for o in node.get("options") or [] if isinstance(o, dict) and "name" in o
+        }
+        resolved: Json = {}
+        leaf: list[Any]
+        if options is None:
+            leaf = []
+        elif isinstance(options, Mapping):
+            leaf = []
+            for name, value in options.items():
+                decl = decls.get(name)
+                otype = int(decl["type"]) if decl else _guess_option_type(value)
+                opt: Json = {"name": name, "type": otype, "value": value}
+                if name == focused:
+                    opt["focused"] = True
+                if decl is not None and otype in (6, 7, 8, 9):
+                    with contextlib.suppress(EmulatorError):
+                        self._convert_snowflake_option(decl, value, ch_or_none.guild_id, resolved)
+                leaf.append(opt)
+        else:
+            leaf = copy.deepcopy(list(options))
+        nested: list[Any] = leaf
+        for decl in reversed(path):
+            nested = [{"name": decl["name"], "type": decl["type"], "options": nested}]
+        cid = command_id or (int(root["id"]) if root is not None else self.snowflake())
+        data: Json = {"id": str(cid), "name": parts[0], "type": 1}
+        if nested:
+            data["options"] = nested
+        if resolved:
+            data["resolved"] = resolved
+        if root is not None and root.get("guild_id") is not None:
+            data["guild_id"] = root["guild_id"]
+        return await self.forge_interaction(user_id, channel_id, 4 if focused else 2, data)
 
     async def select(
         self, user_id: int, message: Message | int, custom_id: str, values: Sequence[Any]

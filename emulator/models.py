@@ -23,6 +23,29 @@ class RestCall(NamedTuple):
     time: float
 
 
+class RateLimitRecord(NamedTuple):
+    """A 429 the emulator's buckets answered (not an injected one: see ``faults_injected``)."""
+
+    method: str
+    path: str
+    bucket: str  # rule name and major parameter, e.g. "message-create:123" or "global"
+    scope: str  # "user" or "global"
+    retry_after: float
+    time: float  # time.monotonic()
+
+
+class FaultRecord(NamedTuple):
+    """A fault the emulator injected (``inject_fault``/``drop_connection``/``force_rate_limit``)."""
+
+    method: str
+    path: str
+    status: int | None  # None: dropped connection
+    code: int | None  # JSON error code (None for HTML answers and drops)
+    kind: str  # "http" or "drop"
+    processed: bool  # the request took effect before its answer was lost
+    time: float  # time.monotonic()
+
+
 @dataclass(frozen=True)
 class Violation:
     """Something real Discord would have rejected (or a bot bug Discord would punish)."""
@@ -228,9 +251,12 @@ class Message:
     interaction_metadata: Json | None = None
     message_reference: Json | None = None
     tts: bool = False
+    nonce: str | int | None = None
 
     # ---- versions
     def snapshot(self) -> Json:
+        """This version: content, embeds, components, flags, attachments and ``files``
+        (filename -> bytes, so tests can inspect images of earlier versions)."""
         return copy.deepcopy(
             {
                 "content": self.content,
@@ -238,6 +264,7 @@ class Message:
                 "components": self.components,
                 "flags": self.flags,
                 "attachments": self.attachments,
+                "files": self.files,
             }
         )
 
@@ -288,6 +315,25 @@ class Message:
             if c.get("type") in SELECT_TYPES
         ]
 
+    def file(self, filename: str) -> bytes:
+        """The bytes of the current attachment ``filename``."""
+        try:
+            return self.files[filename]
+        except KeyError:
+            raise EmulatorError(
+                f"message {self.id} has no file {filename!r}: {sorted(self.files)}"
+            ) from None
+
+    def embed_images(self) -> list[str]:
+        """Image and thumbnail URLs of the current embeds (attachment:// resolved)."""
+        out: list[str] = []
+        for embed in self.embeds:
+            for key in ("image", "thumbnail"):
+                media = embed.get(key)
+                if isinstance(media, dict) and media.get("url"):
+                    out.append(str(media["url"]))
+        return out
+
     def find_component(self, custom_id: str) -> Json | None:
         for comp in self.all_components():
             if comp.get("custom_id") == custom_id:
@@ -335,6 +381,7 @@ class InteractionRecord:
     content_message_id: int | None = None
     choices: list[Json] | None = None
     modal: Json | None = None
+    shard_id: int | None = None  # the gateway shard it was dispatched on (None: unsharded)
     acked: asyncio.Event = field(default_factory=asyncio.Event)
     content_event: asyncio.Event = field(default_factory=asyncio.Event)
 

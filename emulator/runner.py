@@ -25,16 +25,28 @@ async def running_bot(
     timeout: float = 10.0,
     guild_ready_timeout: float | None = 0.05,
     reconnect: bool = True,
+    identify_delay: float | None = None,
 ) -> AsyncIterator[ClientT]:
     """``async with running_bot(emu, bot) as bot:`` — login (runs ``setup_hook``, e.g. command
-    sync), connect the gateway, wait for ``on_ready``; on exit close the client cleanly.
+    sync), connect the gateway, wait for ``on_ready`` (of every shard of an
+    AutoShardedClient); on exit close the client cleanly.
 
     ``guild_ready_timeout`` lowers discord.py's wait after the last GUILD_CREATE (2 s by
     default) so ``on_ready`` fires at once; pass ``None`` to keep the client's own setting.
+    ``identify_delay`` replaces discord.py's 5 s wait before every IDENTIFY but the first
+    (``Client.before_identify_hook``: re-IDENTIFY after an invalidated session, later shards).
     """
     undo = emu.patch_discord()
     if guild_ready_timeout is not None:
         client._connection.guild_ready_timeout = guild_ready_timeout
+    if identify_delay is not None:
+        delay = identify_delay
+
+        async def before_identify_hook(shard_id: int | None, *, initial: bool = False) -> None:
+            if not initial:
+                await asyncio.sleep(delay)
+
+        client.before_identify_hook = before_identify_hook  # type: ignore[method-assign]
     task: asyncio.Task[None] | None = None
     try:
         await client.login(emu.token)
