@@ -1,44 +1,115 @@
-"""Full random games per second, for each registered game and player count (pure engine)."""
+"""Full random games per second, for each registered game and player count (pure engine).
+
+Each step of a random game has two parts, timed apart:
+- the bench's own overhead: choosing a random legal action (``sorted(active_players)``,
+  ``legal_actions``, ``Rng.choice``, slow because each draw seeds a fresh ``random.Random``);
+- ``games.engine.apply`` itself (the central checks and the game's ``apply_action``).
+"apply µs" is the engine's cost per action; "games/s apply" counts apply time only, "games/s
+all" the whole loop (setup included). "serialise µs" is ``state.model_dump_json()`` of a
+mid-game state (the first game's state halfway through its actions).
+
+Usage: python bench/engine.py [GAME_ID ...] [--seconds S]   (default: every game, 2 s a case)
+"""
 
 from __future__ import annotations
 
+import argparse
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from games import REGISTRY
-from games.engine import apply
+from games.engine import Game, GameState, apply
 from games.rng import Rng
 
 SECONDS_PER_CASE = 2.0
+COLUMNS = [
+    ("game", "<16"),  # widened to the longest game id in main()
+    ("players", ">8"),
+    ("games", ">7"),
+    ("actions/game", ">13"),
+    ("apply µs", ">10"),
+    ("overhead µs", ">12"),
+    ("games/s apply", ">14"),
+    ("games/s all", ">12"),
+    ("serialise µs", ">13"),
+]
+
+
+def row(values: list[str]) -> str:
+    return "".join(f"{value:{align}}" for value, (_, align) in zip(values, COLUMNS, strict=True))
+
+
+def serialise_us(state: GameState, repeats: int = 300) -> float:
+    """Best of three batches: µs for one ``model_dump_json()``."""
+    best = float("inf")
+    for _ in range(3):
+        started = time.perf_counter()
+        for _ in range(repeats):
+            state.model_dump_json()
+        best = min(best, (time.perf_counter() - started) / repeats)
+    return 1e6 * best
+
+
+def random_action(game: Game[Any, Any], state: GameState, rng: Rng) -> tuple[str, Any]:
+    """The bench's own overhead: a random awaited player and a random legal action."""
+    player = rng.choice(sorted(game.active_players(state)))
+    return player, rng.choice(list(game.legal_actions(state, player)))
+
+
+def mid_game(game: Game[Any, Any], ids: list[str]) -> GameState:
+    """The state halfway through the actions of one random game (seed 0), played untimed."""
+    rng = Rng(seed=0)
+    states: list[GameState] = [game.setup(ids, game.Options(), 0)]
+    while game.outcome(states[-1]) is None:
+        player, action = random_action(game, states[-1], rng)
+        states.append(apply(game, states[-1], player, action))
+    return states[len(states) // 2]
+
+
+def bench_case(game: Game[Any, Any], players: int, seconds: float) -> list[str]:
+    ids = [f"p{i}" for i in range(players)]
+    games = actions = 0
+    applying = 0.0
+    started = time.perf_counter()
+    while time.perf_counter() - started < seconds:
+        rng = Rng(seed=games)
+        state = game.setup(ids, game.Options(), games)
+        while game.outcome(state) is None:
+            player, action = random_action(game, state, rng)
+            before = time.perf_counter()
+            state = apply(game, state, player, action)
+            applying += time.perf_counter() - before
+            actions += 1
+        games += 1
+    elapsed = time.perf_counter() - started
+    return [
+        game.id,
+        str(players),
+        str(games),
+        f"{actions / games:.0f}",
+        f"{1e6 * applying / actions:.1f}",
+        f"{1e6 * (elapsed - applying) / actions:.1f}",
+        f"{games / applying:.1f}",
+        f"{games / elapsed:.1f}",
+        f"{serialise_us(mid_game(game, ids)):.1f}",
+    ]
 
 
 def main() -> None:
-    print(
-        f"{'game':<16}{'players':>8}{'games':>8}{'games/s':>10}{'actions/game':>14}{'µs/action':>11}"
-    )
-    for game in REGISTRY.values():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("games", nargs="*", help="game ids (default: every registered game)")
+    parser.add_argument("--seconds", type=float, default=SECONDS_PER_CASE, help="per case")
+    args = parser.parse_args()
+    chosen = [REGISTRY[g] for g in args.games] if args.games else list(REGISTRY.values())
+    COLUMNS[0] = ("game", f"<{max(16, 2 + max(len(game.id) for game in chosen))}")
+    print(row([name for name, _ in COLUMNS]))
+    for game in chosen:
         for players in range(game.min_players, game.max_players + 1):
-            ids = [f"p{i}" for i in range(players)]
-            games = actions = 0
-            started = time.perf_counter()
-            while time.perf_counter() - started < SECONDS_PER_CASE:
-                rng = Rng(seed=games)
-                state = game.setup(ids, game.Options(), games)
-                while game.outcome(state) is None:
-                    player = rng.choice(sorted(game.active_players(state)))
-                    state = apply(
-                        game, state, player, rng.choice(list(game.legal_actions(state, player)))
-                    )
-                    actions += 1
-                games += 1
-            elapsed = time.perf_counter() - started
-            print(
-                f"{game.id:<16}{players:>8}{games:>8}{games / elapsed:>10.1f}"
-                f"{actions / games:>14.0f}{1e6 * elapsed / actions:>11.0f}"
-            )
+            print(row(bench_case(game, players, args.seconds)), flush=True)
 
 
 if __name__ == "__main__":

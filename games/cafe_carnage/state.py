@@ -2,24 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, field_validator
 
-from games.cafe_carnage.cards import ActionKind, Course
+from games import kit
+from games.cafe_carnage.catalogue import DISH_VALUE, ActionKind, Course
 from games.engine import GameState, PlayerId
-
-DAY = 86400
-
-TIMEOUT_CHOICES: dict[str, int] = {
-    "2 min": 120,
-    "5 min": 300,
-    "15 min": 900,
-    "1 h": 3600,
-    "6 h": 6 * 3600,
-    "24 h": DAY,
-    "48 h": 2 * DAY,
-}
 
 
 class CafeOptions(BaseModel):
@@ -27,16 +16,13 @@ class CafeOptions(BaseModel):
 
     no_repeats: bool = Field(
         default=False,
-        description="Advanced variant: a dish you already ate in an earlier round gives 0 GP "
-        "(it still costs its price). Menus mark such dishes.",
+        description="Advanced variant: no dish twice in a week. A dish you already ate may only "
+        "be picked when all of that course on your menu were eaten (0 GP, still costs its price).",
     )
-    turn_timeout: int = Field(
-        default=DAY,
-        ge=60,
-        le=7 * DAY,
-        description="How long the table waits for each player's order; then the cheapest dishes "
-        "and Each Pay Separately (else Split, else RUN!) are played for them.",
-        json_schema_extra={"choices": TIMEOUT_CHOICES},  # type: ignore[dict-item]
+    turn_timeout: int = kit.timer_field(
+        kit.DAY,
+        "How long the table waits for each player's order; then the cheapest dishes and Each "
+        "Pay Separately (else Split, else RUN!) are played for them.",
     )
 
 
@@ -73,8 +59,9 @@ class AutoPlay(BaseModel):
     type: Literal["auto"] = "auto"
 
 
-Action = Annotated[Pick | Play | Confirm | AutoPlay, Field(discriminator="type")]
-ACTION_ADAPTER: TypeAdapter[Pick | Play | Confirm | AutoPlay] = TypeAdapter(Action)
+CafeAction = Pick | Play | Confirm | AutoPlay
+Action = Annotated[CafeAction, Field(discriminator="type")]
+ACTION_ADAPTER: TypeAdapter[CafeAction] = TypeAdapter(Action)
 
 
 # -- public records -------------------------------------------------------------------------------
@@ -83,39 +70,73 @@ Role = Literal["stayed", "escaped", "caught"]
 Verdict = Literal["split", "separate", "tie", "nobody"]
 
 
-class DishRecord(BaseModel):
-    """A dish eaten (public after the reveal). No card id: eaten cards may be dealt again."""
-
-    course: Course
-    name: str
-    value: int
-    gp: int  # 0 under no_repeats when already eaten before
-
-
 class PlayerRound(BaseModel):
-    dishes: list[DishRecord]
-    meal: int  # $ value of the meal
-    gp_gained: int  # from the meal
+    """One player's round. What can be worked out from it is a property, not stored twice."""
+
+    dishes: list[str]  # the names of the starter, main and dessert eaten (no card ids: they recur)
+    gp_gained: int  # from the meal (a repeat under no_repeats gives 0)
     role: Role
     owed: int  # what this player had to pay this round
     iou_draws: int  # $5 IOUs taken this round (each −5 GP)
     budget_after: int
     gp_after: int
 
+    @field_validator("dishes", mode="before")
+    @classmethod
+    def _dish_names(cls, dishes: Any) -> Any:
+        """States stored before copy-on-write kept each dish as {course, name, value, gp}."""
+        if isinstance(dishes, list):
+            return [d["name"] if isinstance(d, dict) else d for d in dishes]
+        return dishes
+
+    @property
+    def meal(self) -> int:
+        """The meal's $ value."""
+        return sum(DISH_VALUE[name] for name in self.dishes)
+
 
 class RoundRecord(BaseModel):
     """What the table saw in one round. Ballots only as an anonymous tally."""
 
     round: int
-    players: dict[PlayerId, PlayerRound]
-    runners_total: int  # the $ of all runners' meals
-    caught_share: int  # what each caught runner paid (0 when nobody was caught)
+    players: dict[PlayerId, PlayerRound]  # in seat order
     split_votes: int
     separate_votes: int
-    verdict: Verdict
-    split_share: int  # each remaining player's share under a split, else 0
-    unpaid: int  # $ of meals the restaurant lost
     auto_played: list[PlayerId]
+
+    def _in(self, *roles: Role) -> list[PlayerRound]:
+        return [pr for pr in self.players.values() if pr.role in roles]
+
+    @property
+    def runners_total(self) -> int:
+        """The $ of all runners' meals."""
+        return sum(pr.meal for pr in self._in("escaped", "caught"))
+
+    @property
+    def caught_share(self) -> int:
+        """What each caught runner paid (0 when nobody was caught)."""
+        return next((pr.owed for pr in self._in("caught")), 0)
+
+    @property
+    def verdict(self) -> Verdict:
+        if not self._in("stayed"):
+            return "nobody"
+        if self.split_votes != self.separate_votes:
+            return "split" if self.split_votes > self.separate_votes else "separate"
+        return "tie"
+
+    @property
+    def split_share(self) -> int:
+        """Each remaining player's share under a split, else 0."""
+        return self._in("stayed")[0].owed if self.verdict == "split" else 0
+
+    @property
+    def unpaid(self) -> int:
+        """The $ of meals the restaurant lost: escaped runners' when nobody was caught and the
+        others did not split the bill."""
+        if self._in("caught") or self.verdict == "split":
+            return 0
+        return sum(pr.meal for pr in self._in("escaped"))
 
 
 class Standing(BaseModel):
@@ -152,6 +173,30 @@ class CafeState(GameState):
     supply: int
     gp: dict[PlayerId, int]
     iou_draws: dict[PlayerId, int]  # > 0: holds an IOU for the rest of the game
-    eaten_by: dict[PlayerId, list[str]]  # dish names each player has eaten (public)
+    # Who ate what is in ``history`` (older states also stored it as ``eaten_by``: ignored).
     history: list[RoundRecord] = Field(default_factory=list)
     standings: list[Standing] = Field(default_factory=list)  # once over
+
+
+M = TypeVar("M", bound=BaseModel)
+_new = object.__new__
+_set = object.__setattr__
+
+
+def evolve(model: M, **changes: Any) -> M:
+    """A shallow copy of ``model`` with some fields replaced (not validated): the copy-on-write
+    step, much cheaper than ``model_copy``. The copy shares every container it does not replace
+    with ``model``: neither may be mutated in place afterwards."""
+    new = _new(type(model))
+    _set(new, "__dict__", {**model.__dict__, **changes})
+    fields_set = model.__pydantic_fields_set__
+    # Shared while nothing new is set (``setattr`` only adds names to it; usually all are there).
+    _set(
+        new,
+        "__pydantic_fields_set__",
+        fields_set if fields_set.issuperset(changes) else fields_set.union(changes),
+    )
+    extra, private = model.__pydantic_extra__, model.__pydantic_private__
+    _set(new, "__pydantic_extra__", None if extra is None else dict(extra))
+    _set(new, "__pydantic_private__", None if private is None else dict(private))
+    return new

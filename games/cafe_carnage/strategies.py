@@ -6,8 +6,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from games.cafe_carnage import rules
-from games.cafe_carnage.cards import COURSES, action_kind, dish
+from games.cafe_carnage.catalogue import COURSES, action_kind, dish
+from games.cafe_carnage.choices import default_card, default_dish, offered
 from games.cafe_carnage.state import CafeState, Confirm, Pick, Play
 from games.engine import PlayerId
 from games.rng import Rng
@@ -17,11 +17,11 @@ def cheapskate(state: Any, player: PlayerId, rng: Rng) -> BaseModel:
     """The cheapest dish of each course, Each Pay Separately if held (else Split, else RUN!)."""
     assert isinstance(state, CafeState)
     for course in COURSES:
-        want = rules.default_dish(state, player, course)
+        want = default_dish(state, player, course)
         have = state.picks[player].get(course)
         if have is None or dish(have).value > dish(want).value:
             return Pick(card=want)
-    want_card = rules.default_card(state, player)
+    want_card = default_card(state, player)
     played = state.played.get(player)
     if played is None or action_kind(played) != action_kind(want_card):
         return Play(card=want_card)
@@ -29,10 +29,10 @@ def cheapskate(state: Any, player: PlayerId, rng: Rng) -> BaseModel:
 
 
 def glutton(state: Any, player: PlayerId, rng: Rng) -> BaseModel:
-    """The priciest dishes; runs while it can, otherwise votes to split the bill."""
+    """The priciest dishes on offer; runs while it can, otherwise votes to split the bill."""
     assert isinstance(state, CafeState)
     for course in COURSES:
-        menu = state.menus[player][course]
+        menu = offered(state, player, course)
         want = max(menu, key=lambda c: (dish(c).value, -menu.index(c)))
         have = state.picks[player].get(course)
         if have is None or dish(have).value < dish(want).value:

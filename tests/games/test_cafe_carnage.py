@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import itertools
+import json
 from collections.abc import Iterable
 
 import pytest
 from pydantic import ValidationError
 
-from games.cafe_carnage import GAME, rules
-from games.cafe_carnage.cards import (
+from games.cafe_carnage import GAME, choices, deal, dinner
+from games.cafe_carnage.catalogue import (
     COURSE_CARDS,
     COURSES,
     DISHES,
@@ -184,7 +185,7 @@ def test_rulebook_alice_seven_point_meal() -> None:
         },
     )
     record = state.history[0].players["alice"]
-    assert [d.name for d in record.dishes] == list(ALICE_MEAL)
+    assert record.dishes == list(ALICE_MEAL)
     assert record.gp_gained == 7 and state.gp["alice"] == 7
     assert state.history[0].verdict == "separate" and state.budget["alice"] == 23
     text = announcement_text(state)
@@ -209,8 +210,7 @@ def rulebook_round() -> tuple[CafeState, CafeState]:
 
 
 def test_rulebook_alice_caught_pays_for_kwame_who_escapes() -> None:
-    before, state = rulebook_round()
-    assert GAME.panel(before, None).fields[1].name == "🛡️ Security: 1 guard"  # a 4-player table
+    _, state = rulebook_round()
     record = state.history[0]
     assert record.players["alice"].meal == 7 and record.players["kwame"].meal == 6
     assert record.players["alice"].role == "caught" and record.players["kwame"].role == "escaped"
@@ -223,7 +223,7 @@ def test_rulebook_alice_caught_pays_for_kwame_who_escapes() -> None:
     assert Play(card="alice:run") in GAME.legal_actions(state, "alice")
     text = announcement_text(state)
     assert "**Caught**: {p:alice}" in text and "**Escaped**: {p:kwame}" in text
-    assert "{p:alice} (the priciest meal) pays **$13** — all runners' meals, $13" in text
+    assert "{p:alice} (the priciest meal)\npays **$13** — all runners' meals, $13" in text
 
 
 def test_rulebook_tied_vote_each_pays_own_and_meera_takes_an_iou() -> None:
@@ -238,7 +238,7 @@ def test_rulebook_tied_vote_each_pays_own_and_meera_takes_an_iou() -> None:
     assert sum(state.budget.values()) + state.supply == MONEY_TOTAL
     text = announcement_text(state)
     assert "Split ×1 · 🧾 Separate ×1" in text and "Tie: each pays separately" in text
-    assert "{p:meera} had $7 for a $8 bill: took $5 from the supply (−5 GP)" in text
+    assert "{p:meera} had $7 for a $8 bill:\ntook $5 from the supply (−5 GP)" in text
 
 
 # -- step 4: check, please! -----------------------------------------------------------------------
@@ -273,7 +273,7 @@ def test_lone_runner_escapes_and_majority_split_includes_the_runners_meal() -> N
     # (5 + 6 + 3) + 9 escaped = 23, ÷ 3 remaining = 7.67 → $8 each.
     assert record.verdict == "split" and record.split_share == 8 and record.unpaid == 0
     assert [last(state)[p][1] for p in "abcd"] == [0, 8, 8, 8]
-    assert "$14 + $9 for the escaped runners ÷ 3 = **$8 each**" in announcement_text(state)
+    assert "$14 + $9 for the\nescaped runners ÷ 3 = **$8 each**" in announcement_text(state)
 
 
 def test_runners_with_equal_meals_all_escape() -> None:
@@ -294,7 +294,7 @@ def test_three_runners_tied_at_the_boundary_are_both_caught() -> None:
     assert state.budget["a"] == state.budget["b"] == 18 and state.budget["c"] == 30
     assert state.run_discarded == ["c"] and "a:run" in state.hands["a"]
     assert "$23 ÷ 2 = **$12 each**" in announcement_text(state)
-    assert "**Escaped**: {p:c} — pays nothing and discards RUN!" in announcement_text(state)
+    assert "**Escaped**: {p:c} — pays nothing\nand discards RUN!" in announcement_text(state)
 
 
 def test_four_runners_one_caught() -> None:
@@ -319,7 +319,6 @@ def test_five_runners_two_caught() -> None:
             "f": (4, "separate"),
         }
     )
-    assert GAME.panel(new_table("abcdef"), None).fields[1].name == "🛡️ Security: 2 guards"
     record = state.history[0]
     assert [record.players[p].role for p in "abcde"] == [
         "escaped",
@@ -356,14 +355,29 @@ def test_five_runners_tie_for_second_place_catches_all_three() -> None:
     assert record.split_share == 3  # the remaining player's own meal only
 
 
+def test_the_security_rule_is_told_once_and_counts_runners_not_players() -> None:
+    """Not a ~260-character paragraph on the table every round, and never "2 guards" because
+    5+ play: how many are caught depends on how many RUN."""
+    for players in ("abcd", "abcdef"):
+        state = new_table(players)
+        start = announcement_text(state, 0)
+        assert "the priciest meal is caught: 1 runner if\n2–4 run, 2 if 5+ run" in start
+        table = GAME.panel(state, None).model_dump_json()
+        assert "priciest" not in table and "guard" not in table.lower()
+        state = autoplay_round(state)
+        assert "priciest" not in GAME.panel(state, None).model_dump_json()
+        assert "guard" not in announcement_text(state).lower()
+    assert "1 runner is caught if 2–4 ran, 2 if 5 or more ran" in GAME.help_text
+
+
 def test_caught_runners_rule_in_isolation() -> None:
-    assert rules.caught_runners({}) == []
-    assert rules.caught_runners({"a": 9}) == []
-    assert rules.caught_runners({"a": 6, "b": 6, "c": 6}) == []
-    assert rules.caught_runners({"a": 5, "b": 9, "c": 9}) == ["b", "c"]
-    assert rules.caught_runners({"a": 5, "b": 9, "c": 8, "d": 7}) == ["b"]
-    assert rules.caught_runners({"a": 9, "b": 5, "c": 5, "d": 5, "e": 5}) == list("abcde")
-    assert rules.caught_runners({"a": 9, "b": 9, "c": 9, "d": 8, "e": 3}) == ["a", "b", "c"]
+    assert dinner.caught_runners({}) == []
+    assert dinner.caught_runners({"a": 9}) == []
+    assert dinner.caught_runners({"a": 6, "b": 6, "c": 6}) == []
+    assert dinner.caught_runners({"a": 5, "b": 9, "c": 9}) == ["b", "c"]
+    assert dinner.caught_runners({"a": 5, "b": 9, "c": 8, "d": 7}) == ["b"]
+    assert dinner.caught_runners({"a": 9, "b": 5, "c": 5, "d": 5, "e": 5}) == list("abcde")
+    assert dinner.caught_runners({"a": 9, "b": 9, "c": 9, "d": 8, "e": 3}) == ["a", "b", "c"]
 
 
 def test_everyone_runs_and_the_priciest_pays_for_all() -> None:
@@ -538,31 +552,88 @@ def test_gp_history_per_round() -> None:
 # -- the no_repeats variant -----------------------------------------------------------------------
 
 
-def test_no_repeats_gives_zero_gp_but_still_costs() -> None:
+def test_no_repeats_forced_repeat_gives_zero_gp_but_still_costs() -> None:
     state = new_table("abc", no_repeats=True)
     state = play_round(
         state,
-        {"a": (meal(7), "separate"), "b": (meal(4), "separate"), "c": (meal(3), "separate")},
+        {"a": (meal(7), "split"), "b": (meal(4), "separate"), "c": (meal(3), "separate")},
     )
-    assert state.gp["a"] == 7
-    stack(state, {"a": ["Vegetable Samosas", "Tomato Soup", "Pizza Diavola", "Banana Split"]})
-    # The DM menu marks the dish already eaten.
+    state = play_round(
+        state,
+        {"a": (meal(3), "split"), "b": (meal(4, 1), "separate"), "c": (meal(5), "separate")},
+    )
+    assert state.gp["a"] == 7 + 3
+    # Every starter on a's menu was eaten before: a must pick one of them.
+    stack(
+        state,
+        {"a": ["Vegetable Samosas", "Tomato Soup", "Tomato Soup", "Pizza Diavola", "Banana Split"]},
+    )
+    # The DM menu marks the dishes already eaten, and offers them in this forced case.
     panel = GAME.panel(state, "a")
     starter = panel.controls[0]
-    assert isinstance(starter, Select)
+    assert isinstance(starter, Select) and "all eaten before" in starter.placeholder
     labels = {o.label: o for o in starter.options}
     eaten = labels["Vegetable Samosas — $2 / 0 GP — already eaten"]
     assert eaten.description == "already eaten (0 GP) — still costs $2"
-    assert "Tomato Soup — $1 / 1 GP" in labels
+    assert "Tomato Soup ×2 — $1 / 0 GP — already eaten" in labels
     view = GAME.view(state, "a").model_dump()
-    assert [i["already_eaten"] for i in view["menu"]["starter"] if i["name"] == "Tomato Soup"]
+    assert all(i["already_eaten"] and i["offered"] for i in view["menu"]["starter"])
+    assert "🥗 All eaten before: pick one, 0 GP." in panel.fields[2].value
+    soups = [c for c in state.menus["a"]["starter"] if dish(c).name == "Tomato Soup"]
+    assert all(GAME.is_legal(state, "a", Pick(card=c)) for c in soups)
+    # The deadline's default is the cheapest of them, as usual.
+    assert dish(choices.default_dish(state, "a", "starter")).name == "Tomato Soup"
     state = order(state, "a", ["Vegetable Samosas", "Pizza Diavola", "Banana Split"], "separate")
     for p in "bc":
         state = apply(GAME, state, p, AutoPlay())
-    record = state.history[1].players["a"]
+    record = state.history[2].players["a"]
     assert record.meal == 7 and record.gp_gained == 5  # Samosas: $2, 0 GP
-    assert state.gp["a"] == 12 and state.budget["a"] == 30 - 7 - 7
-    assert "Vegetable Samosas ($2) — already eaten, 0 GP" in announcement_text(state)
+    assert state.gp["a"] == 10 + 5 and state.budget["a"] == 30 - 7 - 3 - 7
+    assert "Vegetable Samosas ($2) — eaten, 0 GP" in announcement_text(state)
+
+
+def test_no_repeats_leaves_out_eaten_dishes_while_a_fresh_one_is_on_the_menu() -> None:
+    state = new_table("abc", no_repeats=True)
+    state = play_round(
+        state,
+        {"a": (meal(3), "separate"), "b": (meal(4), "separate"), "c": (meal(3, 1), "separate")},
+    )
+    # a ate Tomato Soup, Masala Omelette and Coffee Espresso: each the cheapest of its course.
+    stack(
+        state,
+        {
+            "a": [
+                "Tomato Soup",
+                "Tomato Soup",
+                "Vegetable Samosas",
+                "Masala Omelette",
+                "Chicken Noodles",
+                "Coffee Espresso",
+                "Fruit Salad",
+            ]
+        },
+    )
+    soup = menu_card(state, "a", "Tomato Soup")
+    assert Pick(card=soup) not in GAME.legal_actions(state, "a")
+    assert not GAME.is_legal(state, "a", Pick(card=soup))
+    with pytest.raises(IllegalAction, match="You ate Tomato Soup in an earlier round"):
+        apply(GAME, state, "a", Pick(card=soup))
+    # The DM marks the eaten dishes but offers only the fresh ones.
+    panel = GAME.panel(state, "a")
+    starter = panel.controls[0]
+    assert isinstance(starter, Select)
+    assert [o.label for o in starter.options] == ["Vegetable Samosas — $2 / 2 GP"]
+    repeats = next(f for f in panel.fields if f.name == "🚫 No repeats")
+    assert "🥗 Not offered: ~~Tomato Soup~~" in repeats.value
+    assert "🍝 Not offered: ~~Masala Omelette~~" in repeats.value
+    view = GAME.view(state, "a").model_dump()
+    marks = {(i["name"], i["already_eaten"], i["offered"]) for i in view["menu"]["starter"]}
+    assert marks == {("Tomato Soup", True, False), ("Vegetable Samosas", False, True)}
+    # The deadline passes over the cheaper eaten dishes too.
+    state, _ = play_timeout(GAME, state, "a")
+    picked = [dish(state.picks["a"][c]).name for c in COURSES]
+    assert picked[0] == "Vegetable Samosas" and picked[2] == "Fruit Salad"
+    assert picked[1] != "Masala Omelette" and dish(state.picks["a"]["main"]).value == 2
 
 
 def test_repeats_score_normally_without_the_variant() -> None:
@@ -591,7 +662,7 @@ def test_timeout_prefers_a_dish_that_still_scores_among_equally_cheap() -> None:
         {"a": (meal(3), "separate"), "b": (meal(4), "separate"), "c": (meal(3, 1), "separate")},
     )
     stack(state, {"a": ["Tomato Soup", "Steamed Pears", "Smoked Ham"]})
-    assert dish(rules.default_dish(state, "a", "starter")).name == "Steamed Pears"
+    assert dish(choices.default_dish(state, "a", "starter")).name == "Steamed Pears"
 
 
 # -- deck refills ---------------------------------------------------------------------------------
@@ -631,7 +702,7 @@ def test_only_the_short_course_is_refilled() -> None:
     # Pretend many starters were eaten: all but 5 starters go to the eaten pile.
     state.eaten["starter"].extend(state.decks["starter"][5:])
     del state.decks["starter"][5:]
-    rules.deal_round(state)
+    deal.deal_round(state)
     GAME.check_invariants(state)
     assert not state.eaten["starter"] and len(state.decks["starter"]) == 35 - 9
     assert len(state.eaten["main"]) == 3 and len(state.decks["main"]) == 35 - 3 - 9
@@ -691,12 +762,12 @@ def test_timeout_plays_split_without_separate_cards_then_run() -> None:
     for card in ("a:sep1", "a:sep2"):
         state.hands["a"].remove(card)
         state.ballot_discard["separate"] += 1
-    assert action_kind(rules.default_card(state, "a")) == "split"
+    assert action_kind(choices.default_card(state, "a")) == "split"
     for card in ("a:split1", "a:split2"):
         state.hands["a"].remove(card)
         state.ballot_discard["split"] += 1
     GAME.check_invariants(state)
-    assert rules.default_card(state, "a") == "a:run"
+    assert choices.default_card(state, "a") == "a:run"
 
 
 def test_only_some_players_time_out() -> None:
@@ -779,7 +850,8 @@ def test_public_table_shows_who_confirmed_never_what() -> None:
     state = apply(GAME, state, "b", Pick(card=state.menus["b"]["starter"][0]))
     state = order(state, "a", [dish(state.menus["a"][c][1]).name for c in COURSES], "run")
     diners = GAME.panel(state, None).fields[0].value
-    assert "✅ {p:a}" in diners and "✏️ {p:b}" in diners and "⏳ {p:c}" in diners
+    # Who is choosing is nobody's business: b has picked a dish, c nothing, both "not yet".
+    assert "✅ {p:a}" in diners and "⏳ {p:b}" in diners and "⏳ {p:c}" in diners
     public = GAME.view(state, None).model_dump_json() + GAME.panel(state, None).model_dump_json()
     for secret in GAME.secrets(state, "a") | GAME.secrets(state, "b"):
         assert f'"{secret}"' not in public and secret not in public
@@ -817,10 +889,14 @@ def test_private_panel_layout() -> None:
     assert [type(c).__name__ for c in panel.controls] == ["Select"] * 4 + ["Button"]
     starter, _, _, cards, confirm = panel.controls
     assert isinstance(starter, Select) and isinstance(cards, Select)
+    # Two copies of Tomato Soup: one option, marked ×2 (3 starters, not 2); either copy may
+    # be picked.
     assert [o.label for o in starter.options] == [
-        "Tomato Soup — $1 / 1 GP",
+        "Tomato Soup ×2 — $1 / 1 GP",
         "Smoked Ham — $3 / 3 GP",
     ]
+    soups = [c for c in state.menus["a"]["starter"] if dish(c).name == "Tomato Soup"]
+    assert len(soups) == 2 and all(GAME.is_legal(state, "a", Pick(card=c)) for c in soups)
     assert [o.label for o in cards.options] == [
         "Split the Bill Evenly (2 in hand)",
         "Each Pay Separately (2 in hand)",
@@ -884,7 +960,7 @@ def test_setup() -> None:
     assert state.budget == dict.fromkeys("abcd", 30) and state.supply == MONEY_TOTAL - 120
     assert state.hands["a"] == ["a:split1", "a:split2", "a:sep1", "a:sep2", "a:run"]
     assert all(len(state.menus[p][c]) == 3 for p in "abcd" for c in COURSES)
-    assert len(state.announcements) == 1 and state.announcements[0].ping == list("abcd")
+    assert len(state.announcements) == 1 and state.announcements[0].ping == []
     for players in ("ab", "abcdefghi"):
         with pytest.raises(IllegalAction, match="3–8 players"):
             new_game(GAME, list(players), CafeOptions(), 7)
@@ -906,3 +982,86 @@ def test_dish_decks_match_the_rules_file() -> None:
     assert list(itertools.islice((d.name for d in DISHES.values()), 5)) == ["Tomato Soup"] * 4 + [
         "Watermelon Salad"
     ]
+
+
+# -- stored games ---------------------------------------------------------------------------------
+
+# A 3-player no_repeats game in round 2 as the code before copy-on-write stored it: dishes as
+# {course, name, value, gp}, derived figures (meal, verdict, ...) and ``eaten_by`` stored too.
+OLD_STATE = (
+    '{"players":["ann","bob","cy"],"rng":{"seed":4,"counter":6},"announcements":[{"title":"🍽️'
+    ' Café Carnage — five nights out","description":"{p:ann}, {p:bob}, {p:cy}: everyone has $'
+    "30 and 2 × Split, 2 × Separate, 1 × RUN!.\\nRound 1/5: your menus are in your DMs — order"
+    ' a starter, a main and a dessert, play an action card, then confirm.","fields":[],"colou'
+    'r":12597547,"ping":["ann","bob","cy"]}],"options":{"no_repeats":true,"turn_timeout":300}'
+    ',"round":2,"over":false,"decks":{"starter":["S18","S04","S20","S11","S01","S32","S22","S'
+    '21","S34","S16","S24","S29","S17","S26","S09","S30","S28","S19","S35","S08","S02","S07",'
+    '"S23"],"main":["M01","M33","M05","M10","M35","M26","M15","M28","M18","M03","M29","M02","'
+    'M17","M16","M24","M27","M31","M12","M08","M06","M20","M19","M25"],"dessert":["D04","D23"'
+    ',"D35","D18","D03","D30","D16","D02","D06","D13","D31","D11","D22","D25","D08","D33","D1'
+    '7","D21","D34","D20","D10","D28","D12"]},"eaten":{"starter":["S33","S25","S27"],"main":['
+    '"M07","M13","M34"],"dessert":["D29","D15","D24"]},"menus":{"ann":{"starter":["S05","S10"'
+    ',"S06"],"main":["M23","M14","M09"],"dessert":["D09","D14","D32"]},"bob":{"starter":["S13'
+    '","S12","S14"],"main":["M21","M11","M32"],"dessert":["D26","D19","D05"]},"cy":{"starter"'
+    ':["S15","S03","S31"],"main":["M22","M04","M30"],"dessert":["D07","D01","D27"]}},"picks":'
+    '{"ann":{"starter":"S10","dessert":"D32","main":"M09"},"bob":{"main":"M11","dessert":"D26'
+    '","starter":"S14"},"cy":{"starter":"S03","dessert":"D01","main":"M04"}},"hands":{"ann":['
+    '"ann:split1","ann:split2","ann:sep2","ann:run"],"bob":["bob:split1","bob:split2","bob:se'
+    'p2","bob:run"],"cy":["cy:split2","cy:sep1","cy:sep2","cy:run"]},"played":{"bob":"bob:run'
+    '","cy":"cy:split2","ann":"ann:split2"},"confirmed":["ann"],"auto_played":[],"ballot_disc'
+    'ard":{"split":1,"separate":2},"run_discarded":[],"budget":{"ann":22,"bob":23,"cy":18},"s'
+    'upply":309,"gp":{"ann":8,"bob":7,"cy":12},"iou_draws":{"ann":0,"bob":0,"cy":0},"eaten_by'
+    '":{"ann":["Seafood Tempura","Vegetable Tacos","Crème Chocolate"],"bob":["Stuffed Figs","'
+    'Butternut Squash Pie","Sweet Plum Roulade"],"cy":["Smoked Ham","Soton Game Jam Burger","'
+    'Rhubarb & Apple Pie"]},"history":[{"round":1,"players":{"ann":{"dishes":[{"course":"star'
+    'ter","name":"Seafood Tempura","value":3,"gp":3},{"course":"main","name":"Vegetable Tacos'
+    '","value":2,"gp":2},{"course":"dessert","name":"Crème Chocolate","value":3,"gp":3}],"mea'
+    'l":8,"gp_gained":8,"role":"stayed","owed":8,"iou_draws":0,"budget_after":22,"gp_after":8'
+    '},"bob":{"dishes":[{"course":"starter","name":"Stuffed Figs","value":2,"gp":2},{"course"'
+    ':"main","name":"Butternut Squash Pie","value":3,"gp":3},{"course":"dessert","name":"Swee'
+    't Plum Roulade","value":2,"gp":2}],"meal":7,"gp_gained":7,"role":"stayed","owed":7,"iou_'
+    'draws":0,"budget_after":23,"gp_after":7},"cy":{"dishes":[{"course":"starter","name":"Smo'
+    'ked Ham","value":3,"gp":3},{"course":"main","name":"Soton Game Jam Burger","value":6,"gp'
+    '":6},{"course":"dessert","name":"Rhubarb & Apple Pie","value":3,"gp":3}],"meal":12,"gp_g'
+    'ained":12,"role":"stayed","owed":12,"iou_draws":0,"budget_after":18,"gp_after":12}},"run'
+    'ners_total":0,"caught_share":0,"split_votes":1,"separate_votes":2,"verdict":"separate","'
+    'split_share":0,"unpaid":0,"auto_played":[]}],"standings":[]}'
+)
+
+
+def test_a_game_stored_by_the_old_code_loads_and_plays_on() -> None:
+    state = GAME.load_state(OLD_STATE)
+    old = json.loads(OLD_STATE)
+    record = state.history[0]
+    for p, stored in old["history"][0]["players"].items():
+        assert record.players[p].dishes == [d["name"] for d in stored["dishes"]]
+        assert record.players[p].meal == stored["meal"]
+        assert record.players[p].gp_gained == stored["gp_gained"]
+        assert choices.eaten_names(state, p) == set(old["eaten_by"][p])
+    for name in ("runners_total", "caught_share", "verdict", "split_share", "unpaid"):
+        assert getattr(record, name) == old["history"][0][name], name
+    assert state.round == 2 and state.confirmed == ["ann"] and state.options.no_repeats
+    GAME.check_invariants(state)
+    assert GAME.load_state(state.model_dump_json()) == state
+    for _ in range(4):
+        state = autoplay_round_rest(state)
+        GAME.check_invariants(state)
+    assert state.over and len(state.history) == 5
+    outcome = GAME.outcome(state)
+    assert outcome is not None and outcome.progress[0] == {"ann": 8, "bob": 7, "cy": 12}
+
+
+def test_help_is_paged_by_sections_and_tells_the_decisions() -> None:
+    help_text = GAME.help_text
+    assert len(help_text) <= 3500 and help_text.startswith("## ")
+    headings = [line for line in help_text.splitlines() if line.startswith("## ")]
+    assert headings == [
+        "## Café Carnage",
+        "## A round",
+        "## Security",
+        "## End of game",
+        "## Options",
+    ]
+    flat = " ".join(help_text.split())
+    assert "isn't offered while that course of your menu has one you haven't eaten" in flat
+    assert "0 GP but still costs its price" in flat and "Each Pay Separately" in flat

@@ -1,4 +1,4 @@
-"""The cards of Café Carnage: 105 dish cards and each player's 5 action cards.
+"""The components of Café Carnage: 105 dish cards and each player's 5 action cards.
 
 Dish card ids are unique and stable: S01-S35 (starters), M01-M35 (mains), D01-D35 (desserts),
 numbered in catalogue order (S01-S04 Tomato Soup, S05-S08 Watermelon Salad, ...). A dish's value is
@@ -96,6 +96,9 @@ COURSE_CARDS: dict[Course, list[str]] = {
 }
 
 
+DISH_VALUE: dict[str, int] = {d.name: d.value for d in DISHES.values()}
+
+
 def dish(card: str) -> Dish:
     return DISHES[card]
 
@@ -109,6 +112,7 @@ ACTION_NAME: dict[ActionKind, str] = {
     "separate": "Each Pay Separately",
     "run": "RUN!",
 }
+ACTION_SHORT: dict[ActionKind, str] = {"split": "Split", "separate": "Separate", "run": "RUN!"}
 ACTION_EMOJI: dict[ActionKind, str] = {"split": "🤝", "separate": "🧾", "run": "🏃"}
 _SUFFIX_KIND: dict[str, ActionKind] = {
     "split1": "split",
