@@ -1,13 +1,18 @@
-"""Scoring: each table feeds every matching monster; Anything Eaters take the best meal."""
+"""Scoring: each table feeds every matching monster; Anything Eaters take the best meal.
+
+Also the standings and the outcome of a finished game."""
 
 from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel
 
-from games.monster_cafe.cards import (
+from games.engine import Outcome, PlayerId
+from games.monster_cafe.catalogue import (
     ANYTHING,
     COLLECTABLE_KINDS,
     KIND_OF_MEAL,
@@ -18,9 +23,14 @@ from games.monster_cafe.cards import (
     kind_label,
     meal_label,
 )
+from games.presentation import player
+
+if TYPE_CHECKING:
+    from games.monster_cafe.state import MonsterCafeState
 
 
-class ScoreLine(BaseModel):
+@dataclass(frozen=True, slots=True)
+class ScoreLine:
     """``count`` monsters of ``kind`` fed by ``plates`` tables of ``meal`` (None: unfed)."""
 
     kind: str
@@ -41,7 +51,10 @@ class ScoreLine(BaseModel):
         return f"{who} + {plates} → {sign}"
 
 
-class Breakdown(BaseModel):
+@dataclass(frozen=True, slots=True)
+class Breakdown:
+    """A collection's score, line by line (plain data: scoring runs at every round's end)."""
+
     lines: list[ScoreLine]
     unused_tables: list[str]  # meals of tables that fed nobody
     total: int
@@ -95,3 +108,54 @@ def score(monsters: Iterable[str], tables: Iterable[str]) -> Breakdown:
             used.add(meal)
     unused = [m.key for m in MEALS for _ in range(plates[m.key]) if m.key not in used]
     return Breakdown(lines=lines, unused_tables=unused, total=sum(x.points for x in lines))
+
+
+def total(monsters: Iterable[str], tables: Iterable[str]) -> int:
+    """``score(monsters, tables).total`` without the breakdown (the table shows it every move)."""
+    plates: dict[str, int] = {}
+    for card in tables:
+        meal = TABLE_MEAL[card]
+        plates[meal] = plates.get(meal, 0) + 1
+    # An Anything Eater eats the meal with the most plates (the other tie-breaks don't score).
+    most = max(plates.values(), default=0)
+    points = 0
+    for card in monsters:
+        kind = MONSTER_KIND[card]
+        points += points_per_monster(
+            most if kind == ANYTHING else plates.get(MEAL_OF_KIND[kind], 0)
+        )
+    return points
+
+
+def totals(state: MonsterCafeState) -> dict[PlayerId, int]:
+    """Every player's score if the game ended now."""
+    cols = state.collections
+    return {p: total(cols[p].monsters, cols[p].tables) for p in state.players}
+
+
+class Standing(BaseModel):
+    player: str
+    total: int
+    lines: list[str]
+
+
+def standings(state: MonsterCafeState) -> list[Standing]:
+    """Players by score, best first (seat order on ties), with their breakdowns."""
+    rows = []
+    for pid in state.players:
+        breakdown = state.collections[pid].breakdown()
+        rows.append(Standing(player=pid, total=breakdown.total, lines=breakdown.describe()))
+    return sorted(rows, key=lambda r: -r.total)
+
+
+def outcome(state: MonsterCafeState) -> Outcome:
+    """The result of a finished game: highest total wins, ties share the win."""
+    rows = standings(state)
+    scores = {r.player: r.total for r in rows}
+    best = max(scores.values())
+    return Outcome(
+        scores=scores,
+        winners=[p for p in state.players if scores[p] == best],
+        summary=[f"{player(r.player)}: {r.total} — " + "; ".join(r.lines) for r in rows],
+        progress=[dict(scores) for scores in state.round_scores],
+    )

@@ -1,67 +1,91 @@
-"""State and actions of Monster Café (pydantic, JSON round-trips exactly)."""
+"""Options, actions and the state of Monster Café (pydantic; JSON round-trips exactly).
+
+States are copy-on-write: a move builds a new state with :func:`evolve` and shares every
+container it does not change with the old one, so no list or model inside a state is ever
+mutated in place once the state exists.
+"""
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal, TypeVar
 
-from pydantic import BaseModel, Field, TypeAdapter
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from games.engine import GameState, PlayerId
-from games.monster_cafe.cards import COLLECTABLE_KINDS, MONSTER_KIND, SEATS_PER_TABLE, SORBET
+from games.kit import timer_field
+from games.monster_cafe.catalogue import COLLECTABLE_KINDS, MONSTER_KIND, SEATS_PER_TABLE, SORBET
 from games.monster_cafe.scoring import Breakdown, score
 
-TIMEOUT_CHOICES: dict[str, int] = {
-    "1 min": 60,
-    "2 min": 120,
-    "5 min": 300,
-    "15 min": 900,
-    "1 h": 3600,
-    "6 h": 21600,
-    "24 h": 86400,
-    "48 h": 172800,
-    "7 days": 604800,
-}
+LOG_LENGTH = 3  # the latest events kept in the state: all of them are shown on the table
 
 
 class MonsterCafeOptions(BaseModel):
-    turn_timeout: int = Field(
-        default=86400,
-        ge=60,
-        le=604800,  # a week, like the other games: a turn a day over a week still works
-        description="How long a player has for a turn before the bot plays it for them.",
-        json_schema_extra={"choices": {label: secs for label, secs in TIMEOUT_CHOICES.items()}},
+    turn_timeout: int = timer_field(
+        86400, "How long a player has for a turn before the bot plays it for them."
     )
 
 
 # -- actions -------------------------------------------------------------------------------------
-# ``auto`` marks a move the bot played for a player whose clock ran out (it is announced); it plays
-# no part in legality.
+# Frozen, so legal_actions can hand out shared instances. ``auto`` marks a move the bot played for
+# a player whose clock ran out (it is announced); it plays no part in legality.
 
 
 class Draw(BaseModel):
+    """Reveal the top monster (then seat it, or pick the sorbet's victims)."""
+
+    model_config = ConfigDict(frozen=True)
     type: Literal["draw"] = "draw"
     auto: bool = False
 
 
 class Seat(BaseModel):
+    """Seat the drawn monster at a table with a free seat."""
+
+    model_config = ConfigDict(frozen=True)
     type: Literal["seat"] = "seat"
     table: str  # the table card id, e.g. "T05"
     auto: bool = False
 
 
 class Clear(BaseModel):
+    """Ask to clear a table: the first of two taps, so a misclick cannot end your round."""
+
+    model_config = ConfigDict(frozen=True)
+    type: Literal["ask_clear"] = "ask_clear"
+    table: str
+    auto: bool = False
+
+
+class ConfirmClear(BaseModel):
+    """Take the table asked for: the only move that ends a player's round. Its wire name is
+    "clear", the one-step clear logged before the two-tap confirm existed, which it still is
+    when no clear was asked (so games logged before replay exactly; panels always ask first)."""
+
+    model_config = ConfigDict(frozen=True)
     type: Literal["clear"] = "clear"
     table: str
     auto: bool = False
 
 
+class CancelClear(BaseModel):
+    """Take the request back; the turn goes on as before it."""
+
+    model_config = ConfigDict(frozen=True)
+    type: Literal["cancel_clear"] = "cancel_clear"
+    auto: bool = False
+
+
 class Sorbet(BaseModel):
+    """The drawn Lemon Sorbet scares off every monster of this kind in your collection."""
+
+    model_config = ConfigDict(frozen=True)
     type: Literal["sorbet"] = "sorbet"
     kind: str  # the monster kind to discard, e.g. "brain" or "anything"
     auto: bool = False
 
 
-Action = Annotated[Draw | Seat | Clear | Sorbet, Field(discriminator="type")]
+Move = Draw | Seat | Clear | ConfirmClear | CancelClear | Sorbet
+Action = Annotated[Move, Field(discriminator="type")]
 action_adapter: TypeAdapter[Action] = TypeAdapter(Action)
 
 
@@ -115,7 +139,14 @@ class MonsterCafeState(GameState):
     turn: int = 0  # counts turns; the clock key
     taken: list[Taken] = Field(default_factory=list)  # this round's clears, in order
     over: bool = False
-    log: list[str] = Field(default_factory=list)  # the latest public events, newest last
+    log: list[str] = Field(default_factory=list)  # the latest LOG_LENGTH events, newest last
+    # The table the current player asked to clear, awaiting their confirmation.
+    clearing: str | None = None
+    # Every player's score at the end of each round so far (the end-of-game chart).
+    round_scores: list[dict[PlayerId, int]] = Field(default_factory=list)
+    # What the bot played for the current player since their clock ran out, announced in one
+    # message when their turn ends.
+    auto_moves: list[str] = Field(default_factory=list)
 
     # -- derived ---------------------------------------------------------------------------------
     @property
@@ -132,24 +163,56 @@ class MonsterCafeState(GameState):
 
     def remaining(self) -> list[PlayerId]:
         """Players still in this round, in seat order."""
-        done = set(self.cleared())
+        done = {t.player for t in self.taken}
         return [p for p in self.players if p not in done]
 
     def is_last(self, player: PlayerId) -> bool:
         return self.remaining() == [player]
 
     def table(self, card: str) -> Table | None:
-        return next((t for t in self.tables if t.card == card), None)
+        for table in self.tables:
+            if table.card == card:
+                return table
+        return None
 
     def seatable(self) -> list[Table]:
-        return [t for t in self.tables if t.free > 0]
+        return [t for t in self.tables if len(t.seats) < SEATS_PER_TABLE]
 
     def clearable(self) -> list[Table]:
         """Tables that may be cleared: with a monster, or any table once the deck is empty."""
-        return [t for t in self.tables if t.seats or not self.deck]
+        if not self.deck:
+            return list(self.tables)
+        return [t for t in self.tables if t.seats]
 
     def can_draw(self) -> bool:
-        return bool(self.deck) and bool(self.seatable())
+        return bool(self.deck) and any(len(t.seats) < SEATS_PER_TABLE for t in self.tables)
 
     def drawn_is_sorbet(self) -> bool:
         return self.drawn is not None and MONSTER_KIND[self.drawn] == SORBET
+
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def evolve(model: M, **changes: Any) -> M:
+    """A shallow copy of ``model`` with some fields replaced (not validated): the copy-on-write
+    step. The copy shares every container it does not replace with ``model``, so neither may be
+    mutated in place afterwards (replace a container, never append to it)."""
+    new = _new(model.__class__)
+    fields = model.__dict__.copy()
+    fields.update(changes)
+    _set(new, "__dict__", fields)
+    fields_set = model.__pydantic_fields_set__
+    if len(fields_set) < len(model.__class__.__pydantic_fields__):
+        # Copied: setting a field on the new model adds its name to the set. A complete set (a
+        # loaded state's) never changes, so it is shared.
+        fields_set = fields_set.union(changes)
+    _set(new, "__pydantic_fields_set__", fields_set)
+    extra, private = model.__pydantic_extra__, model.__pydantic_private__
+    _set(new, "__pydantic_extra__", None if extra is None else dict(extra))
+    _set(new, "__pydantic_private__", None if private is None else dict(private))
+    return new
+
+
+_new = object.__new__
+_set = object.__setattr__

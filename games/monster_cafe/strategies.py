@@ -1,22 +1,26 @@
-"""Default moves for a player whose clock ran out, and a simple greedy player for `simulate`."""
+"""Default moves for a player whose clock ran out, and a simple greedy player for `simulate`.
+
+Both decide from the public table only (everything in Monster Café is public but the decks).
+"""
 
 from __future__ import annotations
 
 from games.engine import PlayerId
-from games.monster_cafe.cards import COLLECTABLE_KINDS, MONSTER_KIND
+from games.monster_cafe.catalogue import COLLECTABLE_KINDS, MONSTER_KIND
 from games.monster_cafe.scoring import score
 from games.monster_cafe.state import (
+    CancelClear,
     Clear,
     Collection,
+    ConfirmClear,
     Draw,
     MonsterCafeState,
+    Move,
     Seat,
     Sorbet,
     Table,
 )
 from games.rng import Rng
-
-Move = Draw | Seat | Clear | Sorbet
 
 
 def score_if_taken(collection: Collection, table: Table, extra: list[str] | None = None) -> int:
@@ -54,21 +58,38 @@ def fullest_table(state: MonsterCafeState, player: PlayerId) -> Clear:
     return Clear(table=table.card)
 
 
-def timeout_move(state: MonsterCafeState, player: PlayerId) -> Move:
-    """Draw if a seat is free, else clear the fullest table; seat and sorbet as above."""
+def default_move(state: MonsterCafeState, player: PlayerId) -> Move:
+    """What an absent player does, ignoring a clear they asked for: seat or sorbet as above; the
+    last diner clears the fullest table at once (their run would otherwise cost one deadline a
+    draw); anyone else draws if a seat is free, else clears the fullest table."""
     if state.drawn is not None:
         if state.drawn_is_sorbet():
             return least_painful_sorbet(state, player)
         return best_seat(state, player)
+    if state.is_last(player) and state.clearable():
+        return fullest_table(state, player)
     if state.can_draw():
         return Draw()
     return fullest_table(state, player)
 
 
+def timeout_move(state: MonsterCafeState, player: PlayerId) -> Move:
+    """The default move, one step at a time. A clear the player asked for is confirmed when it is
+    the default's own choice, else cancelled (asking is not deciding)."""
+    if state.clearing is not None:
+        default = default_move(state.model_copy(update={"clearing": None}), player)
+        if default == Clear(table=state.clearing):
+            return ConfirmClear(table=state.clearing)
+        return CancelClear()
+    return default_move(state, player)
+
+
 def greedy(state: MonsterCafeState, player: PlayerId, rng: Rng) -> Move:
     """Clear a table once it would gain two points (or when drawing is impossible), else draw."""
+    if state.clearing is not None:
+        return ConfirmClear(table=state.clearing)
     if state.drawn is not None:
-        return timeout_move(state, player)
+        return default_move(state, player)
     collection = state.collections[player]
     now = collection.breakdown().total
     options = state.clearable()

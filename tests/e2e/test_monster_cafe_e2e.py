@@ -1,7 +1,8 @@
 """Monster Café in Discord, end to end: the real bot, through discord.py, against the emulator.
 
 Everything is public: every move is made by clicking the one table message in the channel, as
-the player whose turn it is. What the table shows is checked against the engine's state.
+the player whose turn it is. What the table shows is checked against the engine's state after
+every tap. A clear takes two taps (Clear, then Confirm: clear or Cancel), one decision.
 """
 
 from __future__ import annotations
@@ -13,67 +14,69 @@ from pathlib import Path
 from typing import Any
 
 from bot.app import CafeBot
-from emulator import InteractionResult, Message
+from emulator import Message
 from games.engine import play_timeout
 from games.monster_cafe import GAME as MONSTER_CAFE
-from games.monster_cafe.cards import (
+from games.monster_cafe.catalogue import (
+    COLLECTABLE_KINDS,
     KIND_BY_KEY,
+    MEALS,
     MONSTER_KIND,
     ROUNDS,
-    kind_label,
-    meal_label,
+    SEATS_PER_TABLE,
+    TABLE_MEAL,
+    kind_short,
     meal_of,
+    meal_short,
 )
 from games.monster_cafe.scoring import score
-from games.monster_cafe.state import MonsterCafeState
+from games.monster_cafe.state import (
+    CancelClear,
+    Clear,
+    ConfirmClear,
+    Draw,
+    MonsterCafeState,
+    Move,
+    Seat,
+    Sorbet,
+)
+from games.presentation import PLAYER_TOKEN
 from games.rng import Rng
-from tests.e2e.harness import World, ephemeral_text, open_game, world
+from tests.e2e.harness import (
+    Control,
+    World,
+    controls,
+    ephemeral_text,
+    open_game,
+    press,
+    state_of,
+    world,
+)
 
 GAME = "monster-cafe"
 FREE_SEAT = "▫️"
 NOT_YOUR_TURN = "It's not your move right now"
 NOT_SEATED = "You're not seated at this table"
 
-# What each kind of control on the table message does, by the start of its label.
-KINDS = {"Draw": "draw", "Seat at": "seat", "Clear": "clear", "Discard": "sorbet"}
+# What each control of the table does (its move's wire type), by the start of its label.
+KINDS = {
+    "Draw": "draw",
+    "Seat at": "seat",
+    "Clear": "ask_clear",  # the first tap of a clear: nothing is taken yet
+    "Confirm: clear": "clear",  # the second: takes the table, ends the player's round
+    "Cancel": "cancel_clear",  # or the request is taken back
+    "Discard": "sorbet",
+}
+ALL_KINDS = set(KINDS.values())
 
 
-@dataclass(frozen=True)
-class Control:
-    label: str
-    custom_id: str
-    value: str | None = None  # a select option's value; None for a button
-
-    @property
-    def kind(self) -> str:
-        return next(k for prefix, k in KINDS.items() if self.label.startswith(prefix))
+def kind_of(control: Control) -> str:
+    return next(k for prefix, k in KINDS.items() if control.label.startswith(prefix))
 
 
-def controls(message: Message, session_id: int = 1) -> list[Control]:
-    """Every enabled game control on the table message (a select counts once per option)."""
-    prefix = f"cb:g:{session_id}:t:"
-    out = [
-        Control(label or "", cid)
-        for label, cid, disabled in message.buttons()
-        if cid and cid.startswith(prefix) and not disabled
-    ]
-    for cid, options in message.selects():
-        component = message.find_component(cid) or {}
-        if cid.startswith(prefix) and not component.get("disabled"):
-            out += [Control(label, cid, value) for label, value in options]
-    return out
-
-
-async def press(w: World, user: int, message_id: int, control: Control) -> InteractionResult:
-    if control.value is None:
-        return await w.emu.click(user, message_id, control.custom_id)
-    return await w.emu.select(user, message_id, control.custom_id, [control.value])
-
-
-async def state_of(bot: CafeBot) -> MonsterCafeState:
-    s = await bot.service.load(1)
-    assert isinstance(s.state, MonsterCafeState)
-    return s.state
+def table_controls(message: Message) -> list[Control]:
+    """The enabled game controls of session 1's table on ``message``."""
+    return controls(message, 1, "t")
 
 
 async def current_player(bot: CafeBot) -> int:
@@ -83,10 +86,20 @@ async def current_player(bot: CafeBot) -> int:
     return int(pid)
 
 
+async def cafe_state(bot: CafeBot) -> MonsterCafeState:
+    state = await state_of(bot)
+    assert isinstance(state, MonsterCafeState)
+    return state
+
+
+async def names_of(bot: CafeBot) -> dict[str, str]:
+    return (await bot.service.load(1)).names()
+
+
 def pick(rng: Rng, options: list[Control]) -> Control:
     """A seeded choice; drawing is favoured so that rounds run long enough for sorbets, full
     tables and last-diner runs."""
-    draws = [c for c in options if c.kind == "draw"]
+    draws = [c for c in options if kind_of(c) == "draw"]
     if draws and rng.randint(0, 99) < 75:
         return draws[0]
     return rng.choice(options)
@@ -108,61 +121,8 @@ def final_scores(w: World) -> list[str]:
     return [t for t in w.channel_texts() if "Monster Café — final scores" in t]
 
 
-@dataclass
-class Played:
-    """What a game by clicking went through."""
-
-    kinds: Counter[str] = field(default_factory=Counter)
-    refused: set[str] = field(default_factory=set)  # control kinds a wrong clicker was refused
-    moves: int = 0
-
-
-async def refuse_others(
-    w: World, bot: CafeBot, table: Message, control: Control, strangers: list[int]
-) -> None:
-    """Everyone but the current player presses ``control``: a private refusal, nothing changes."""
-    before = await bot.store.actions(1)
-    shown = table.snapshot()
-    current = await current_player(bot)
-    for other in [u for u in w.users if u != current] + strangers:
-        result = await press(w, other, table.id, control)
-        expected = NOT_YOUR_TURN if other in w.users else NOT_SEATED
-        assert expected in ephemeral_text(result), ephemeral_text(result)
-    await w.settle()
-    assert await bot.store.actions(1) == before, "a refused click changed the game"
-    assert w.emu.get_message(table.id).snapshot() == shown, "a refused click changed the table"
-
-
-async def click_one_move(
-    w: World,
-    bot: CafeBot,
-    table_id: int,
-    rng: Rng,
-    played: Played,
-    strangers: list[int],
-    prefer: str | None = None,
-) -> None:
-    """The current player clicks one seeded choice among the table's enabled controls (one of
-    kind ``prefer`` when there is one)."""
-    table = w.emu.get_message(table_id)
-    options = controls(table)
-    assert options, "an active table offers the current player a move"
-    preferred = [c for c in options if c.kind == prefer]
-    control = preferred[0] if preferred else pick(rng, options)
-    if control.kind not in played.refused:
-        await refuse_others(w, bot, table, control, strangers)
-        played.refused.add(control.kind)
-    user = await current_player(bot)
-    before = len(await bot.store.actions(1))
-    result = await press(w, user, table_id, control)
-    # Acknowledged at once (deferred update); the table message's one writer then edits it.
-    assert result.type == 6 and not result.ephemeral, "a move is acknowledged without a reply"
-    await w.settle()
-    log = await bot.store.actions(1)
-    assert len(log) == before + 1 and log[-1].player == str(user)
-    assert f'"type":"{control.kind}"' in log[-1].action.replace(" ", "")
-    played.kinds[control.kind] += 1
-    played.moves += 1
+def log_types(log: list[Any]) -> list[str]:
+    return [json.loads(e.action)["type"] for e in log]
 
 
 # -- reading the table -----------------------------------------------------------------------------
@@ -173,60 +133,298 @@ def fields_of(message: Message) -> dict[str, str]:
     return {f["name"]: f["value"] for f in embed.get("fields", [])}
 
 
-def check_table(w: World, state: MonsterCafeState, names: dict[str, str], table: Message) -> None:
-    """The table message shows what the engine's state holds."""
+def with_names(text: str, names: dict[str, str]) -> str:
+    return PLAYER_TOKEN.sub(lambda m: names[m.group(1)], text)
+
+
+def unwrapped(value: str) -> list[str]:
+    """A field's lines with the wrapped continuations ("   item") joined back to their line."""
+    lines: list[str] = []
+    for line in value.split("\n"):
+        if line.startswith("   ") and lines:
+            lines[-1] += " " + line.strip()
+        else:
+            lines.append(line)
+    return lines
+
+
+def seats_shown(seats: list[str]) -> str:
+    """A table's seats: the seated monsters grouped by kind (catalogue order), then free seats."""
+    counts = Counter(MONSTER_KIND[c] for c in seats)
+    seated = ", ".join(kind_short(k, counts[k]) for k in COLLECTABLE_KINDS if counts[k])
+    free = FREE_SEAT * (SEATS_PER_TABLE - len(seats))
+    return " ".join(part for part in (seated, free) if part)
+
+
+def collection_lines(state: MonsterCafeState, pid: str) -> list[str]:
+    collection = state.collections[pid]
+    lines = []
+    took = next((t for t in state.taken if t.player == pid), None)
+    if took is not None and not state.over:
+        lines.append(f"✅ took {took.slot} · {meal_short(TABLE_MEAL[took.table])}")
+    meals = Counter(TABLE_MEAL[t] for t in collection.tables)
+    kinds = Counter(MONSTER_KIND[c] for c in collection.monsters)
+    eaten = [meal_short(m.key, meals[m.key]) for m in MEALS if meals[m.key]]
+    eaters = [kind_short(k, kinds[k]) for k in COLLECTABLE_KINDS if kinds[k]]
+    lines.append("🍽️ " + (", ".join(eaten) or "none yet"))
+    lines.append("👾 " + (", ".join(eaters) or "none yet"))
+    return lines
+
+
+def status_shown(state: MonsterCafeState, names: dict[str, str]) -> list[str]:
+    """The description's lines: whose move and what it must be, the deck and the discard (at
+    the end: only that the café is closed)."""
+    if state.over:
+        return ["🏁 The café is closed: see the final scores."]
+    assert state.current is not None
+    who = names[state.current]
+    if state.clearing is not None:
+        asked = state.table(state.clearing)
+        assert asked is not None
+        meal = meal_of(asked.card)
+        lines = [
+            f"❓ {who} asks to clear **{asked.slot} · {meal.emoji} {meal.short}**.",
+            "✅ Confirm or ↩️ cancel: nothing is taken yet.",
+        ]
+    elif state.drawn is not None and state.drawn_is_sorbet():
+        lines = [f"🍋 {who} drew **Lemon Sorbet**: pick a type."]
+    elif state.drawn is not None:
+        kind = KIND_BY_KEY[MONSTER_KIND[state.drawn]]
+        lines = [f"🎴 {who} drew **{kind.emoji} {kind.name}**."]
+    else:
+        lines = [f"▶️ {who}'s turn: draw or clear."]
+        if state.is_last(state.current):
+            lines.append("🏃 Last diner: draws until they clear.")
+        if not state.deck:
+            lines.append("📭 The deck is empty: clear a table (empty ones too).")
+        elif not state.seatable():
+            lines.append("🈵 Every table is full: clear one.")
+        elif not state.clearable():
+            lines.append("🍽️ No monster seated yet: draw.")
+    lines.append(f"🎴 Deck: {len(state.deck)} · 🗑️ Discard: {len(state.discard)}")
+    if state.dummy:
+        lines.append("🎭 The table left after both clears is discarded.")
+    return lines
+
+
+def label_of(state: MonsterCafeState, move: Move) -> str:
+    """The label of the control that offers ``move``."""
+    if isinstance(move, Draw):
+        return f"Draw a monster ({len(state.deck)} left)"
+    if isinstance(move, Sorbet):
+        assert state.current is not None
+        n = sum(MONSTER_KIND[c] == move.kind for c in state.collections[state.current].monsters)
+        return f"Discard {KIND_BY_KEY[move.kind].name} ×{n}"
+    if isinstance(move, CancelClear):
+        return "Cancel"
+    table = state.table(move.table)
+    assert table is not None
+    where = f"{table.slot} · {meal_of(table.card).name}"
+    if isinstance(move, Seat):
+        return f"Seat at {where}"
+    if isinstance(move, ConfirmClear):
+        return f"Confirm: clear {where}"
+    assert isinstance(move, Clear)
+    n = len(table.seats)
+    return f"Clear {where} ({'empty' if n == 0 else f'{n} monster' + ('s' if n > 1 else '')})"
+
+
+async def check_table(bot: CafeBot, table: Message) -> None:
+    """The table message shows what the engine's state holds, and offers exactly the current
+    player's legal moves."""
+    state = await cafe_state(bot)
+    names = await names_of(bot)
     (embed,) = table.embeds
     fields = fields_of(table)
-    description = embed.get("description", "")
-    if state.over:
-        assert "game over" in embed["title"]
-    else:
-        assert f"round {state.round}/{ROUNDS}" in embed["title"]
-    # The cards left.
-    assert f"Deck: **{len(state.deck)}** monsters left" in description
-    draw = [c for c in controls(table) if c.kind == "draw"]
-    assert [c.label for c in draw] == ([f"Draw a monster ({len(state.deck)} left)"] if draw else [])
-    # Each table: its meal, its seated monsters and its free seats.
-    table_fields = [n for n in fields if n[:1] in "ABCD" and n[1:4] == " · "]
-    assert len(table_fields) == len(state.tables)
-    for t in state.tables:
-        meal = meal_of(t.card)
-        value = fields[f"{t.slot} · {meal.emoji} {meal.name}"]
-        assert value.count(FREE_SEAT) == 4 - len(t.seats)
-        seated = Counter(MONSTER_KIND[c] for c in t.seats)
-        for kind, n in seated.items():
-            assert value.count(kind_label(kind)) == n, (kind, value)
-    # Each player: the score if the game ended now, and the collection.
-    for seat, pid in enumerate(state.players, start=1):
+    round_text = "game over" if state.over else f"round {state.round}/{ROUNDS}"
+    assert embed["title"] == f"👹 Monster Café · {round_text}"
+    assert embed.get("description", "").split("\n") == status_shown(state, names)
+    # The controls: one per legal move of the current player, in order.
+    legal = [] if state.current is None else MONSTER_CAFE.legal_actions(state, state.current)
+    assert [c.label for c in table_controls(table)] == [label_of(state, m) for m in legal]
+    # The fields, in order: the tables, the players, the latest events, whom we wait for.
+    table_names = [f"{t.slot} · {meal_short(TABLE_MEAL[t.card])}" for t in state.tables]
+    player_names = []
+    for pid in state.players:
         collection = state.collections[pid]
         total = score(collection.monsters, collection.tables).total
-        unit = "pt" if abs(total) == 1 else "pts"
-        when = "final score" if state.over else "if the game ended now"
-        value = fields[f"Seat {seat} · {total} {unit} {when}"]
-        assert value.startswith(names[pid])
-        for kind, n in Counter(MONSTER_KIND[c] for c in collection.monsters).items():
-            assert kind_label(kind, n) in value
-        for key, n in Counter(meal_of(t).key for t in collection.tables).items():
-            assert meal_label(key, n) in value
-        if not state.over and pid == state.current:
-            assert "playing now" in value
-    # Whose turn it is.
-    if state.over:
-        assert "⏳ Waiting for" not in fields
-        return
-    assert state.current is not None
-    waiting = fields["⏳ Waiting for"]
-    assert waiting.splitlines()[0] == names[state.current]
-    assert "Time runs out <t:" in waiting
-    if state.drawn is None:
-        assert f"It's {names[state.current]}'s turn" in description
-    else:
-        assert f"{names[state.current]} drew **" in description
-        assert KIND_BY_KEY[MONSTER_KIND[state.drawn]].name in description
+        if state.over:
+            player_names.append(f"🏁 {names[pid]} · {total} {'pt' if abs(total) == 1 else 'pts'}")
+        else:
+            mark = "▶️ " if pid == state.current else ""
+            player_names.append(f"{mark}{names[pid]} · 📈 now: {total}")
+    expected = [*table_names, *player_names]
+    if state.log:
+        expected.append("📜 Latest")
+    if not state.over:
+        expected.append("⏳ Waiting for")
+    assert [f["name"] for f in embed["fields"]] == expected
+    for t, name in zip(state.tables, table_names, strict=True):
+        assert fields[name] == seats_shown(t.seats), (name, fields[name])
+    for pid, name in zip(state.players, player_names, strict=True):
+        assert unwrapped(fields[name]) == collection_lines(state, pid), fields[name]
+    if state.log:
+        assert fields["📜 Latest"] == "\n".join(with_names(line, names) for line in state.log[-3:])
+    if not state.over:
+        assert state.current is not None
+        deadline = await bot.service.deadline(1)
+        assert deadline is not None
+        assert fields["⏳ Waiting for"] == (
+            f"{names[state.current]}\nTime runs out <t:{int(deadline.due_at)}:R>"
+        )
+    footer = " ".join(embed["footer"]["text"].split())
+    assert footer.endswith("Game #1")
+    if state.out_of_play:
+        kinds = {MONSTER_KIND[c] for c in state.out_of_play if c in MONSTER_KIND}
+        gone = [KIND_BY_KEY[k].name for k in COLLECTABLE_KINDS if k in kinds]
+        assert footer.startswith("Out of play: " + ", ".join([*gone, "their tables"]))
 
 
-async def names_of(bot: CafeBot) -> dict[str, str]:
-    return (await bot.service.load(1)).names()
+# -- playing by clicking ---------------------------------------------------------------------------
+
+
+@dataclass
+class Played:
+    """What a game by clicking went through."""
+
+    taps: Counter[str] = field(default_factory=Counter)  # by the move's wire type
+    refused: set[str] = field(default_factory=set)  # control kinds a wrong clicker was refused
+    decisions: int = 0  # one per draw, seat, sorbet or confirmed clear (a clear is two taps)
+
+
+async def refuse_others(w: World, bot: CafeBot, control: Control, strangers: list[int]) -> None:
+    """Everyone but the current player presses ``control``: a private refusal, nothing changes."""
+    before = await bot.store.actions(1)
+    shown = w.emu.get_message(control.message_id).snapshot()
+    posted = len(w.emu.channel_messages(w.channel))
+    current = await current_player(bot)
+    for other in [u for u in w.users if u != current] + strangers:
+        result = await press(w.emu, other, control)
+        expected = NOT_YOUR_TURN if other in w.users else NOT_SEATED
+        text = ephemeral_text(result)
+        assert text.startswith("⚠️") and expected in text, text
+    await w.settle()
+    assert await bot.store.actions(1) == before, "a refused click changed the game"
+    assert w.emu.get_message(control.message_id).snapshot() == shown, "a refused click showed"
+    assert len(w.emu.channel_messages(w.channel)) == posted, "a refusal is private"
+
+
+async def tap(
+    w: World, bot: CafeBot, control: Control, played: Played, strangers: list[int]
+) -> None:
+    """The current player presses ``control`` on the table: one log entry of its kind. The first
+    time a kind is pressed in a game, everyone else is refused it first."""
+    kind = kind_of(control)
+    if kind not in played.refused:
+        await refuse_others(w, bot, control, strangers)
+        played.refused.add(kind)
+    user = await current_player(bot)
+    before = await bot.store.actions(1)
+    result = await press(w.emu, user, control)
+    # Acknowledged at once (deferred update); the table message's one writer then edits it.
+    assert result.type == 6 and not result.ephemeral, "a tap is acknowledged without a reply"
+    await w.settle()
+    log = await bot.store.actions(1)
+    assert log[: len(before)] == before and len(log) == len(before) + 1
+    assert log[-1].player == str(user) and log[-1].source == "player"
+    assert log_types(log[-1:]) == [kind]
+    played.taps[kind] += 1
+    await check_table(bot, w.emu.get_message(control.message_id))
+
+
+@dataclass
+class Unasked:
+    """The game before the first tap of a clear."""
+
+    shown: dict[str, Any]  # the table message's snapshot
+    state: MonsterCafeState
+    posted: int  # messages in the channel
+
+
+async def decide(
+    w: World,
+    bot: CafeBot,
+    rng: Rng,
+    played: Played,
+    strangers: list[int],
+    prefer: str | None = None,
+) -> None:
+    """The current player makes one seeded decision among the table's enabled controls (one of
+    kind ``prefer`` when there is one): one tap, or two for a clear (Clear, then Confirm).
+    The first clear of a game is asked, cancelled and asked again before it is confirmed."""
+    table = w.table_message()
+    options = table_controls(table)
+    assert options, "an active table offers the current player a move"
+    assert all(kind_of(c) in ("draw", "seat", "ask_clear", "sorbet") for c in options)
+    preferred = [c for c in options if kind_of(c) == prefer]
+    control = preferred[0] if preferred else pick(rng, options)
+    unasked = Unasked(
+        table.snapshot(), await cafe_state(bot), len(w.emu.channel_messages(w.channel))
+    )
+    await tap(w, bot, control, played, strangers)
+    if kind_of(control) == "ask_clear":
+        await confirm_clear(w, bot, unasked, control, played, strangers)
+    played.decisions += 1
+
+
+async def confirm_clear(
+    w: World,
+    bot: CafeBot,
+    unasked: Unasked,
+    ask: Control,
+    played: Played,
+    strangers: list[int],
+) -> None:
+    """The second tap of a clear, after the first (``ask``)."""
+    asked = await cafe_state(bot)
+    assert asked.clearing is not None and asked.current is not None
+    table = asked.table(asked.clearing)
+    assert table is not None and ask.label.startswith(f"Clear {table.slot} · ")
+    # Asking takes nothing and ends nothing: the same turn, nothing posted, no ping.
+    assert asked.model_copy(update={"clearing": None}) == unasked.state
+    posted = unasked.posted
+    assert len(w.emu.channel_messages(w.channel)) == posted, "asking posts nothing"
+    confirm, cancel = table_controls(w.table_message())
+    assert (kind_of(confirm), kind_of(cancel)) == ("clear", "cancel_clear")
+    if not played.taps["cancel_clear"]:
+        # Once a game: take the request back. The turn is as it was, the table shows it again.
+        await tap(w, bot, cancel, played, strangers)
+        assert await cafe_state(bot) == unasked.state
+        assert w.table_message().snapshot() == unasked.shown
+        assert len(w.emu.channel_messages(w.channel)) == posted
+        (again,) = [c for c in table_controls(w.table_message()) if c.label == ask.label]
+        assert again == ask, "the same Clear control as before the ask"
+        await tap(w, bot, again, played, strangers)
+        assert await cafe_state(bot) == asked
+        assert table_controls(w.table_message()) == [confirm, cancel]
+        assert len(w.emu.channel_messages(w.channel)) == posted
+    await tap(w, bot, confirm, played, strangers)
+    after = await cafe_state(bot)
+    assert after.clearing is None and after.table(table.card) is None
+    taker = after.collections[asked.current]
+    assert taker.tables[-1] == table.card, "the confirmed table was taken"
+    if table.seats:
+        assert taker.monsters[-len(table.seats) :] == table.seats, "with its monsters"
+    log = await bot.store.actions(1)
+    # The two taps of the decision, by the same player, for the same table.
+    assert [json.loads(e.action) for e in log[-2:]] == [
+        {"type": "ask_clear", "table": table.card, "auto": False},
+        {"type": "clear", "table": table.card, "auto": False},
+    ]
+    assert log[-2].player == log[-1].player == asked.current
+
+
+def check_clears_took_two_taps(log: list[Any]) -> None:
+    """Every clear in the log is the second tap of a decision whose first asked for that table;
+    every ask is answered (confirmed or cancelled) by the same player's next tap."""
+    entries = [(e.player, json.loads(e.action)) for e in log]
+    for i, (who, action) in enumerate(entries):
+        if action["type"] == "clear":
+            assert i > 0 and entries[i - 1] == (who, {**action, "type": "ask_clear"})
+        if action["type"] == "ask_clear":
+            assert i + 1 < len(entries)
+            nxt_who, nxt = entries[i + 1]
+            assert nxt_who == who and nxt["type"] in ("clear", "cancel_clear")
 
 
 # -- the tests -------------------------------------------------------------------------------------
@@ -240,15 +438,16 @@ async def test_a_full_three_player_game_by_clicking_with_a_restart(tmp_path: Pat
         async with w.bot_running() as bot:
             table = await open_game(w, GAME)
             assert w.table_message().id == table.id
-            assert "Monster Café — round 1/4" in table.current_text()
+            assert "👹 Monster Café · round 1/4" in table.current_text()
+            await check_table(bot, table)
             # Play into round 2 and stop with a drawn monster waiting for its seat.
             while True:
-                state = await state_of(bot)
+                state = await cafe_state(bot)
                 if state.round >= 2 and state.drawn is not None and not state.drawn_is_sorbet():
                     break
-                await click_one_move(w, bot, table.id, rng, played, [mallory])
+                await decide(w, bot, rng, played, [mallory])
             before_restart = await bot.store.actions(1)
-            assert all(c.kind == "seat" for c in controls(w.emu.get_message(table.id)))
+            assert all(kind_of(c) == "seat" for c in table_controls(w.table_message()))
             shown = w.emu.get_message(table.id).snapshot()
             posted = len(w.emu.channel_messages(w.channel))
         async with w.bot_running() as bot:
@@ -259,15 +458,25 @@ async def test_a_full_three_player_game_by_clicking_with_a_restart(tmp_path: Pat
             assert len(w.emu.channel_messages(w.channel)) == posted
             assert w.emu.get_message(table.id).snapshot() == shown
             while (await bot.service.load(1)).status == "active":
-                await click_one_move(w, bot, table.id, rng, played, [mallory])
+                await decide(w, bot, rng, played, [mallory])
             session = await bot.service.load(1)
-            state = await state_of(bot)
+            state = await cafe_state(bot)
             assert session.status == "finished" and state.over
             assert await bot.service.replay(1) == session.state
-            assert len(await bot.store.actions(1)) == played.moves
+            log = await bot.store.actions(1)
+            assert len(log) == sum(played.taps.values()), "one log entry per tap"
+            assert Counter(log_types(log)) == played.taps
+            # A clear is two taps of one decision: every player cleared once a round.
+            check_clears_took_two_taps(log)
+            assert played.taps["clear"] == ROUNDS * len(state.players)
+            assert played.taps["ask_clear"] == played.taps["clear"] + played.taps["cancel_clear"]
+            assert (
+                played.decisions
+                == len(log) - played.taps["ask_clear"] - played.taps["cancel_clear"]
+            )
             # Every kind of control was played and refused to the wrong clickers.
-            assert set(played.kinds) == {"draw", "seat", "clear", "sorbet"}, played.kinds
-            assert played.refused == {"draw", "seat", "clear", "sorbet"}
+            assert set(played.taps) == ALL_KINDS, played.taps
+            assert played.refused == ALL_KINDS
             # One ping per turn start, none repeated by the restart.
             assert ping_sequence(w) == [int(p) for a in state.announcements for p in a.ping]
             final = final_scores(w)
@@ -278,7 +487,7 @@ async def test_a_full_three_player_game_by_clicking_with_a_restart(tmp_path: Pat
             assert f"with {best} pt" in final[0]
             finished_table = w.emu.get_message(table.id)
             assert not finished_table.buttons() and not finished_table.selects()
-            check_table(w, state, names, finished_table)
+            await check_table(bot, finished_table)
             history = await w.emu.slash(w.users[1], w.channel, "game history")
             text = ephemeral_text(history)
             assert "Monster Café · #1" in text
@@ -290,30 +499,31 @@ async def test_a_full_three_player_game_by_clicking_with_a_restart(tmp_path: Pat
 async def test_the_table_shows_the_engine_state_after_every_move(tmp_path: Path) -> None:
     async with world(tmp_path, 4) as w, w.bot_running() as bot:
         table = await open_game(w, GAME)
-        names = await names_of(bot)
         rng = Rng(seed=3)
-        played = Played(refused={"draw", "seat", "clear", "sorbet"})  # not this test's concern
-        check_table(w, await state_of(bot), names, w.emu.get_message(table.id))
+        played = Played(refused=set(ALL_KINDS))  # not this test's concern
+        await check_table(bot, w.emu.get_message(table.id))
         seen_cleared = seen_drawn = False
-        while (await state_of(bot)).round <= 2:
-            await click_one_move(w, bot, table.id, rng, played, [])
-            state = await state_of(bot)
-            check_table(w, state, names, w.emu.get_message(table.id))
+        while (await cafe_state(bot)).round <= 2:
+            await decide(w, bot, rng, played, [])  # checks the table after each tap
+            state = await cafe_state(bot)
+            await check_table(bot, w.emu.get_message(table.id))
             seen_drawn |= state.drawn is not None
             seen_cleared |= bool(state.taken)
         assert seen_drawn and seen_cleared
+        assert played.taps["ask_clear"] > played.taps["clear"] >= 8, "asked and confirmed clears"
+        assert played.taps["cancel_clear"] == 1
         assert len(state.tables) == 4, "four players: four tables a round"
 
 
 async def test_one_ping_per_turn_start_not_one_per_move(tmp_path: Path) -> None:
     async with world(tmp_path, 3) as w, w.bot_running() as bot:
-        table = await open_game(w, GAME)
-        state = await state_of(bot)
+        await open_game(w, GAME)
+        state = await cafe_state(bot)
         assert state.current is not None
         expected = [int(state.current)]  # the starting player is pinged when the game starts
         assert ping_sequence(w) == expected
         rng = Rng(seed=7)
-        played = Played(refused={"draw", "seat", "clear", "sorbet"})
+        played = Played(refused=set(ALL_KINDS))
         extra_turns = 0  # turns that start without a ping: the last diner's run goes on
         moves_in_turn, longest_turn = 0, 0
         while not state.over:
@@ -322,9 +532,9 @@ async def test_one_ping_per_turn_start_not_one_per_move(tmp_path: Path) -> None:
             assert state.current is not None
             last_diner_draws = state.is_last(state.current) and moves_in_turn < 6
             prefer = "draw" if last_diner_draws else None
-            await click_one_move(w, bot, table.id, rng, played, [], prefer)
+            await decide(w, bot, rng, played, [], prefer)  # a clear: two taps, one decision
             moves_in_turn += 1
-            state = await state_of(bot)
+            state = await cafe_state(bot)
             if state.over:
                 longest_turn = max(longest_turn, moves_in_turn)
                 break
@@ -338,8 +548,12 @@ async def test_one_ping_per_turn_start_not_one_per_move(tmp_path: Path) -> None:
             assert ping_sequence(w) == expected, "a ping exactly when a turn starts"
         assert extra_turns > 0, "the game had a last diner's run of several turns"
         assert longest_turn >= 6, "a last diner's run of several moves is pinged once"
+        assert played.taps["clear"] == ROUNDS * 3 and played.taps["cancel_clear"] == 1
         # Exactly the engine's turn announcements ping, one message each, to the right player.
-        announced = [int(p) for a in state.announcements for p in a.ping]
+        turn_notices = [a for a in state.announcements if a.kind == "turn"]
+        assert all(a.ping for a in turn_notices)
+        assert not any(a.ping for a in state.announcements if a.kind != "turn")
+        announced = [int(p) for a in turn_notices for p in a.ping]
         assert announced == expected
         for user in w.users:
             messages = pings(w, user)
@@ -348,14 +562,15 @@ async def test_one_ping_per_turn_start_not_one_per_move(tmp_path: Path) -> None:
             assert all("it's your turn" in m.current_text() for m in messages)
         turns = state.turn
         assert len(expected) < turns, "fewer pings than engine turns: no ping per move"
+        assert len(expected) < played.decisions < sum(played.taps.values())
 
 
-def default_moves(state: MonsterCafeState, user: int) -> list[dict[str, Any]]:
-    """What the game's own on_timeout plays for ``user`` until their turn is over."""
+def default_moves(state: MonsterCafeState, user: int) -> tuple[MonsterCafeState, list[Any]]:
+    """What the game's own on_timeout plays for ``user`` at one deadline, and the state after."""
     assert state.current == str(user)
-    _, actions = play_timeout(MONSTER_CAFE, state, str(user))
+    after, actions = play_timeout(MONSTER_CAFE, state, str(user))
     assert actions and all(a.auto for a in actions)
-    return [a.model_dump(mode="json") for a in actions]
+    return after, [a.model_dump(mode="json") for a in actions]
 
 
 def reminders(w: World, user: int) -> list[Message]:
@@ -366,13 +581,35 @@ def times_up(w: World) -> list[str]:
     return [t for t in w.channel_texts() if "Time's up" in t]
 
 
+def drawn_words(state: MonsterCafeState, name: str, moves: list[Any]) -> str:
+    """What the channel is told for an absent player's draw and what followed it: a seat, or
+    the monsters a sorbet scared off."""
+    assert state.current is not None
+    if [m["type"] for m in moves] == ["draw", "sorbet"]:
+        kind = moves[1]["kind"]
+        lost = [c for c in state.collections[state.current].monsters if MONSTER_KIND[c] == kind]
+        assert MONSTER_KIND[state.deck[0]] == "sorbet" and lost
+        return f"🍋 Sorbet! {name} lost {kind_short(kind, len(lost))}."
+    assert [m["type"] for m in moves] == ["draw", "seat"]
+    kind_of_drawn = KIND_BY_KEY[MONSTER_KIND[state.deck[0]]]
+    table = state.table(moves[1]["table"])
+    assert table is not None
+    return f"🪑 {name}: {kind_of_drawn.emoji} {kind_of_drawn.name} → {table.slot}."
+
+
+async def timed_out_as_announced(w: World, after: MonsterCafeState, names: dict[str, str]) -> None:
+    """The channel's last "Time's up" message shows the engine's own announcement."""
+    (announcement,) = [a for a in after.announcements if a.title == "⏰ Time's up"][-1:]
+    assert with_names(announcement.description, names) in times_up(w)[-1]
+
+
 async def test_an_idle_player_is_reminded_then_played_for(tmp_path: Path) -> None:
     async with world(tmp_path, 3) as w:
         async with w.bot_running() as bot:
             await open_game(w, GAME, timeout=300)
             names = await names_of(bot)
             first = await current_player(bot)
-            assert (await state_of(bot)).turn_timeout == 300
+            assert (await cafe_state(bot)).turn_timeout == 300
             # Halfway: a reminder by DM to the current player, nobody else.
             w.clock.advance(149)
             await w.fire_timers()
@@ -383,25 +620,29 @@ async def test_an_idle_player_is_reminded_then_played_for(tmp_path: Path) -> Non
             assert all(reminders(w, u) == [] for u in w.users if u != first)
             assert await bot.store.actions(1) == [], "a reminder plays nothing"
             # The deadline: the game's on_timeout is played, the channel is told, the turn passes.
-            expected = default_moves(await state_of(bot), first)
+            state = await cafe_state(bot)
+            after, expected = default_moves(state, first)
+            words = drawn_words(state, names[str(first)], expected)
             w.clock.advance(150)
             await w.fire_timers()
             log = await bot.store.actions(1)
             assert [e.source for e in log] == ["timeout", "timeout"]
             assert [json.loads(e.action) for e in log] == expected
-            assert [a["type"] for a in expected] == ["draw", "seat"]
             assert all(e.player == str(first) for e in log)
-            state = await state_of(bot)
+            state = await cafe_state(bot)
+            assert state == after
             assert state.current is not None and int(state.current) != first
             told = times_up(w)
             assert len(told) == 1, "one message tells the channel"
             assert f"{names[str(first)]} ran out of time, so the bot played for them" in told[0]
-            assert "seated it at" in told[0]
+            assert words in told[0]
+            await timed_out_as_announced(w, state, names)
             second = int(state.current)
             assert len(pings(w, second)) == 1, "the next player is pinged"
-            check_table(w, state, names, w.table_message())
+            await check_table(bot, w.table_message())
             # The next deadline passes while the bot is stopped: it fires when a bot starts again.
-            expected = default_moves(state, second)
+            after, expected = default_moves(state, second)
+            words = drawn_words(state, names[str(second)], expected)
         w.clock.advance(10_000)
         async with w.bot_running() as bot:  # starting fires what fell due while it was down
             await w.fire_timers()
@@ -409,11 +650,59 @@ async def test_an_idle_player_is_reminded_then_played_for(tmp_path: Path) -> Non
             assert [e.source for e in log] == ["timeout"] * 4
             assert [json.loads(e.action) for e in log[2:]] == expected
             assert [e.player for e in log[2:]] == [str(second)] * 2
-            state = await state_of(bot)
+            state = await cafe_state(bot)
+            assert state == after
             assert state.current is not None and int(state.current) not in (first, second)
             assert len(times_up(w)) == 2
+            assert words in times_up(w)[1]
             assert reminders(w, second) == [], "no reminder for a deadline already passed"
             assert len(pings(w, int(state.current))) == 1
+            await check_table(bot, w.table_message())
+
+            # The present players clear (leaving a monster seated somewhere) until one player is
+            # left in the round: the last diner, who is absent. One deadline is one decision:
+            # the bot clears a table for them at once.
+            played = Played(refused=set(ALL_KINDS))
+            rng = Rng(seed=1)
+            while not state.is_last(state.current or ""):
+                prefer = "ask_clear" if len(state.clearable()) > 1 else "draw"
+                await decide(w, bot, rng, played, [], prefer)
+                state = await cafe_state(bot)
+                assert state.round == 1
+            assert state.current is not None
+            last = int(state.current)
+            assert state.clearable(), "a table with monsters for the last diner"
+            assert pings(w, last)[-1].id == w.emu.channel_messages(w.channel)[-1].id
+            taps = len(await bot.store.actions(1))
+            told_before, reminded = len(times_up(w)), len(reminders(w, last))
+            after, expected = default_moves(state, last)
+            assert [m["type"] for m in expected] == ["ask_clear", "clear"]
+            assert expected[0]["table"] == expected[1]["table"]
+            cleared = state.table(expected[1]["table"])
+            assert cleared is not None
+            assert len(cleared.seats) == max(len(t.seats) for t in state.tables), "the fullest"
+            w.clock.advance(151)
+            await w.fire_timers()
+            assert len(reminders(w, last)) == reminded + 1, "the last diner is reminded"
+            assert len(await bot.store.actions(1)) == taps
+            w.clock.advance(150)  # one deadline
+            await w.fire_timers()
+            log = await bot.store.actions(1)
+            assert [json.loads(e.action) for e in log[taps:]] == expected
+            assert [(e.player, e.source) for e in log[taps:]] == [(str(last), "timeout")] * 2
+            state = await cafe_state(bot)
+            assert state == after
+            # Their turn, and with it the round, is over: they start the next one.
+            assert state.round == 2 and state.taken == [] and state.clearing is None
+            assert state.collections[str(last)].tables[-1] == cleared.card
+            assert state.current == str(last)
+            assert len(times_up(w)) == told_before + 1, "one message tells the channel"
+            meal = meal_short(TABLE_MEAL[cleared.card])
+            took = f"✅ {names[str(last)]} took {cleared.slot} · {meal} ({len(cleared.seats)} 👾)."
+            assert took in times_up(w)[-1]
+            await timed_out_as_announced(w, state, names)
+            assert sum("Round 1/4 is over" in t for t in w.channel_texts()) == 1
+            await check_table(bot, w.table_message())
             assert await bot.service.replay(1) == state
 
 
@@ -422,26 +711,31 @@ async def test_others_pressing_the_current_players_buttons_are_refused(tmp_path:
         stranger = w.emu.add_user("mallory", guild=w.guild)
         async with w.bot_running() as bot:
             table = await open_game(w, GAME)
+            assert w.table_message().id == table.id
+
+            def control_of(kind: str) -> Control:
+                return next(c for c in table_controls(w.table_message()) if kind_of(c) == kind)
 
             async def refused(user: int, kind: str, expected: str) -> None:
-                before, shown = await bot.store.actions(1), w.emu.get_message(table.id).snapshot()
+                before, shown = await bot.store.actions(1), w.table_message().snapshot()
+                state = await cafe_state(bot)
                 public = len(w.emu.channel_messages(w.channel))
                 private = len(w.emu.ephemerals(user))
-                control = next(c for c in controls(w.emu.get_message(table.id)) if c.kind == kind)
-                result = await press(w, user, table.id, control)
+                result = await press(w.emu, user, control_of(kind))
                 text = ephemeral_text(result)
                 assert text.startswith("⚠️") and expected in text, text
                 await w.settle()
                 assert await bot.store.actions(1) == before, "a refused click changed the game"
-                assert w.emu.get_message(table.id).snapshot() == shown, "the table changed"
+                assert await cafe_state(bot) == state
+                assert w.table_message().snapshot() == shown, "the table changed"
                 assert len(w.emu.channel_messages(w.channel)) == public, "the refusal is private"
                 assert len(w.emu.ephemerals(user)) == private + 1, "one answer to the clicker"
 
             async def play(kind: str) -> None:
                 user = await current_player(bot)
-                control = next(c for c in controls(w.emu.get_message(table.id)) if c.kind == kind)
-                assert (await press(w, user, table.id, control)).type == 6
+                assert (await press(w.emu, user, control_of(kind))).type == 6
                 await w.settle()
+                await check_table(bot, w.table_message())
 
             first = await current_player(bot)
             others = [u for u in w.users if u != first]
@@ -455,16 +749,58 @@ async def test_others_pressing_the_current_players_buttons_are_refused(tmp_path:
             # A monster is seated: the next player may clear it, nobody else may.
             second = await current_player(bot)
             assert second != first
-            assert any(c.kind == "clear" for c in controls(w.emu.get_message(table.id)))
-            await refused(first, "clear", NOT_YOUR_TURN)
-            await refused(stranger, "clear", NOT_SEATED)
-            await refused(first, "draw", NOT_YOUR_TURN)
-            await play("clear")
             (third,) = [u for u in w.users if u not in (first, second)]
+            assert any(kind_of(c) == "ask_clear" for c in table_controls(w.table_message()))
+            await refused(first, "ask_clear", NOT_YOUR_TURN)
+            await refused(stranger, "ask_clear", NOT_SEATED)
+            await refused(first, "draw", NOT_YOUR_TURN)
+            before_ask = w.table_message().snapshot()
+            unasked = await cafe_state(bot)
+            await play("ask_clear")
+            assert [kind_of(c) for c in table_controls(w.table_message())] == [
+                "clear",
+                "cancel_clear",
+            ]
+            # The confirmation and the cancel are the asker's only.
+            for user in (first, third):
+                await refused(user, "clear", NOT_YOUR_TURN)
+                await refused(user, "cancel_clear", NOT_YOUR_TURN)
+            await refused(stranger, "clear", NOT_SEATED)
+            await refused(stranger, "cancel_clear", NOT_SEATED)
+            # Cancel: the turn is back as it was before the ask, and so is the table message.
+            confirm = control_of("clear")
+            await play("cancel_clear")
+            assert await cafe_state(bot) == unasked
+            assert w.table_message().snapshot() == before_ask
+            assert await current_player(bot) == second
+            # The Confirm pressed after the cancel (by a client still showing it) is refused too.
+            before = await bot.store.actions(1)
+            stale = await w.emu.forge_component(second, w.table_message(), confirm.custom_id)
+            assert "isn't on this message any more" in ephemeral_text(stale)
+            await w.settle()
+            assert await bot.store.actions(1) == before and await cafe_state(bot) == unasked
+            assert w.table_message().snapshot() == before_ask
+            await play("ask_clear")
+            await refused(third, "clear", NOT_YOUR_TURN)
+            await play("clear")
             assert await current_player(bot) == third
             log = await bot.store.actions(1)
-            assert [e.player for e in log] == [str(first), str(first), str(second)]
-            assert [e.source for e in log] == ["player"] * 3
+            assert [e.player for e in log] == [str(first)] * 2 + [str(second)] * 4
+            assert log_types(log) == [
+                "draw",
+                "seat",
+                "ask_clear",
+                "cancel_clear",
+                "ask_clear",
+                "clear",
+            ]
+            assert [e.source for e in log] == ["player"] * 6
+            assert [int(p) for a in (await cafe_state(bot)).announcements for p in a.ping] == [
+                first,
+                second,
+                third,
+            ], "one ping per turn start: the ask and the cancel ping nobody"
+            assert ping_sequence(w) == [first, second, third]
 
 
 async def test_lobbies_of_two_and_four_players(tmp_path: Path) -> None:
@@ -481,29 +817,31 @@ async def test_lobbies_of_two_and_four_players(tmp_path: Path) -> None:
         assert "The table is full (4 players)" in ephemeral_text(fifth)
         await w.emu.click(host, table.id, w.emu.get_message(table.id).button("Start"))
         await w.settle()
-        state = await state_of(bot)
+        state = await cafe_state(bot)
         assert state.players == [str(u) for u in w.users[:4]]
         assert len(state.tables) == 4 and state.out_of_play == []
-        check_table(w, state, await names_of(bot), w.emu.get_message(table.id))
+        await check_table(bot, w.emu.get_message(table.id))
         late = await w.emu.slash(others[3], w.channel, "game join")
         assert "already started" in ephemeral_text(late)
 
     (tmp_path / "two").mkdir()
     async with world(tmp_path / "two", 2) as w, w.bot_running() as bot:
         table = await open_game(w, GAME)
-        state = await state_of(bot)
-        names = await names_of(bot)
+        state = await cafe_state(bot)
         assert state.players == [str(u) for u in w.users]
         assert len(state.tables) == 3 and state.dummy
-        assert "Two players" in w.emu.get_message(table.id).current_text()
-        check_table(w, state, names, w.emu.get_message(table.id))
+        assert "🎭 The table left after both clears is discarded." in (
+            w.emu.get_message(table.id).current_text()
+        )
+        await check_table(bot, w.emu.get_message(table.id))
         # A whole two-player game, dummy tables and all.
-        rng, played = Rng(seed=5), Played(refused={"draw", "seat", "clear", "sorbet"})
+        rng, played = Rng(seed=5), Played(refused=set(ALL_KINDS))
         while (await bot.service.load(1)).status == "active":
-            await click_one_move(w, bot, table.id, rng, played, [])
-            check_table(w, await state_of(bot), names, w.emu.get_message(table.id))
-        state = await state_of(bot)
+            await decide(w, bot, rng, played, [])
+            await check_table(bot, w.emu.get_message(table.id))
+        state = await cafe_state(bot)
         assert state.over and len(final_scores(w)) == 1
+        assert played.taps["clear"] == ROUNDS * 2, "each player clears once a round"
         assert sum(1 for t in w.channel_texts() if "The dummy table" in t) == ROUNDS
         assert await bot.service.replay(1) == state
 
@@ -530,16 +868,23 @@ async def test_controls_on_a_status_copy_also_update_the_table_message(tmp_path:
         await w.emu.click(carol, table.id, w.emu.get_message(table.id).button("Join"))
         await w.emu.click(host, table.id, w.emu.get_message(table.id).button("Start"))
         await w.settle()
-        assert (await state_of(bot)).turn_timeout == 300
-        # In the game: the current player draws and seats from the private copy.
-        names = await names_of(bot)
-        for kind in ("draw", "seat"):
+        assert (await cafe_state(bot)).turn_timeout == 300
+        # In the game: the current player draws and seats from the private copy, then the next
+        # one clears from theirs, both taps of the clear on that copy (it is updated in place).
+        players = []
+        for kinds in (("draw", "seat"), ("ask_clear", "clear")):
             user = await current_player(bot)
             status = (await w.emu.slash(user, w.channel, "game status")).message
             assert status is not None and status.ephemeral_to == user
-            control = next(c for c in controls(status) if c.kind == kind)
-            result = await press(w, user, status.id, control)
-            assert result.type == 7 and result.ephemeral
-            await w.settle()
-            check_table(w, await state_of(bot), names, w.emu.get_message(table.id))
-        assert [e.player for e in await bot.store.actions(1)] == [str(user)] * 2
+            for kind in kinds:
+                control = next(c for c in table_controls(status) if kind_of(c) == kind)
+                result = await press(w.emu, user, control)
+                assert result.type == 7 and result.ephemeral
+                assert result.message is not None and result.message.id == status.id
+                await w.settle()
+                await check_table(bot, w.emu.get_message(table.id))
+                status = w.emu.get_message(status.id)
+                players.append(str(user))
+        assert [e.player for e in await bot.store.actions(1)] == players
+        assert log_types(await bot.store.actions(1)) == ["draw", "seat", "ask_clear", "clear"]
+        assert len(set(players)) == 2

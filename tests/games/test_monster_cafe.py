@@ -10,8 +10,9 @@ from hypothesis import strategies as st
 from pydantic import ValidationError
 
 from games.engine import IllegalAction, apply, new_game, play_timeout
+from games.kit import TIMEOUT_CHOICES, choice_controls
 from games.monster_cafe import GAME
-from games.monster_cafe.cards import (
+from games.monster_cafe.catalogue import (
     ALL_MONSTERS,
     ALL_TABLES,
     KIND_BY_KEY,
@@ -23,25 +24,26 @@ from games.monster_cafe.cards import (
     monsters_of_kind,
     tables_of_meal,
 )
-from games.monster_cafe.present import choices, points, seats_text, table_panel
+from games.monster_cafe.present import private_panel, table_panel
 from games.monster_cafe.rules import deal_starting_monsters
 from games.monster_cafe.scoring import score
 from games.monster_cafe.state import (
+    CancelClear,
     Clear,
     Collection,
+    ConfirmClear,
     Draw,
     MonsterCafeOptions,
     MonsterCafeState,
+    Move,
     Seat,
     Sorbet,
     Table,
     Taken,
 )
-from games.presentation import Button, Select, panel_problems
+from games.monster_cafe.words import seats_text
+from games.presentation import Button, Option, Select, panel_problems
 from games.rng import Rng
-
-Move = Draw | Seat | Clear | Sorbet
-
 
 # -- helpers -------------------------------------------------------------------------------------
 
@@ -139,6 +141,14 @@ def play(state: MonsterCafeState, pid: str, action: Move) -> MonsterCafeState:
     return after
 
 
+def clear(state: MonsterCafeState, pid: str, table: str) -> MonsterCafeState:
+    """Clear a table the way players do: two taps, Clear then Confirm."""
+    asked = play(state, pid, Clear(table=table))
+    assert asked.clearing == table and asked.model_copy(update={"clearing": None}) == state
+    assert GAME.legal_actions(asked, pid) == [ConfirmClear(table=table), CancelClear()]
+    return play(asked, pid, ConfirmClear(table=table))
+
+
 def new_announcements(before: MonsterCafeState, after: MonsterCafeState) -> list[str]:
     return [a.model_dump_json() for a in after.announcements[len(before.announcements) :]]
 
@@ -205,7 +215,7 @@ def test_rulebook_example_as_the_end_of_a_game() -> None:
         current="mike",
         round_no=4,
     )
-    end = play(state, "mike", Clear(table=T("souffle")))
+    end = clear(state, "mike", T("souffle"))
     outcome = GAME.outcome(end)
     assert outcome is not None and outcome.scores["mike"] == 4
     final = end.announcements[-1]
@@ -379,7 +389,7 @@ def test_clear_takes_the_table_and_sits_out_the_round() -> None:
         ],
         collections={"a": ([M("eyeball", 0)], [])},
     )
-    cleared = play(state, "a", Clear(table=T("spaghetti")))
+    cleared = clear(state, "a", T("spaghetti"))
     assert cleared.collections["a"].monsters == [M("eyeball", 0), *seated]
     assert cleared.collections["a"].tables == [T("spaghetti")]
     assert [t.card for t in cleared.tables] == [T("brains"), T("roadkill"), T("sockstew")]
@@ -391,8 +401,8 @@ def test_clear_takes_the_table_and_sits_out_the_round() -> None:
     assert d_moved.current == "b"
     with pytest.raises(IllegalAction, match="not your move"):
         play(d_moved, "a", Draw())
-    seat_1 = next(f for f in table_panel(cleared).fields if f.name.startswith("Seat 1 "))
-    assert "✅ cleared A · 🍝 Spaghetti and Eyeballs" in seat_1.value
+    seat_1 = next(f for f in table_panel(cleared).fields if f.name.startswith("{p:a} "))
+    assert "✅ took A · 🍝 Spaghetti" in seat_1.value
 
 
 def test_play_continues_to_the_left_skipping_cleared_players() -> None:
@@ -468,7 +478,7 @@ def test_last_player_keeps_drawing_until_they_clear() -> None:
     s4 = play(play(s3, "d", Draw()), "d", Seat(table=T("souffle")))
     assert len(s4.tables[0].seats) == 4
     assert GAME.legal_actions(s4, "d") == [Clear(table=T("souffle"))]  # full: must clear
-    end = play(s4, "d", Clear(table=T("souffle")))
+    end = clear(s4, "d", T("souffle"))
     assert end.round == 2 and end.current == "d", "who cleared the last table starts"
 
 
@@ -478,7 +488,7 @@ def test_the_last_diners_run_starts_with_one_ping() -> None:
         taken=[("a", T("spaghetti"), []), ("b", T("brains"), [])],
         current="c",
     )
-    after = play(state, "c", Clear(table=T("bblt")))
+    after = clear(state, "c", T("bblt"))
     assert after.current == "d" and pings(state, after) == [["d"]]
     assert "last diner" in after.announcements[-1].description
 
@@ -502,7 +512,7 @@ def test_empty_deck_forces_clears_and_allows_empty_tables() -> None:
     assert legal == [Clear(table=t.card) for t in state.tables]
     with pytest.raises(IllegalAction, match="deck is empty"):
         play(state, "a", Draw())
-    after = play(state, "a", Clear(table=T("spaghetti")))
+    after = clear(state, "a", T("spaghetti"))
     assert after.collections["a"].tables == [T("spaghetti")]
     assert after.collections["a"].breakdown().total == 1, "an empty table still feeds"
     assert "deck is empty" in after.announcements[-1].description
@@ -542,7 +552,7 @@ def test_round_end_announces_and_the_last_clearer_starts() -> None:
         ],
         current="b",
     )
-    after = play(state, "b", Clear(table=T("souffle")))
+    after = clear(state, "b", T("souffle"))
     assert after.round == 2 and after.current == "b"
     assert len(after.tables) == 4 and all(not t.seats for t in after.tables)
     assert after.taken == [] and len(after.table_deck) == 8
@@ -568,7 +578,7 @@ def test_two_player_dummy_table_is_discarded() -> None:
         Clear(table=T("souffle")),
         Clear(table=T("brains")),
     ]
-    after = play(state, "b", Clear(table=T("brains")))
+    after = clear(state, "b", T("brains"))
     assert after.dummy_discard == [T("souffle"), M("sludge")]
     assert after.round == 2 and after.current == "b" and len(after.tables) == 3
     end = after.announcements[-2]
@@ -583,7 +593,7 @@ def test_two_player_round_does_not_end_after_one_clear() -> None:
         removed=("toenail", "lint"),
         tables=[(T("souffle"), [M("sludge")]), (T("brains"), []), (T("spaghetti"), [])],
     )
-    after = play(state, "a", Clear(table=T("souffle")))
+    after = clear(state, "a", T("souffle"))
     assert after.round == 1 and after.current == "b" and len(after.tables) == 2
     assert after.dummy_discard == []
 
@@ -626,7 +636,7 @@ def test_ties_share_the_win() -> None:
         current="b",
         round_no=4,
     )
-    end = play(state, "b", Clear(table=T("roadkill", 1)))
+    end = clear(state, "b", T("roadkill", 1))
     outcome = GAME.outcome(end)
     assert outcome is not None
     assert outcome.scores == {"a": 1, "b": 1} and outcome.winners == ["a", "b"]
@@ -640,7 +650,7 @@ def test_options_default_choices_and_bounds() -> None:
     assert MonsterCafeOptions().turn_timeout == 86400
     schema = MonsterCafeOptions.model_json_schema()["properties"]["turn_timeout"]
     assert schema["choices"]["1 min"] == 60 and schema["choices"]["7 days"] == 604800
-    assert len(schema["choices"]) == 9
+    assert schema["choices"] == TIMEOUT_CHOICES, "the lobby offers one list of timers everywhere"
     for bad in (59, 604801):
         with pytest.raises(ValidationError):
             MonsterCafeOptions(turn_timeout=bad)
@@ -746,31 +756,37 @@ def test_table_panel_shows_seats_collections_and_scores() -> None:
         taken=[("c", T("roadkill"), [M("roadkill")]), ("d", T("bblt"), [])],
         round_no=2,
     )
-    assert seats_text(state.tables[0]) == "👁️ Eyeball Eater, 🃏 Anything Eater, ▫️ ▫️"
+    assert seats_text(state.tables[0]) == "👁️ Eyeball, 🃏 Anything ▫️▫️"
     panel = GAME.panel(state, None)
     assert panel_problems(panel) == []
-    assert GAME.panel(state, "b") == panel, "one public panel for everyone"
+    assert GAME.panel(state, "b") == private_panel(), "everything is public: no private panel"
     fields = {f.name: f.value for f in panel.fields}
-    assert fields["A · 🍝 Spaghetti and Eyeballs"] == "👁️ Eyeball Eater, 🃏 Anything Eater, ▫️ ▫️"
-    assert fields["B · 🍲 Boiled Brains"] == "▫️ ▫️ ▫️ ▫️"
-    assert "🧦 Stinky Sock Eater ×2" in fields["Seat 2 · 2 pts if the game ended now"]
-    seat_3 = f"Seat 3 · {points(state.collections['c'].breakdown().total)} if the game ended now"
-    assert "✅ cleared C · 🍖 Roasted Roadkill" in fields[seat_3]
-    assert "round 2/4" in panel.title and "Deck: **" in panel.description
-    assert "Cleared this round: {p:c}, {p:d}" in panel.description
-    assert "It's {p:a}'s turn" in panel.description
+    assert fields["A · 🍝 Spaghetti"] == "👁️ Eyeball, 🃏 Anything ▫️▫️"
+    assert fields["B · 🍲 Brains"] == "▫️▫️▫️▫️"
+    assert fields["{p:b} · 📈 now: 2"] == "🍽️ 🥘 Sock Stew\n👾 🧦 Sock ×2"
+    c_score = state.collections["c"].breakdown().total
+    assert "✅ took C · 🍖 Roadkill" in fields[f"{{p:c}} · 📈 now: {c_score}"]
+    d_score = state.collections["d"].breakdown().total
+    assert "✅ took D · 🥪 B.B.L.T." in fields[f"{{p:d}} · 📈 now: {d_score}"]
+    a_score = state.collections["a"].breakdown().total
+    assert f"▶️ {{p:a}} · 📈 now: {a_score}" in fields, "whose turn it is, with their score"
+    assert "round 2/4" in panel.title and "🎴 Deck: " in panel.description
+    assert "▶️ {p:a}'s turn" in panel.description
     labels = [c.label for c in panel.controls if isinstance(c, Button)]
     assert labels[0].startswith("Draw a monster")
     assert labels[1:] == ["Clear A · Spaghetti and Eyeballs (2 monsters)"]
 
 
 def test_many_choices_become_a_select() -> None:
-    buttons = [
-        Button(label=f"Discard {i}", action={"type": "sorbet", "kind": str(i)}) for i in range(11)
+    options = [
+        Option(label=f"Discard {i}", action={"type": "sorbet", "kind": str(i)}) for i in range(11)
     ]
-    (select,) = choices(buttons, "Pick")
+    (select,) = choice_controls(options, "Pick", max_buttons=10)
     assert isinstance(select, Select) and len(select.options) == 11
-    assert choices(buttons[:9], "Pick") == buttons[:9]
+    buttons = choice_controls(options[:9], "Pick", max_buttons=10)
+    assert [(b.label, b.action) for b in buttons if isinstance(b, Button)] == [
+        (o.label, o.action) for o in options[:9]
+    ]
 
 
 def test_view_hides_only_the_deck_order() -> None:

@@ -15,6 +15,7 @@ class Meal:
     key: str
     name: str
     emoji: str
+    short: str  # for the compact table
 
 
 @dataclass(frozen=True)
@@ -25,39 +26,41 @@ class Kind:
     name: str
     emoji: str
     meal: str | None
+    short: str  # for the compact table
 
 
 MEALS: tuple[Meal, ...] = (
-    Meal("spaghetti", "Spaghetti and Eyeballs", "🍝"),
-    Meal("brains", "Boiled Brains", "🍲"),
-    Meal("roadkill", "Roasted Roadkill", "🍖"),
-    Meal("sockstew", "Stinky Sock Stew", "🥘"),
-    Meal("tartare", "Toenail Tartare", "🥩"),
-    Meal("dustbunnies", "Deviled Dust Bunnies", "🥚"),
-    Meal("souffle", "Sludge Soufflé", "🍮"),
-    Meal("bblt", "B.B.L.T. (Bellybutton Lint and Tomato)", "🥪"),
+    Meal("spaghetti", "Spaghetti and Eyeballs", "🍝", "Spaghetti"),
+    Meal("brains", "Boiled Brains", "🍲", "Brains"),
+    Meal("roadkill", "Roasted Roadkill", "🍖", "Roadkill"),
+    Meal("sockstew", "Stinky Sock Stew", "🥘", "Sock Stew"),
+    Meal("tartare", "Toenail Tartare", "🥩", "Tartare"),
+    Meal("dustbunnies", "Deviled Dust Bunnies", "🥚", "Dust Bunnies"),
+    Meal("souffle", "Sludge Soufflé", "🍮", "Soufflé"),
+    Meal("bblt", "B.B.L.T. (Bellybutton Lint and Tomato)", "🥪", "B.B.L.T."),
 )
 
 ANYTHING = "anything"
 SORBET = "sorbet"
 
 KINDS: tuple[Kind, ...] = (
-    Kind("eyeball", "Eyeball Eater", "👁️", "spaghetti"),
-    Kind("brain", "Brain Eater", "🧠", "brains"),
-    Kind("roadkill", "Roadkill Eater", "🦝", "roadkill"),
-    Kind("sock", "Stinky Sock Eater", "🧦", "sockstew"),
-    Kind("toenail", "Toenail Eater", "🦶", "tartare"),
-    Kind("dustbunny", "Dust Bunny Eater", "🐰", "dustbunnies"),
-    Kind("sludge", "Sludge Eater", "🤢", "souffle"),
-    Kind("lint", "Bellybutton Lint Eater", "🧶", "bblt"),
-    Kind(ANYTHING, "Anything Eater", "🃏", None),
-    Kind(SORBET, "Lemon Sorbet", "🍋", None),
+    Kind("eyeball", "Eyeball Eater", "👁️", "spaghetti", "Eyeball"),
+    Kind("brain", "Brain Eater", "🧠", "brains", "Brain"),
+    Kind("roadkill", "Roadkill Eater", "🦝", "roadkill", "Roadkill"),
+    Kind("sock", "Stinky Sock Eater", "🧦", "sockstew", "Sock"),
+    Kind("toenail", "Toenail Eater", "🦶", "tartare", "Toenail"),
+    Kind("dustbunny", "Dust Bunny Eater", "🐰", "dustbunnies", "Dust Bunny"),
+    Kind("sludge", "Sludge Eater", "🤢", "souffle", "Sludge"),
+    Kind("lint", "Bellybutton Lint Eater", "🧶", "bblt", "Lint"),
+    Kind(ANYTHING, "Anything Eater", "🃏", None, "Anything"),
+    Kind(SORBET, "Lemon Sorbet", "🍋", None, "Sorbet"),
 )
 
 COPIES_PER_KIND = 6
 COPIES_PER_MEAL = 2
 SEATS_PER_TABLE = 4
 ROUNDS = 4
+SLOTS = "ABCD"  # the places of a round's tables, stable for the round
 
 MEAL_BY_KEY: dict[str, Meal] = {m.key: m for m in MEALS}
 KIND_BY_KEY: dict[str, Kind] = {k.key: k for k in KINDS}
@@ -106,6 +109,17 @@ def kind_label(kind: str, count: int = 1) -> str:
 def meal_label(meal: str, count: int = 1) -> str:
     m = MEAL_BY_KEY[meal]
     return f"{m.emoji} {m.name}" + (f" ×{count}" if count != 1 else "")
+
+
+def kind_short(kind: str, count: int = 1) -> str:
+    """``🧠 Brain`` or ``🧠 Brain ×3`` (the compact table)."""
+    k = KIND_BY_KEY[kind]
+    return f"{k.emoji} {k.short}" + (f" ×{count}" if count != 1 else "")
+
+
+def meal_short(meal: str, count: int = 1) -> str:
+    m = MEAL_BY_KEY[meal]
+    return f"{m.emoji} {m.short}" + (f" ×{count}" if count != 1 else "")
 
 
 def monster_label(card: str) -> str:
