@@ -20,6 +20,7 @@ from bot.adapter.commands import GameCommands
 from bot.adapter.components import Controls
 from bot.adapter.items import Handlers, make_items
 from bot.adapter.messenger import Messenger
+from bot.adapter.pictures import Pictures
 from bot.adapter.replies import Replies
 from bot.adapter.screens import Screens
 from bot.adapter.tables import TableSync
@@ -87,10 +88,11 @@ class CafeBot(commands.Bot):
             )
         )
         messenger = Messenger(self)
+        pictures = Pictures()
         screens = Screens(service, items)
-        replies = Replies(service, screens, messenger)
+        replies = Replies(service, screens, messenger, pictures)
         self.replies = replies
-        self.tables = TableSync(service, screens, messenger, settings.table_edit_interval)
+        self.tables = TableSync(service, screens, messenger, pictures, settings.table_edit_interval)
         controls = Controls(service, screens, replies)
         self.scheduler = Scheduler(self.store, service, clock=self.clock)
 

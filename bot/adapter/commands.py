@@ -10,7 +10,6 @@ from typing import Any, TypeVar
 import discord
 from discord import app_commands
 
-from bot.adapter.render import sendable
 from bot.adapter.replies import NotHere, Replies, in_time
 from bot.adapter.screens import Screens, TablePayload
 from bot.adapter.tables import TableSync
@@ -114,18 +113,18 @@ class GameCommands(app_commands.Group):
             )
             return s, await self.screens.table_payload(s)
 
-        s, (embeds, view, digest) = await in_time(
+        s, lobby = await in_time(
             interaction, open_lobby(), lambda: interaction.response.defer(thinking=True)
         )
         if interaction.response.is_done():
-            message = await interaction.followup.send(embeds=embeds, view=sendable(view), wait=True)
-            message_id: int | None = message.id
+            message = await self.replies.show(interaction, lobby, ephemeral=False)
+            message_id = message.id if message is not None else None
         else:
-            response = await interaction.response.send_message(embeds=embeds, view=sendable(view))
+            response = await interaction.response.send_message(**lobby.message())
             message_id = response.message_id
         if message_id is not None:
             await self.service.record_table_message(s.id, message_id)
-        self.tables.note_table_digest(s.id, digest)
+        self.tables.note_table_digest(s.id, lobby.digest)
         if chosen.private_panel is PrivatePanel.DM:
             await self.replies.check_dms(interaction, s)
 
@@ -169,10 +168,10 @@ class GameCommands(app_commands.Group):
     @app_commands.command(name="status", description="Show the table of the game in this channel")
     async def status(self, interaction: discord.Interaction[Any]) -> None:
         s = await self._open_session(interaction)
-        embeds, view, _ = await self._soon(interaction, self.screens.table_payload(s))
+        table = await self._soon(interaction, self.screens.table_payload(s))
         link = _message_link(interaction, s.row.channel_id, s.row.table_message_id)
         text = f"The table message{link} is kept up to date." if link else None
-        await self.replies.reply(interaction, text, embeds=embeds, view=sendable(view))
+        await self.replies.show(interaction, table, text)
 
     @app_commands.command(name="hand", description="Show your private hand here, just for you")
     async def hand(self, interaction: discord.Interaction[Any]) -> None:

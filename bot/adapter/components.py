@@ -13,9 +13,9 @@ from typing import Any
 
 import discord
 
-from bot.adapter.render import find_action, merged_controls, sendable
+from bot.adapter.render import find_action, merged_controls
 from bot.adapter.replies import Replies, in_time
-from bot.adapter.screens import Screens
+from bot.adapter.screens import Rendered, Screens
 from bot.core.errors import NotAllowed, StaleVersion, UserError
 from bot.core.options import choices_of, option_fields
 from bot.core.sessions import Session, SessionService
@@ -98,14 +98,13 @@ class Controls:
             and game.private_decision(s.state, clicker)
         ):
             # A private decision (a peek at the deck): shown to the clicker alone, at once.
-            embed, view, _ = self.screens.private_payload(s, clicker)
-            await interaction.followup.send(embed=embed, view=sendable(view), ephemeral=True)
+            await self.replies.show(interaction, self.screens.private_payload(s, clicker))
 
     async def _show_update(
         self,
         interaction: discord.Interaction[Any],
         s: Session,
-        render: Callable[[], Awaitable[tuple[list[discord.Embed], discord.ui.View | None]]],
+        render: Callable[[], Awaitable[Rendered]],
     ) -> None:
         """Show the new state on the clicked message.
 
@@ -118,21 +117,13 @@ class Controls:
             if not interaction.response.is_done():
                 await interaction.response.defer()
             return
-        embeds, view = await render()
-        if interaction.response.is_done():  # deferred because the move took long
-            await interaction.edit_original_response(embeds=embeds, view=view)
-        else:
-            await interaction.response.edit_message(embeds=embeds, view=view)
+        await self.replies.update(interaction, await render())
 
-    async def _table(self, s: Session) -> tuple[list[discord.Embed], discord.ui.View | None]:
-        embeds, view, _ = await self.screens.table_payload(s)
-        return embeds, view
+    async def _table(self, s: Session) -> Rendered:
+        return await self.screens.table_payload(s)
 
-    async def _private(
-        self, s: Session, user_id: str
-    ) -> tuple[list[discord.Embed], discord.ui.View | None]:
-        embed, view, _ = self.screens.private_payload(s, user_id)
-        return [embed], view
+    async def _private(self, s: Session, user_id: str) -> Rendered:
+        return self.screens.private_payload(s, user_id)
 
     async def lobby_button(
         self, interaction: discord.Interaction[Any], match: re.Match[str], values: list[str]

@@ -86,14 +86,21 @@ class Messenger:
         channel_id: int,
         message_id: int,
         *,
-        embeds: list[discord.Embed],
-        view: discord.ui.View | None,
-    ) -> None:
+        embeds: list[discord.Embed] | None,
+        view: discord.ui.View | discord.ui.LayoutView | None,
+        attachments: list[Any] | None = None,
+    ) -> dict[str, Any]:
         """Edit through discord.py's HTTP layer: the same request as Message.edit, without
-        building a Message (and every component in it) from the response we do not use."""
-        params = discord.http.handle_message_parameters(embeds=embeds, view=view)
+        building a Message (and every component in it) from the response. ``embeds`` None:
+        a Components V2 message (no embeds); ``attachments`` None: leave them as they are."""
+        params = discord.http.handle_message_parameters(
+            embeds=embeds if embeds is not None else discord.utils.MISSING,
+            view=view,
+            attachments=attachments if attachments is not None else discord.utils.MISSING,
+        )
         with params:
-            await self.client.http.edit_message(channel_id, message_id, params=params)
+            data: Any = await self.client.http.edit_message(channel_id, message_id, params=params)
+        return dict(data)
 
     async def send_dm(
         self, user_id: str, key: str | None = None, **kwargs: Any

@@ -11,6 +11,7 @@ import discord
 
 from bot.adapter.items import Items
 from games.presentation import (
+    MAX_V2_TEXT,
     PLAYER_TOKEN,
     Announcement,
     Button,
@@ -18,7 +19,8 @@ from games.presentation import (
     Panel,
     PanelField,
     Select,
-    layout_rows,
+    panel_rows,
+    v2_text,
 )
 
 DEFAULT_COLOUR = 0xC8814B  # coffee
@@ -99,23 +101,21 @@ def embed_of(
 def control_rows(panel: Panel) -> list[list[tuple[int, Control]]]:
     """The panel's controls laid out in rows, each with its index in ``panel.controls``."""
     index = {id(c): i for i, c in enumerate(panel.controls)}
-    return [[(index[id(c)], c) for c in row] for row in layout_rows(panel.controls)]
+    return [[(index[id(c)], c) for c in row] for row in panel_rows(panel)]
 
 
-def game_view(
-    panel: Panel,
-    names: Mapping[str, str],
-    *,
-    session_id: int,
-    seat: str,
-    items: Items,
-    extra: list[discord.ui.Item[discord.ui.View]] | None = None,
-) -> discord.ui.View | None:
-    """A view of DynamicItems. A button's custom_id carries the session, the seat, its move's
-    key and its index (unique in the message); a select option's value is its move's key."""
-    view = discord.ui.View(timeout=None)
-    rows = control_rows(panel)
-    for row_number, row in enumerate(rows[:5]):
+Row = list[discord.ui.Item[Any]]
+
+
+def control_items(
+    panel: Panel, names: Mapping[str, str], *, session_id: int, seat: str, items: Items
+) -> list[Row]:
+    """The panel's controls as DynamicItems, row by row. A button's custom_id carries the
+    session, the seat, its move's key and its index (unique in the message); a select option's
+    value is its move's key."""
+    rows: list[Row] = []
+    for row in control_rows(panel):
+        built: Row = []
         for index, control in row:
             if isinstance(control, Button):
                 key = action_key(panel.stamp, control.action)
@@ -129,15 +129,13 @@ def game_view(
                     emoji=control.emoji,
                     disabled=control.disabled,
                     custom_id=custom_id,
-                    row=row_number,
                 )
-                view.add_item(items.game_button(button))
+                built.append(items.game_button(button))
             elif isinstance(control, Select):
                 select: discord.ui.Select[discord.ui.View] = discord.ui.Select(
                     placeholder=names_in(control.placeholder, names)[:150],
                     custom_id=custom_id,
                     disabled=control.disabled,
-                    row=row_number,
                     options=[
                         discord.SelectOption(
                             label=names_in(o.label, names)[:100],
@@ -149,22 +147,75 @@ def game_view(
                         for o in control.options[:25]
                     ],
                 )
-                view.add_item(items.game_select(select))
+                built.append(items.game_select(select))
+        rows.append(built)
+    return rows
+
+
+def game_view(
+    panel: Panel,
+    names: Mapping[str, str],
+    *,
+    session_id: int,
+    seat: str,
+    items: Items,
+    extra: list[discord.ui.Item[discord.ui.View]] | None = None,
+) -> discord.ui.View | None:
+    """A classic view (rows of buttons and selects under embeds); ``extra`` items (e.g. "Show
+    my hand") go in a free row, or at the end of the last row of buttons."""
+    view = discord.ui.View(timeout=None)
+    rows = control_items(panel, names, session_id=session_id, seat=seat, items=items)[:5]
+    for row_number, row in enumerate(rows):
+        for item in row:
+            item.row = row_number
+            view.add_item(item)
     free_row = len(rows) if len(rows) < 5 else None
+    last = rows[-1] if rows else []
     for item in extra or []:
-        if free_row is None and not _room_in_last_row(rows):
+        room = all(isinstance(i, discord.ui.Button) for i in last) and len(last) < 5
+        if free_row is None and not room:
             break
         item.row = free_row if free_row is not None else len(rows) - 1
         view.add_item(item)
+        if free_row is None:
+            last.append(item)
     return view if view.children else None
 
 
-def _room_in_last_row(rows: list[list[tuple[int, Control]]]) -> bool:
-    last = rows[-1] if rows else []
-    return all(isinstance(c, Button) for _, c in last) and len(last) < 5
+def layout_view(
+    panel: Panel,
+    names: Mapping[str, str],
+    *,
+    session_id: int,
+    seat: str,
+    items: Items,
+    footer: str = "",
+) -> discord.ui.LayoutView:
+    """A Components V2 message: the panel's text, its picture and all its rows of controls in
+    one container (up to 40 components in all)."""
+    text = names_in(v2_text(panel), names)
+    if footer:
+        text += f"\n-# {names_in(footer, names)}"
+    container: discord.ui.Container[discord.ui.LayoutView] = discord.ui.Container(
+        accent_colour=panel.colour if panel.colour is not None else DEFAULT_COLOUR
+    )
+    container.add_item(discord.ui.TextDisplay(text[:MAX_V2_TEXT]))
+    if panel.image is not None:
+        container.add_item(
+            discord.ui.MediaGallery(
+                discord.MediaGalleryItem(
+                    f"attachment://{panel.image.name}", description=panel.image.alt[:256]
+                )
+            )
+        )
+    for row in control_items(panel, names, session_id=session_id, seat=seat, items=items):
+        container.add_item(discord.ui.ActionRow(*row))
+    view = discord.ui.LayoutView(timeout=None)
+    view.add_item(container)
+    return view
 
 
-def sendable(view: discord.ui.View | None) -> Any:
+def sendable(view: discord.ui.View | discord.ui.LayoutView | None) -> Any:
     """``send`` takes no ``view=None``; MISSING means "no components"."""
     return view if view is not None else discord.utils.MISSING
 

@@ -11,8 +11,8 @@ import discord
 from discord import app_commands
 
 from bot.adapter.messenger import Messenger
-from bot.adapter.render import sendable
-from bot.adapter.screens import DM_CLOSED_HELP, Screens
+from bot.adapter.pictures import Pictures
+from bot.adapter.screens import DM_CLOSED_HELP, Rendered, Screens
 from bot.core.errors import StaleVersion, UserError
 from bot.core.sessions import Session, SessionService
 from games.presentation import PLAYER_TOKEN
@@ -70,10 +70,50 @@ def friendly_error(exc: BaseException) -> str | None:
 
 
 class Replies:
-    def __init__(self, service: SessionService, screens: Screens, messenger: Messenger) -> None:
+    def __init__(
+        self,
+        service: SessionService,
+        screens: Screens,
+        messenger: Messenger,
+        pictures: Pictures,
+    ) -> None:
         self.service = service
         self.screens = screens
         self.messenger = messenger
+        self.pictures = pictures
+
+    async def files(self, rendered: Rendered) -> list[discord.File]:
+        if rendered.game is None or not rendered.pictures:
+            return []
+        return await self.pictures.files(rendered.game, rendered.pictures)
+
+    async def show(
+        self,
+        interaction: discord.Interaction[Any],
+        rendered: Rendered,
+        note: str | None = None,
+        *,
+        ephemeral: bool = True,
+    ) -> discord.Message | None:
+        """A new message answering the interaction (a reply, or a followup once deferred)."""
+        kwargs = rendered.message(note) | {"files": await self.files(rendered)}
+        if interaction.response.is_done():
+            if kwargs.get("content") is None:
+                kwargs.pop("content", None)
+            message: discord.Message = await interaction.followup.send(
+                ephemeral=ephemeral, wait=True, **kwargs
+            )
+            return message
+        await interaction.response.send_message(ephemeral=ephemeral, **kwargs)
+        return None
+
+    async def update(self, interaction: discord.Interaction[Any], rendered: Rendered) -> None:
+        """Show ``rendered`` on the clicked message itself."""
+        kwargs = rendered.message() | {"attachments": await self.files(rendered)}
+        if interaction.response.is_done():  # deferred because the move took long
+            await interaction.edit_original_response(**kwargs)
+        else:
+            await interaction.response.edit_message(**kwargs)
 
     async def reply(
         self, interaction: discord.Interaction[Any], text: str | None, **kwargs: Any
@@ -108,8 +148,7 @@ class Replies:
                 interaction, "The game hasn't started yet — your hand comes at the start."
             )
             return
-        embed, view, _ = self.screens.private_payload(s, uid)
-        await self.reply(interaction, None, embed=embed, view=sendable(view))
+        await self.show(interaction, self.screens.private_payload(s, uid))
 
     async def send_fresh_view(
         self, interaction: discord.Interaction[Any], session_id: int, seat: str
@@ -117,11 +156,10 @@ class Replies:
         note = f"⚠️ {StaleVersion().message}"
         s = await self.service.load(session_id)
         if seat != "t" and s.state is not None and s.player(str(interaction.user.id)):
-            embed, view, _ = self.screens.private_payload(s, str(interaction.user.id))
-            embeds = [embed]
+            rendered = self.screens.private_payload(s, str(interaction.user.id), note=note)
         else:
-            embeds, view, _ = await self.screens.table_payload(s)
-        await self.reply(interaction, note, embeds=embeds, view=sendable(view))
+            rendered = await self.screens.table_payload(s)
+        await self.show(interaction, rendered, note)
 
     async def check_dms(self, interaction: discord.Interaction[Any], s: Session) -> None:
         """At join: make sure secrets can reach the player by DM; if not, say what to do."""

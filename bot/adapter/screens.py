@@ -6,14 +6,25 @@ nothing about the rules.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+from typing import Any
+
 import discord
 
 from bot.adapter.items import Items
-from bot.adapter.render import content_digest, embed_of, game_view, merged_controls
+from bot.adapter.pictures import PictureRef
+from bot.adapter.render import (
+    content_digest,
+    embed_of,
+    game_view,
+    layout_view,
+    merged_controls,
+    sendable,
+)
 from bot.core.options import describe_options, lobby_option_controls
 from bot.core.sessions import Session, SessionService
 from bot.core.store import SessionStatus
-from games.engine import PrivatePanel
+from games.engine import Game, PrivatePanel
 from games.presentation import Panel, PanelField, Select
 
 DM_CLOSED_HELP = (
@@ -23,8 +34,33 @@ DM_CLOSED_HELP = (
 )
 COFFEE = 0xC8814B
 
-# A table message: its embeds, its view (None: no components) and a digest of what it shows.
-TablePayload = tuple[list[discord.Embed], discord.ui.View | None, str]
+
+@dataclass
+class Rendered:
+    """One message as Discord will show it: embeds and a view, or a Components V2 layout;
+    the pictures it attaches; a digest that changes with anything it shows."""
+
+    embeds: list[discord.Embed]
+    view: discord.ui.View | discord.ui.LayoutView | None
+    digest: str
+    game: Game[Any, Any] | None = None
+    pictures: list[PictureRef] = field(default_factory=list)
+    panel: Panel | None = None  # a private panel: the one its controls come from
+
+    @property
+    def v2(self) -> bool:
+        return isinstance(self.view, discord.ui.LayoutView)
+
+    def message(self, note: str | None = None) -> dict[str, Any]:
+        """Keyword arguments for send / edit (files come apart). A V2 message has no content
+        or embeds: a note then goes first in its own text."""
+        if self.v2:
+            return {"view": self.view}
+        return {"content": note, "embeds": self.embeds, "view": sendable(self.view)}
+
+
+# Kept for the type of what /game new answers with.
+TablePayload = Rendered
 
 
 class Screens:
@@ -108,13 +144,13 @@ class Screens:
             if s.status is SessionStatus.LOBBY:
                 lobby_embed, lobby_view = self.lobby_payload(s)
                 digest = content_digest(Panel(title="lobby"), extra=repr(lobby_embed.to_dict()))
-                return [lobby_embed], lobby_view, digest
+                return Rendered([lobby_embed], lobby_view, digest)
             closed = discord.Embed(
                 title=f"☕ {s.game.title} — lobby closed",
                 description="This lobby was abandoned before the game started. "
                 "`/game new` opens another.",
             )
-            return [closed], None, content_digest(Panel(title="closed"))
+            return Rendered([closed], None, content_digest(Panel(title="closed")))
         game, names = s.game, s.names()
         panels = game.table(s.state)
         extra: list[PanelField] = []
@@ -142,11 +178,14 @@ class Screens:
             )
         last = len(panels) - 1
         embeds = [
-            embed_of(
+            with_image(
+                embed_of(
+                    panel,
+                    names,
+                    footer=f"Game #{s.id}" if i == last else "",
+                    extra_fields=extra if i == last else None,
+                ),
                 panel,
-                names,
-                footer=f"Game #{s.id}" if i == last else "",
-                extra_fields=extra if i == last else None,
             )
             for i, panel in enumerate(panels)
         ]
@@ -162,12 +201,11 @@ class Screens:
             extra=buttons,
         )
         digest = content_digest(*panels, extra=repr([f.model_dump() for f in extra]))
-        return embeds, view, digest
+        pictures = [PictureRef.of(p.image) for p in panels if p.image is not None]
+        return Rendered(embeds, view, digest, game, pictures)
 
     # -- a player's private panel ----------------------------------------------------------------
-    def private_payload(
-        self, s: Session, user_id: str
-    ) -> tuple[discord.Embed, discord.ui.View | None, Panel]:
+    def private_payload(self, s: Session, user_id: str, note: str = "") -> Rendered:
         assert s.state is not None
         player = s.player(user_id)
         assert player is not None
@@ -175,22 +213,53 @@ class Screens:
         if s.status is not SessionStatus.ACTIVE:
             panel = panel.model_copy(update={"controls": []})
         where = f"<#{s.row.channel_id}>"
-        embed = embed_of(panel, s.names(), footer=f"{s.game.title} · game #{s.id}")
+        footer = f"{s.game.title} · game #{s.id}"
+        pictures = [PictureRef.of(panel.image)] if panel.image is not None else []
+        digest = content_digest(panel)
+        seat = str(player.seat)
+        if panel.layout == "components":
+            if note:
+                shown = panel.model_copy(update={"description": f"{note}\n\n{panel.description}"})
+            else:
+                shown = panel
+            view = layout_view(
+                shown,
+                s.names(),
+                session_id=s.id,
+                seat=seat,
+                items=self.items,
+                footer=f"Your private view · table in {where} · {footer}",
+            )
+            return Rendered([], view, digest, s.game, pictures, panel)
+        embed = with_image(embed_of(panel, s.names(), footer=footer), panel)
         embed.description = (
             embed.description or ""
         ) + f"\n\n-# Your private view · table in {where}"
-        view = game_view(panel, s.names(), session_id=s.id, seat=str(player.seat), items=self.items)
-        return embed, view, panel
+        classic = game_view(panel, s.names(), session_id=s.id, seat=seat, items=self.items)
+        return Rendered([embed], classic, digest, s.game, pictures, panel)
 
     @staticmethod
-    def closed_step_embed(s: Session) -> discord.Embed:
+    def closed_step(s: Session, *, v2: bool) -> Rendered:
+        """What a private message of a step that is over shows (its controls gone)."""
         where = f"<#{s.row.channel_id}>"
-        return discord.Embed(
-            title=f"✅ {s.game.title} — done here",
-            description=f"That step is over: the table in {where} shows what happened, and your "
-            "next view is in a newer message.",
-            colour=0x7A9E7E,
+        title = f"✅ {s.game.title} — done here"
+        text = (
+            f"That step is over: the table in {where} shows what happened, and your next view "
+            "is in a newer message."
         )
+        if v2:
+            view = discord.ui.LayoutView(timeout=None)
+            view.add_item(discord.ui.TextDisplay(f"### {title}\n{text}"))
+            return Rendered([], view, "closed", s.game)
+        return Rendered(
+            [discord.Embed(title=title, description=text, colour=0x7A9E7E)], None, "closed"
+        )
+
+
+def with_image(embed: discord.Embed, panel: Panel) -> discord.Embed:
+    if panel.image is not None:
+        embed.set_image(url=f"attachment://{panel.image.name}")
+    return embed
 
 
 def _button(

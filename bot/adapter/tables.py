@@ -21,8 +21,9 @@ from functools import partial
 import discord
 
 from bot.adapter.messenger import ChannelGone, Failure, Messenger, failure_of
-from bot.adapter.render import content_digest, embed_of, mention_line, names_in, sendable
-from bot.adapter.screens import DM_CLOSED_HELP, Screens
+from bot.adapter.pictures import Pictures, Shown, shown_after
+from bot.adapter.render import embed_of, mention_line, names_in
+from bot.adapter.screens import DM_CLOSED_HELP, Rendered, Screens
 from bot.core.errors import UserError
 from bot.core.sessions import Session, SessionService
 from bot.core.store import CHANNEL, PostRow, SessionStatus
@@ -50,11 +51,14 @@ class TableSync:
         service: SessionService,
         screens: Screens,
         messenger: Messenger,
+        pictures: Pictures,
         table_edit_interval: float,
     ) -> None:
         self.service = service
         self.screens = screens
         self.messenger = messenger
+        self.pictures = pictures
+        self._shown: dict[int, Shown] = {}  # the pictures each message shows, by message id
         self.table_edit_interval = table_edit_interval
         self._dirty: set[int] = set()
         self._workers: dict[int, asyncio.Task[None]] = {}
@@ -183,8 +187,8 @@ class TableSync:
         message_id = s.row.table_message_id
         if message_id is None or s.row.channel_id in self._gone_channels:
             return
-        embeds, view, digest = await self.screens.table_payload(s)
-        if self._table_digests.get(s.id) == digest:
+        table = await self.screens.table_payload(s)
+        if self._table_digests.get(s.id) == table.digest:
             return
         interval = self.table_edit_interval
         wait = self._table_edited_at.get(s.id, -interval) + interval - time.monotonic()
@@ -194,7 +198,7 @@ class TableSync:
             return
         self._table_edited_at[s.id] = time.monotonic()
         try:
-            await self.messenger.edit(s.row.channel_id, message_id, embeds=embeds, view=view)
+            await self._edit(s.row.channel_id, message_id, table)
         except Exception as exc:
             failure = failure_of(exc)
             if failure is Failure.GONE:
@@ -204,10 +208,38 @@ class TableSync:
                 raise
             # The table message was deleted: post a new one so the game stays playable.
             new = await self.messenger.send(
-                s.row.channel_id, f"table:{s.id}:{message_id}", embeds=embeds, view=sendable(view)
+                s.row.channel_id,
+                f"table:{s.id}:{message_id}",
+                files=await self._files(table),
+                **table.message(),
+            )
+            self._shown[new.id] = shown_after(
+                table.pictures, [dict(a.to_dict()) for a in new.attachments]
             )
             await self.service.record_table_message(s.id, new.id)
-        self._table_digests[s.id] = digest
+        self._table_digests[s.id] = table.digest
+
+    async def _files(self, rendered: Rendered) -> list[discord.File]:
+        if rendered.game is None or not rendered.pictures:
+            return []
+        return await self.pictures.files(rendered.game, rendered.pictures)
+
+    async def _edit(self, channel_id: int, message_id: int, rendered: Rendered) -> None:
+        """Edit a message to show ``rendered``, uploading only the pictures that changed."""
+        attachments = None
+        if rendered.game is not None and (rendered.pictures or message_id in self._shown):
+            attachments = await self.pictures.attachments(
+                rendered.game, rendered.pictures, self._shown.get(message_id)
+            )
+        data = await self.messenger.edit(
+            channel_id,
+            message_id,
+            embeds=None if rendered.v2 else rendered.embeds,
+            view=rendered.view,
+            attachments=attachments,
+        )
+        if attachments is not None:
+            self._shown[message_id] = shown_after(rendered.pictures, data.get("attachments", []))
 
     # -- the outbox ------------------------------------------------------------------------------
     async def _flush_outbox(self, where: Where) -> None:
@@ -278,8 +310,9 @@ class TableSync:
     async def _sync_dm(self, s: Session, user_id: str) -> None:
         player = s.player(user_id)
         assert player is not None
-        embed, view, panel = self.screens.private_payload(s, user_id)
-        digest = content_digest(panel)
+        rendered = self.screens.private_payload(s, user_id)
+        panel, digest = rendered.panel, rendered.digest
+        assert panel is not None
         if player.dm_digest == digest and player.dm_stamp == panel.stamp:
             return
         # A new step (e.g. the next round's menu) is a new message, which notifies the player;
@@ -294,12 +327,11 @@ class TableSync:
             and self._dm_controls.get((s.id, user_id), True)
         ):
             with contextlib.suppress(discord.HTTPException):  # close the old step's controls
-                await self.messenger.edit(
-                    channel_id, message_id, embeds=[self.screens.closed_step_embed(s)], view=None
-                )
+                closed = self.screens.closed_step(s, v2=rendered.v2)
+                await self._edit(channel_id, message_id, closed)
         if channel_id and message_id and not new_message:
             try:
-                await self.messenger.edit(channel_id, message_id, embeds=[embed], view=view)
+                await self._edit(channel_id, message_id, rendered)
             except Exception as exc:
                 if failure_of(exc) is Failure.RETRY:
                     raise
@@ -317,11 +349,13 @@ class TableSync:
                 return
         if not active and player.dm_message_id is None:
             return  # nothing to tell by DM once the game is over
+        kwargs = rendered.message()
+        kwargs.pop("content", None)
         sent = await self.messenger.send_dm(
             user_id,
             f"dm:{s.id}:{user_id}:{panel.stamp}:{message_id}",
-            embed=embed,
-            view=sendable(view),
+            files=await self._files(rendered),
+            **kwargs,
         )
         self._dm_controls[(s.id, user_id)] = sent is not None and bool(panel.controls)
         if sent is None:
@@ -336,6 +370,9 @@ class TableSync:
                 s.id, user_id, channel_id=None, message_id=None, stamp=panel.stamp, digest=digest
             )
             return
+        self._shown[sent.id] = shown_after(
+            rendered.pictures, [dict(a.to_dict()) for a in sent.attachments]
+        )
         await self.service.record_dm(
             s.id,
             user_id,

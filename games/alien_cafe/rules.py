@@ -1,6 +1,14 @@
-"""Alien Café's rules: setup, legality (with friendly refusals), moves and the round cycle."""
+"""Alien Café's rules: setup, moves and the round cycle (legality is in legality.py).
+
+Copy-on-write: ``apply_action`` never mutates the state it is given. It builds the new state with
+:func:`~games.alien_cafe.state.evolve`, sharing every list, dict and seat the move leaves alone, so
+no container of a state may be changed in place once the state exists.
+"""
 
 from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
 
 from games.alien_cafe.actions import (
     Action,
@@ -11,12 +19,17 @@ from games.alien_cafe.actions import (
     HoldAction,
     LevelAction,
     MoveAction,
+    OfferAction,
     PlaceAction,
+    RequestAction,
     TakeBackAction,
+    WithdrawAction,
 )
+from games.alien_cafe.announce import opening, round_results, round_start
+from games.alien_cafe.catalogue import BAG_NAME, BLUE_BAG, RED_BAG, SPECIALS, TILES
+from games.alien_cafe.catalogue import LEVELS as SPECIAL_LEVELS
 from games.alien_cafe.scoring import score
 from games.alien_cafe.state import (
-    CELLS,
     DEAL_ALIENS,
     DEAL_ORDERS,
     LOSSES_ALLOWED,
@@ -27,13 +40,11 @@ from games.alien_cafe.state import (
     AlienCafeState,
     RoundResult,
     Seat,
+    TrayRecord,
+    evolve,
 )
-from games.alien_cafe.text import round_results, round_start
-from games.alien_cafe.tiles import BLUE_BAG, LEVELS, RED_BAG, SPECIALS, TILES, TYPES, type_icon
-from games.presentation import Announcement, player
+from games.presentation import player
 from games.rng import Rng
-
-BAG_NAME = {"red": "red bag 👽", "blue": "blue bag 🍽️"}
 
 
 def setup(players: list[str], options: AlienCafeOptions, seed: int) -> AlienCafeState:
@@ -42,11 +53,11 @@ def setup(players: list[str], options: AlienCafeOptions, seed: int) -> AlienCafe
     rng.shuffle(red)
     rng.shuffle(blue)
     piles = []
-    for level in LEVELS:
+    for level in SPECIAL_LEVELS:
         pile = list(SPECIALS[level])
         rng.shuffle(pile)
         piles.append(pile)
-    state = AlienCafeState(
+    return AlienCafeState(
         players=list(players),
         rng=rng,
         options=options,
@@ -54,263 +65,222 @@ def setup(players: list[str], options: AlienCafeOptions, seed: int) -> AlienCafe
         blue=blue,
         piles=piles,
         seats={p: Seat() for p in players},
+        announcements=[opening()],
     )
-    state.announcements.append(
-        Announcement(
-            title="🛸 Alien Café is open!",
-            description=(
-                "Round 1: everyone picks a level (0–4) in their DM, then the service starts. "
-                f"The table wins at {WINS_NEEDED} successful services and loses at "
-                f"{LOSSES_ALLOWED} failed ones."
-            ),
-            ping=list(players),
-        )
-    )
-    return state
 
 
-def active_players(state: AlienCafeState) -> set[str]:
-    if state.phase == "levels":
-        return {p for p in state.players if not state.seats[p].ready}
-    if state.phase == "service":
-        return {p for p in state.players if not state.seats[p].done}
-    return set()
-
-
-def where(seat: Seat, tile_id: str | None) -> str:
-    """ "hand", "tray" or "" for a tile id relative to one seat."""
-    if tile_id is None:
-        return ""
-    if tile_id in seat.hand:
-        return "hand"
-    if tile_id in seat.tray:
-        return "tray"
-    return ""
-
-
-def problem(state: AlienCafeState, pid: str, action: Action) -> str | None:
-    """Why ``action`` is refused now, or None when it is legal."""
-    if state.phase == "over":
-        return "This game is over."
-    seat = state.seats.get(pid)
-    if seat is None:
-        return "You're not seated at this table."
-    if isinstance(action, LevelAction):
-        if state.phase != "levels":
-            return "Levels are picked before the service — this round's service is on."
-        if seat.ready:
-            return f"You're ready at level {seat.level}; waiting for the others."
-        if not 0 <= action.level <= 4:
-            return "Pick a level from 0 to 4."
-        return None
-    if state.phase != "service":
-        return "The service hasn't started yet — pick your level first."
-    if seat.done:
-        return "You're done for this round — your tray is locked until the scoring."
-    if isinstance(action, HoldAction):
-        if action.tile is not None and not where(seat, action.tile):
-            return "That tile isn't in your hand or on your tray."
-        return None
-    if isinstance(action, PlaceAction):
-        if action.tile in seat.tray:
-            return "That tile is already on your tray — move it instead."
-        if action.tile not in seat.hand:
-            return "That tile isn't in your hand."
-        if not 0 <= action.cell < CELLS:
-            return "There is no such cell."
-        if seat.tray[action.cell] is not None:
-            return "That cell is taken — pick an empty one (or pick its tile up first)."
-        return None
-    if isinstance(action, MoveAction):
-        if action.tile not in seat.tray:
-            return "That tile isn't on your tray."
-        if not 0 <= action.cell < CELLS:
-            return "There is no such cell."
-        if seat.tray[action.cell] == action.tile:
-            return "That tile is already there."
-        return None
-    if isinstance(action, TakeBackAction):
-        if action.tile not in seat.tray:
-            return "That tile isn't on your tray."
-        return None
-    if isinstance(action, DrawAction):
-        bag = state.red if action.bag == "red" else state.blue
-        if not bag:
-            other = "blue" if action.bag == "red" else "red"
-            other_bag = state.blue if action.bag == "red" else state.red
-            hint = f" — try the {BAG_NAME[other]}." if other_bag else "; both bags are empty."
-            return f"The {BAG_NAME[action.bag]} is empty{hint}"
-        return None
-    if isinstance(action, GiveAction):
-        if action.tile not in seat.hand:
-            return "You can only give a tile from your hand."
-        if TILES[action.tile].special:
-            return "Special tiles can't be given to other players."
-        if action.to == pid:
-            return "That tile is already yours."
-        if action.to not in state.seats:
-            return "That player isn't at this table."
-        if state.seats[action.to].done:
-            return f"{player(action.to)} is already done — their tray is locked."
-        return None
-    if isinstance(action, DeclareAction):
-        if action.tile not in seat.tray or not TILES[action.tile].joker:
-            return "You can only declare a Joker that is on your tray."
-        current = seat.declared.get(action.tile)
-        if action.as_type == "auto":
-            return "That Joker is already automatic." if current is None else None
-        if current == action.as_type:
-            return f"That Joker already counts as {type_icon(action.as_type)}."
-        return None
-    if isinstance(action, DoneAction):
-        return None
-    return "That isn't a move this game knows."
-
-
-def legal_actions(state: AlienCafeState, pid: str) -> list[Action]:
-    if pid not in active_players(state):
-        return []
-    seat = state.seats[pid]
-    if state.phase == "levels":
-        return [LevelAction(level=level) for level in range(5)]
-    out: list[Action] = [HoldAction(tile=None)]
-    placed = [t for t in seat.tray if t is not None]
-    out += [HoldAction(tile=t) for t in seat.hand + placed]
-    empty = [c for c in range(CELLS) if seat.tray[c] is None]
-    out += [PlaceAction(tile=t, cell=c) for t in seat.hand for c in empty]
-    for cell, tid in enumerate(seat.tray):
-        if tid is not None:
-            out += [MoveAction(tile=tid, cell=c) for c in range(CELLS) if c != cell]
-    out += [TakeBackAction(tile=t) for t in placed]
-    out += [DrawAction(bag="red")] if state.red else []
-    out += [DrawAction(bag="blue")] if state.blue else []
-    others = [p for p in state.players if p != pid and not state.seats[p].done]
-    out += [GiveAction(tile=t, to=p) for t in seat.hand if not TILES[t].special for p in others]
-    for tid in placed:
-        if TILES[tid].joker:
-            current = seat.declared.get(tid)
-            out += [DeclareAction(tile=tid, as_type=t) for t in TYPES if t != current]
-            if current is not None:
-                out.append(DeclareAction(tile=tid, as_type="auto"))
-    out.append(DoneAction())
-    return out
+# -- moves -----------------------------------------------------------------------------------------
+def _with_seat(state: AlienCafeState, pid: str, seat: Seat) -> AlienCafeState:
+    seats = state.seats.copy()
+    seats[pid] = seat
+    return evolve(state, seats=seats)
 
 
 def apply_action(state: AlienCafeState, pid: str, action: Action) -> AlienCafeState:
-    seat = state.seats[pid]
-    if isinstance(action, LevelAction):
-        seat.level = action.level
-        seat.ready = True
-        if all(s.ready for s in state.seats.values()):
-            start_service(state)
-        return state
-    seat.note = ""
-    if isinstance(action, HoldAction):
-        seat.held = action.tile
-    elif isinstance(action, PlaceAction):
-        seat.hand.remove(action.tile)
-        seat.tray[action.cell] = action.tile
-        seat.held = None
-    elif isinstance(action, MoveAction):
-        old = seat.tray.index(action.tile)
-        seat.tray[old], seat.tray[action.cell] = seat.tray[action.cell], action.tile
-        seat.held = None
-    elif isinstance(action, TakeBackAction):
-        seat.tray[seat.tray.index(action.tile)] = None
-        seat.hand.append(action.tile)
-        seat.declared.pop(action.tile, None)
-        seat.held = None
-    elif isinstance(action, DrawAction):
-        bag = state.red if action.bag == "red" else state.blue
-        tid = bag.pop()
-        seat.hand.append(tid)
-        seat.held = tid
-        seat.note = f"You drew {TILES[tid].label} from the {BAG_NAME[action.bag]}."
-    elif isinstance(action, GiveAction):
-        seat.hand.remove(action.tile)
-        if seat.held == action.tile:
-            seat.held = None
-        receiver = state.seats[action.to]
-        receiver.hand.append(action.tile)
-        label = TILES[action.tile].label
-        seat.note = f"You gave {label} to {player(action.to)}."
-        receiver.note = f"🎁 {player(pid)} gave you {label}."
-    elif isinstance(action, DeclareAction):
-        if action.as_type == "auto":
-            seat.declared.pop(action.tile, None)
-        else:
-            seat.declared[action.tile] = action.as_type
-    elif isinstance(action, DoneAction):
-        seat.done = True
-        seat.held = None
-        if all(s.done for s in state.seats.values()):
-            end_round(state)
+    own = _OWN_MOVES.get(action.type)
+    if own is not None:
+        return _with_seat(state, pid, own(state.seats[pid], action))
+    return _TABLE_MOVES[action.type](state, pid, action)
+
+
+def _level(state: AlienCafeState, pid: str, action: LevelAction) -> AlienCafeState:
+    state = _with_seat(state, pid, evolve(state.seats[pid], level=action.level, ready=True))
+    if all(s.ready for s in state.seats.values()):
+        state = start_service(state)
     return state
 
 
-def start_service(state: AlienCafeState) -> None:
+def _draw(state: AlienCafeState, pid: str, action: DrawAction) -> AlienCafeState:
+    seat = state.seats[pid]
+    bag = state.red if action.bag == "red" else state.blue
+    tid = bag[-1]
+    drawn = evolve(
+        seat,
+        hand=[*seat.hand, tid],
+        held=tid,
+        note=f"You drew {TILES[tid].label} from the {BAG_NAME[action.bag]}.",
+    )
+    state = evolve(state, **{action.bag: bag[:-1]})
+    return _with_seat(state, pid, drawn)
+
+
+def _done(state: AlienCafeState, pid: str, action: DoneAction) -> AlienCafeState:
+    seat = evolve(state.seats[pid], done=True, held=None, note="", request=None, offer=None)
+    state = _with_seat(state, pid, seat)
+    if all(s.done for s in state.seats.values()):
+        state = end_round(state)
+    return state
+
+
+# Moves that change only the mover's own seat.
+def _hold(seat: Seat, action: HoldAction) -> Seat:
+    return evolve(seat, held=action.tile, note="")
+
+
+def _place(seat: Seat, action: PlaceAction) -> Seat:
+    hand = list(seat.hand)
+    hand.remove(action.tile)
+    tray = list(seat.tray)
+    tray[action.cell] = action.tile
+    offer = None if seat.offer == action.tile else seat.offer
+    return evolve(seat, hand=hand, tray=tray, held=None, note="", offer=offer)
+
+
+def _move(seat: Seat, action: MoveAction) -> Seat:
+    tray = list(seat.tray)
+    old = tray.index(action.tile)
+    tray[old], tray[action.cell] = tray[action.cell], action.tile
+    return evolve(seat, tray=tray, held=None, note="")
+
+
+def _take_back(seat: Seat, action: TakeBackAction) -> Seat:
+    tray = list(seat.tray)
+    tray[tray.index(action.tile)] = None
+    declared = seat.declared
+    if action.tile in declared:
+        declared = {t: d for t, d in declared.items() if t != action.tile}
+    return evolve(
+        seat, tray=tray, hand=[*seat.hand, action.tile], declared=declared, held=None, note=""
+    )
+
+
+def _declare(seat: Seat, action: DeclareAction) -> Seat:
+    declared = {t: d for t, d in seat.declared.items() if t != action.tile}
+    if action.as_type != "auto":
+        declared[action.tile] = action.as_type
+    return evolve(seat, declared=declared, note="")
+
+
+def _request(seat: Seat, action: RequestAction) -> Seat:
+    return evolve(seat, request=action.want, note="")
+
+
+def _offer(seat: Seat, action: OfferAction) -> Seat:
+    return evolve(seat, offer=action.tile, note="")
+
+
+def _withdraw(seat: Seat, action: WithdrawAction) -> Seat:
+    return evolve(seat, note="", **{action.what: None})
+
+
+def _give(state: AlienCafeState, pid: str, action: GiveAction) -> AlienCafeState:
+    seat, receiver = state.seats[pid], state.seats[action.to]
+    tid = action.tile
+    label = TILES[tid].label
+    hand = list(seat.hand)
+    hand.remove(tid)
+    giver = evolve(
+        seat,
+        hand=hand,
+        held=None if seat.held == tid else seat.held,
+        offer=None if seat.offer == tid else seat.offer,
+        note=f"You gave {label} to {player(action.to)}.",
+    )
+    met = receiver.request is not None and TILES[tid].type == receiver.request
+    got = evolve(
+        receiver,
+        hand=[*receiver.hand, tid],
+        request=None if met else receiver.request,
+        note=f"🎁 {player(pid)} gave you {label}.",
+    )
+    seats = state.seats.copy()
+    seats[pid], seats[action.to] = giver, got
+    return evolve(state, seats=seats)
+
+
+# -- the round cycle -------------------------------------------------------------------------------
+def start_service(state: AlienCafeState) -> AlienCafeState:
     """Deal special tiles (one per level up to each player's level) and 3 + 3 tiles each."""
+    red, blue = list(state.red), list(state.blue)
+    piles = [list(p) for p in state.piles]
+    seats = {}
     for pid in state.players:
         seat = state.seats[pid]
+        hand: list[str] = []
+        house: list[str] = []
         for level in range(1, seat.level + 1):
-            pile = state.piles[level - 1]
-            if not pile:
-                continue
-            tid = pile.pop()
-            (seat.house if TILES[tid].kind == "house" else seat.hand).append(tid)
-        for _ in range(DEAL_ALIENS):
-            if state.red:
-                seat.hand.append(state.red.pop())
-        for _ in range(DEAL_ORDERS):
-            if state.blue:
-                seat.hand.append(state.blue.pop())
-    state.phase = "service"
-    state.announcements.append(round_start(state))
+            pile = piles[level - 1]
+            if pile:
+                tid = pile.pop()
+                (house if TILES[tid].kind == "house" else hand).append(tid)
+        hand += [red.pop() for _ in range(min(DEAL_ALIENS, len(red)))]
+        hand += [blue.pop() for _ in range(min(DEAL_ORDERS, len(blue)))]
+        seats[pid] = evolve(seat, hand=hand, house=house)
+    state = evolve(state, red=red, blue=blue, piles=piles, seats=seats, phase="service")
+    return evolve(state, announcements=[*state.announcements, round_start(state)])
 
 
-def end_round(state: AlienCafeState) -> None:
+def end_round(state: AlienCafeState) -> AlienCafeState:
     """Score every tray, announce, put the tiles back and start the next round (or end)."""
     evaluations = {}
+    records = {}
     for pid in state.players:
         seat = state.seats[pid]
-        evaluations[pid] = score(seat.tray, seat.house, len(seat.hand), seat.declared)
+        ev = score(seat.tray, seat.house, len(seat.hand), seat.declared)
+        evaluations[pid] = ev
+        records[pid] = TrayRecord(
+            tray=seat.tray, jokers=ev.declarations, house=seat.house, in_hand=len(seat.hand)
+        )
     scores = {pid: e.total for pid, e in evaluations.items()}
-    success = all(s >= TARGET for s in scores.values())
     result = RoundResult(
         round=state.round,
         scores=scores,
         levels={p: state.seats[p].level for p in state.players},
-        success=success,
+        success=all(s >= TARGET for s in scores.values()),
     )
-    state.results.append(result)
+    results = [*state.results, result]
+    successes = sum(1 for r in results if r.success)
     over = (
-        state.successes >= WINS_NEEDED
-        or state.failures >= LOSSES_ALLOWED
+        successes >= WINS_NEEDED
+        or len(results) - successes >= LOSSES_ALLOWED
         or state.round >= MAX_ROUNDS
     )
-    state.announcements.extend(round_results(state, evaluations, result, over))
-    _return_tiles(state)
-    if over:
-        state.phase = "over"
-    else:
-        state.round += 1
-        state.phase = "levels"
+    state = evolve(state, results=results, last_trays=records)
+    news = round_results(state, evaluations, result, over)
+    state = _return_tiles(state)
+    return evolve(
+        state,
+        announcements=[*state.announcements, *news],
+        phase="over" if over else "levels",
+        round=state.round if over else state.round + 1,
+    )
 
 
-def _return_tiles(state: AlienCafeState) -> None:
+def _return_tiles(state: AlienCafeState) -> AlienCafeState:
+    red, blue = list(state.red), list(state.blue)
+    piles = [list(p) for p in state.piles]
     for seat in state.seats.values():
-        tiles = seat.hand + [t for t in seat.tray if t is not None] + seat.house
-        for tid in tiles:
+        for tid in [*seat.hand, *(t for t in seat.tray if t is not None), *seat.house]:
             t = TILES[tid]
             if t.level:
-                state.piles[t.level - 1].append(tid)
+                piles[t.level - 1].append(tid)
             elif t.kind == "alien":
-                state.red.append(tid)
+                red.append(tid)
             else:
-                state.blue.append(tid)
-        seat.hand, seat.tray, seat.house = [], [None] * CELLS, []
-        seat.held, seat.declared, seat.done, seat.ready, seat.note = None, {}, False, False, ""
-    state.rng.shuffle(state.red)
-    state.rng.shuffle(state.blue)
-    for pile in state.piles:
-        state.rng.shuffle(pile)
+                blue.append(tid)
+    rng = state.rng.model_copy()
+    rng.shuffle(red)
+    rng.shuffle(blue)
+    for pile in piles:
+        rng.shuffle(pile)
+    seats = {pid: Seat(level=seat.level) for pid, seat in state.seats.items()}
+    return evolve(state, red=red, blue=blue, piles=piles, seats=seats, rng=rng)
+
+
+# Dispatch by the action's type (quicker than a chain of isinstance checks on a hot path).
+_OWN_MOVES: dict[str, Callable[[Seat, Any], Seat]] = {
+    "hold": _hold,
+    "place": _place,
+    "move": _move,
+    "take_back": _take_back,
+    "declare": _declare,
+    "request": _request,
+    "offer": _offer,
+    "withdraw": _withdraw,
+}
+_TABLE_MOVES: dict[str, Callable[[AlienCafeState, str, Any], AlienCafeState]] = {
+    "level": _level,
+    "draw": _draw,
+    "give": _give,
+    "done": _done,
+}

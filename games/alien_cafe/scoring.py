@@ -14,10 +14,24 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from games.alien_cafe.tiles import CATEGORIES, COLOURS, TILES, TYPES, Cond, TileType, kind_of
-
-SIDE = 4
-CELLS = SIDE * SIDE
+from games.alien_cafe.catalogue import (
+    CATEGORIES,
+    COLOURS,
+    TILES,
+    TYPES,
+    Cond,
+    TileType,
+    kind_of,
+)
+from games.alien_cafe.state import (
+    CELLS,
+    MAX_ROUNDS,
+    SIDE,
+    WINS_NEEDED,
+    AlienCafeState,
+)
+from games.engine import Outcome
+from games.presentation import player
 
 
 def _neighbours(cell: int) -> tuple[int, ...]:
@@ -256,3 +270,46 @@ def _solve_group(
 
     search(0, 0, len(specs))
     return best, best_points
+
+
+# -- the outcome -----------------------------------------------------------------------------------
+def final_summary(state: AlienCafeState) -> list[str]:
+    won = state.successes >= WINS_NEEDED
+    rounds = len(state.results)
+    lines = [
+        (
+            f"The table won with {state.successes} successful services in {rounds} rounds."
+            if won
+            else f"The table lost: {state.failures} failed services in {rounds} rounds "
+            f"(only {state.successes} succeeded; {WINS_NEEDED} were needed, at most {MAX_ROUNDS} "
+            "rounds)."
+        )
+    ]
+    for r in state.results:
+        scores = ", ".join(f"{player(p)} {s}" for p, s in r.scores.items())
+        lines.append(f"Round {r.round}: {'✅' if r.success else '❌'} {scores}")
+    return lines
+
+
+def progress(state: AlienCafeState) -> list[dict[str, int]]:
+    """The table's running points (everyone's together) after each service, oldest first."""
+    out: list[dict[str, int]] = []
+    running = 0
+    for r in state.results:
+        running += sum(r.scores.values())
+        out.append({"table": running})
+    return out
+
+
+def outcome(state: AlienCafeState) -> Outcome | None:
+    if state.phase != "over":
+        return None
+    won = state.successes >= WINS_NEEDED
+    scores = {p: sum(r.scores.get(p, 0) for r in state.results) for p in state.players}
+    return Outcome(
+        scores=scores,
+        winners=list(state.players) if won else [],
+        cooperative=True,
+        summary=final_summary(state),
+        progress=progress(state),
+    )

@@ -1,13 +1,14 @@
-"""Options and state of an Alien Café table."""
+"""Options and state of an Alien Café table, and the copy-on-write helper the rules build with."""
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal, TypeVar
 
-from pydantic import BaseModel, Field, JsonValue
+from pydantic import BaseModel, Field
 
-from games.alien_cafe.tiles import TileType
+from games.alien_cafe.catalogue import TileType
 from games.engine import GameState
+from games.kit import MINUTE, timer_field
 
 CELLS = 16
 SIDE = 4
@@ -18,35 +19,14 @@ LOSSES_ALLOWED = 3
 DEAL_ALIENS = 3
 DEAL_ORDERS = 3
 
-TIME_CHOICES: dict[str, JsonValue] = {
-    "1 minute": 60,
-    "2 minutes": 120,
-    "3 minutes (the hourglass)": 180,
-    "5 minutes": 300,
-    "10 minutes": 600,
-    "30 minutes": 1800,
-    "1 hour": 3600,
-    "24 hours": 86400,
-    "7 days": 604800,
-}
-
 Phase = Literal["levels", "service", "over"]
 
 
 class AlienCafeOptions(BaseModel):
-    round_time: int = Field(
-        180,
-        ge=60,
-        le=604800,
-        description="How long each service lasts (the round timer).",
-        json_schema_extra={"choices": TIME_CHOICES},
-    )
-    level_time: int = Field(
-        86400,
-        ge=60,
-        le=604800,
-        description="Time to pick a level before each round; then your previous level is kept.",
-        json_schema_extra={"choices": TIME_CHOICES},
+    round_time: int = timer_field(3 * MINUTE, "How long each service lasts (the round timer).")
+    level_time: int = timer_field(
+        2 * MINUTE,
+        "Time to pick a level before each round; then your previous level is kept.",
     )
 
 
@@ -60,12 +40,14 @@ class Seat(BaseModel):
     level: int = 0  # the level chosen for this round (kept as the default for the next one)
     ready: bool = False  # level confirmed (levels phase)
     hand: list[str] = Field(default_factory=list)
-    tray: list[str | None] = Field(default_factory=lambda: _empty_tray())  # row-major 4×4
+    tray: list[str | None] = Field(default_factory=_empty_tray)  # row-major 4×4
     house: list[str] = Field(default_factory=list)  # House Rule tiles: never placed, never in hand
     held: str | None = None  # the UI cursor: a tile of this player's hand or tray
     declared: dict[str, TileType] = Field(default_factory=dict)  # explicit Joker declarations
     done: bool = False
     note: str = ""  # the last private event worth telling this player (no tile ids)
+    request: TileType | None = None  # "need 🟢👽", shown on the table until met or withdrawn
+    offer: str | None = None  # a hand tile offered to the others (the table shows its type only)
 
 
 class RoundResult(BaseModel):
@@ -73,6 +55,16 @@ class RoundResult(BaseModel):
     scores: dict[str, int]
     levels: dict[str, int]
     success: bool
+
+
+class TrayRecord(BaseModel):
+    """One player's tray as the last service ended (for the results picture; not in views, since
+    the tiles went back to the bags)."""
+
+    tray: list[str | None]
+    jokers: dict[str, TileType] = Field(default_factory=dict)  # every placed Joker's final type
+    house: list[str] = Field(default_factory=list)
+    in_hand: int = 0
 
 
 class AlienCafeState(GameState):
@@ -84,6 +76,7 @@ class AlienCafeState(GameState):
     piles: list[list[str]]  # face-down special tiles, piles[0] = level 1 … piles[3] = level 4
     seats: dict[str, Seat]
     results: list[RoundResult] = Field(default_factory=list)
+    last_trays: dict[str, TrayRecord] = Field(default_factory=dict)  # the last service's trays
 
     @property
     def successes(self) -> int:
@@ -92,3 +85,29 @@ class AlienCafeState(GameState):
     @property
     def failures(self) -> int:
         return sum(1 for r in self.results if not r.success)
+
+
+M = TypeVar("M", bound=BaseModel)
+_new = object.__new__
+_set = object.__setattr__
+# Per model class: every field name. A copy-on-write model counts all its fields as set, and
+# these sets are shared safely: pydantic only ever adds a field name to them, and every name is
+# in already.
+_ALL_FIELDS: dict[type[BaseModel], set[str]] = {}
+
+
+def _all_fields(cls: type[BaseModel]) -> set[str]:
+    fields = _ALL_FIELDS[cls] = set(cls.model_fields)
+    return fields
+
+
+def evolve(model: M, **changes: Any) -> M:
+    """A shallow copy of ``model`` with ``changes`` (no validation): the new model shares every
+    unchanged field with the old one, so neither may ever be mutated in place afterwards."""
+    cls = model.__class__
+    new = _new(cls)
+    _set(new, "__dict__", {**model.__dict__, **changes})
+    _set(new, "__pydantic_fields_set__", _ALL_FIELDS.get(cls) or _all_fields(cls))
+    _set(new, "__pydantic_extra__", model.__pydantic_extra__)
+    _set(new, "__pydantic_private__", model.__pydantic_private__)
+    return new

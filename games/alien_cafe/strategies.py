@@ -20,9 +20,9 @@ from games.alien_cafe.actions import (
     PlaceAction,
     TakeBackAction,
 )
+from games.alien_cafe.catalogue import COLOURS, TILES
 from games.alien_cafe.scoring import NEIGHBOURS, score
 from games.alien_cafe.state import CELLS, TARGET, AlienCafeState, Seat
-from games.alien_cafe.tiles import COLOURS, TILES
 from games.engine import Strategy
 from games.rng import Rng
 

@@ -1,19 +1,33 @@
 """Alien Café in Discord, end to end: the real bot, through discord.py, against the emulator.
 
-Every move is made by clicking the components of a player's DM: the 4×4 tray of cell buttons
-(with one control per row: Draw 👽, Draw 🍽️, Take back / Put down, Done) and the row-4 select
-(hold a hand tile, give the held tile, take back, declare a Joker). The engine's greedy waiter
-decides *what* to do; the test turns each decision into the clicks a player would make.
+Every move is made by tapping the components of a player's DM, a Components V2 message: a
+container holding the panel's text and its action rows. Rows 0–3 are the 4×4 tray (4 cell buttons
+each) plus one side button per row (Draw 👽, Draw 🍽️, ↩️ Take back while a tray tile is held,
+✅ Done); row 4 the hand's faces as buttons (tap to hold, tap the held one to put it down); then
+what to do with the held tile (🎁 give it, 📣 offer it) or, with nothing held, an "Ask the table"
+select; last, a select with the rest of a large hand. The engine's greedy waiter decides *what*
+to do; the test turns each decision into the taps a player would make.
+
+The emulator's ``Message.buttons()`` / ``selects()`` / ``find_component()`` walk nested components
+(containers, action rows), so the harness's ``controls()`` and ``press()`` work on V2 messages as
+they are; only the row layout (which cell is where) needs :func:`action_rows` below.
+
+A bot bug (see the # BUG: test at the end) makes every tap on a V2 DM look forged to the bot's
+``on_interaction``; an autouse fixture works around it for every other test.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
 
+import discord
 import pytest
 
+from bot.app import CafeBot
 from bot.core.store import TimerRow
 from emulator import EmulatorError, InteractionResult, Message
 from games.alien_cafe.actions import (
@@ -26,22 +40,72 @@ from games.alien_cafe.actions import (
     PlaceAction,
     TakeBackAction,
 )
+from games.alien_cafe.catalogue import TILES, TYPES
+from games.alien_cafe.picture import draw, results_spec
 from games.alien_cafe.scoring import score
 from games.alien_cafe.state import TARGET, AlienCafeState
 from games.alien_cafe.strategies import greedy_action
-from games.alien_cafe.tiles import TILES
-from tests.e2e.harness import World, ephemeral_text, open_game, world
+from games.alien_cafe.words import offer_words, type_words
+from tests.e2e.harness import (
+    Control,
+    World,
+    controls,
+    ephemeral_text,
+    open_game,
+    press,
+    state_of,
+    world,
+)
 
 GAME = "alien-cafe"
 FINAL = re.compile(r"🏆 The table wins —|💥 The café closes —")
 RESULTS = re.compile(r"Round (\d) — the service (succeeded ✅|failed ❌)")
+COMPONENTS_V2 = 1 << 15
+CONTAINER, ACTION_ROW, BUTTON, TEXT_DISPLAY = 17, 1, 2, 10
+POSTS = "📣 Requests & offers"
+ASK = "📣 Ask the table for a tile…"
+
+
+# -- a bot bug worked around for every test but the one that shows it ------------------------------
+def _walk(components: Iterable[Any]) -> Iterator[Any]:
+    """discord.py's components of a message, nested ones included (containers, rows, sections)."""
+    for component in components:
+        yield component
+        yield from _walk(getattr(component, "children", None) or [])
+        accessory = getattr(component, "accessory", None)
+        if accessory is not None:
+            yield from _walk([accessory])
+
+
+_BOTS_ON_INTERACTION = CafeBot.on_interaction
+
+
+async def _on_interaction_seeing_v2(self: CafeBot, interaction: discord.Interaction[Any]) -> None:
+    """The bot's own ``on_interaction``, except that a control nested in a V2 container counts
+    as on the message (the DynamicItem answers it). Harmless once bot/app.py is fixed."""
+    data: dict[str, Any] = dict(interaction.data or {})
+    message = interaction.message
+    if interaction.type is discord.InteractionType.component and message is not None:
+        wanted = (str(data.get("custom_id", "")), data.get("component_type"))
+        for component in _walk(message.components):
+            if (getattr(component, "custom_id", None), component.type.value) == wanted:
+                return
+    await _BOTS_ON_INTERACTION(self, interaction)
+
+
+@pytest.fixture(autouse=True)
+def _clicks_on_v2_dms_reach_only_their_control(
+    request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # See test_a_tap_on_a_v2_dm_is_answered_by_its_control_alone (# BUG:): without this, every
+    # tap on a V2 DM also gets "That control isn't on this message any more.".
+    if request.node.name != "test_a_tap_on_a_v2_dm_is_answered_by_its_control_alone":
+        monkeypatch.setattr(CafeBot, "on_interaction", _on_interaction_seeing_v2)
 
 
 # -- reading ---------------------------------------------------------------------------------------
 async def game_state(w: World) -> AlienCafeState:
-    session = await w.running.service.load(1)
-    assert session.state is not None
-    return cast(AlienCafeState, session.state)
+    return cast(AlienCafeState, await state_of(w.running))
 
 
 async def deadline(w: World) -> TimerRow:
@@ -50,37 +114,93 @@ async def deadline(w: World) -> TimerRow:
     return timers[0]
 
 
-def rows(message: Message) -> list[list[dict[str, Any]]]:
-    """The message's action rows, each a list of its components."""
-    return [list(row.get("components") or []) for row in message.components]
+def action_rows(message: Message) -> list[list[dict[str, Any]]]:
+    """The message's action rows (nested in a V2 container or not), each a list of its
+    components."""
+    return [list(c.get("components") or []) for c in message.all_components() if c.get("type") == 1]
 
 
-def cell_id(message: Message, cell: int) -> str:
-    """custom_id of the tray cell button ``cell`` (0–15, row-major) on a service DM."""
-    button = rows(message)[cell // 4][cell % 4]
-    assert button["type"] == 2
-    return str(button["custom_id"])
+@dataclass
+class TrayPanel:
+    """A service DM's controls, by place: 16 cells (row-major), the side buttons of rows 0–3,
+    the hand's buttons, the held tile's (or the request's) row, the rest of the hand."""
+
+    message: Message
+    cells: list[dict[str, Any]]
+    side: list[dict[str, Any]]
+    hand: list[dict[str, Any]] = field(default_factory=list)
+    context: list[dict[str, Any]] = field(default_factory=list)
+    more: dict[str, Any] | None = None
+
+    def labels(self, components: list[dict[str, Any]]) -> list[str]:
+        return [str(c.get("label") or c.get("placeholder")) for c in components]
+
+
+def tray_panel(message: Message) -> TrayPanel:
+    rows = action_rows(message)
+    assert len(rows) >= 4, f"a service DM starts with the tray's 4 rows: {message.current_text()}"
+    for row in rows[:4]:
+        assert all(c["type"] == BUTTON for c in row) and 4 <= len(row) <= 5, row
+    panel = TrayPanel(
+        message, [c for r in rows[:4] for c in r[:4]], [c for r in rows[:4] for c in r[4:]]
+    )
+    for row in rows[4:]:
+        if row[0]["type"] != BUTTON:
+            assert len(row) == 1, "a select is alone in its row"
+            if str(row[0].get("placeholder")).startswith("✋"):
+                assert panel.more is None
+                panel.more = row[0]
+            else:
+                assert not panel.context
+                panel.context = row
+        elif str(row[0].get("label")).startswith(("🎁", "📣")):
+            assert not panel.context
+            panel.context = row
+        else:
+            assert not panel.hand and not panel.context and panel.more is None, "row 4 is the hand"
+            panel.hand = row
+    return panel
+
+
+def as_control(message: Message, component: dict[str, Any]) -> Control:
+    assert component["type"] == BUTTON and not component.get("disabled"), component
+    return Control(message.id, str(component.get("label") or ""), str(component["custom_id"]))
+
+
+def cell(message: Message, n: int) -> Control:
+    """The tray cell ``n`` (0–15, row-major) of a service DM, as a control to press."""
+    return as_control(message, tray_panel(message).cells[n])
 
 
 def cell_labels(message: Message) -> list[str]:
-    return [str(rows(message)[c // 4][c % 4].get("label")) for c in range(16)]
+    return [str(c.get("label")) for c in tray_panel(message).cells]
 
 
-def the_select(message: Message) -> tuple[str, list[tuple[str, str]]]:
-    selects = message.selects()
-    assert len(selects) == 1, f"one select on the panel, got {selects}"
-    return selects[0]
+def labelled(message: Message, label: str) -> Control:
+    """The one enabled control (a button, or a select's option) labelled exactly ``label``."""
+    found = [c for c in controls(message) if c.label == label]
+    assert len(found) == 1, f"one {label!r} on the message: {[c.label for c in controls(message)]}"
+    return found[0]
 
 
-def option_value(message: Message, wanted: str, *, exact_hold: bool = False) -> str:
-    _, options = the_select(message)
-    for label, value in options:
-        if exact_hold:
-            if label == wanted or label.startswith(wanted + " ×"):
-                return value
-        elif wanted in label:
-            return value
-    raise AssertionError(f"no option {wanted!r} in {[label for label, _ in options]}")
+def labels(message: Message) -> list[str]:
+    return [c.label for c in controls(message)]
+
+
+def hand_control(message: Message, face: str) -> Control:
+    """The hand button (or the large hand's select option) that holds a tile of ``face``."""
+    panel = tray_panel(message)
+    for button in panel.hand:
+        label = str(button.get("label"))
+        if label == face or label.startswith(face + " ×"):
+            return as_control(message, button)
+    wanted = f"Hold {face}"
+    for control in controls(message):
+        if control.value is not None and (
+            control.label == wanted or control.label.startswith(wanted + " ×")
+        ):
+            return control
+    raise AssertionError(f"no hand control for {face!r}: {labels(message)}")
 
 
 def service_dm(w: World, user: int) -> Message:
@@ -97,88 +217,94 @@ def over(w: World) -> bool:
     return any(FINAL.search(t) for t in w.channel_texts())
 
 
-# -- clicking --------------------------------------------------------------------------------------
-async def press(w: World, user: int, message: Message, custom_id: str) -> InteractionResult:
-    result = await w.emu.click(user, message.id, custom_id)
-    # A DM is acknowledged (deferred update) and then edited by the bot; an ephemeral copy is
-    # edited by the response itself.
+def table_fields(w: World, table_id: int | None = None) -> dict[str, str]:
+    """The table message's fields: name → value."""
+    table = w.emu.get_message(table_id) if table_id else w.table_message()
+    return {str(f["name"]): str(f["value"]) for f in table.embeds[0].get("fields") or []}
+
+
+def progress(w: World) -> dict[str, tuple[str, str, str]]:
+    """Each player's field on the table during a service: name → (level, status, value)."""
+    out = {}
+    for name, value in table_fields(w).items():
+        parts = name.split(" · ")
+        if len(parts) == 3 and parts[1].startswith("L"):
+            out[parts[0]] = (parts[1], parts[2], value)
+    return out
+
+
+def dm_edits(w: World, message: Message) -> int:
+    """How many times the bot edited ``message`` (REST calls, refused ones included)."""
+    path = f"/channels/{message.channel_id}/messages/{message.id}"
+    return sum(1 for call in w.emu.rest_calls if call.method == "PATCH" and call.path == path)
+
+
+# -- tapping ---------------------------------------------------------------------------------------
+async def tap(w: World, user: int, control: Control) -> InteractionResult:
+    """``user`` taps ``control``; the bot shows the result (a DM is acknowledged and edited by
+    the bot; an ephemeral copy is edited by the response itself)."""
+    message = w.emu.get_message(control.message_id)
+    result = await press(w.emu, user, control)
     expected = 7 if message.ephemeral_to else 6
-    assert result.type == expected, f"a click got {result.type}: {_said(result)}"
+    said = result.message.current_text()[:300] if result.message else ""
+    assert result.type == expected, f"a tap on {control.label!r} got {result.type}: {said}"
     await w.settle()
     return result
 
 
-async def pick(
-    w: World, user: int, message: Message, wanted: str, *, exact_hold: bool = False
-) -> InteractionResult:
-    current = w.emu.get_message(message.id)
-    custom_id, _ = the_select(current)
-    value = option_value(current, wanted, exact_hold=exact_hold)
-    result = await w.emu.select(user, message.id, custom_id, [value])
-    expected = 7 if message.ephemeral_to else 6
-    assert result.type == expected, f"a pick got {result.type}: {_said(result)}"
-    await w.settle()
-    return result
+async def tap_label(w: World, user: int, message: Message, label: str) -> InteractionResult:
+    return await tap(w, user, labelled(w.emu.get_message(message.id), label))
 
 
-def _said(result: InteractionResult) -> str:
-    return result.message.current_text()[:300] if result.message else ""
+async def tap_cell(w: World, user: int, message: Message, n: int) -> InteractionResult:
+    return await tap(w, user, cell(w.emu.get_message(message.id), n))
 
 
 async def hold(w: World, user: int, message: Message, tile: str) -> None:
-    """Make ``tile`` (or, from the hand, a tile with the same face) the held tile, by clicking."""
+    """Make ``tile`` (or, from the hand, a tile with the same face) the held tile, by tapping."""
     seat = (await game_state(w)).seats[str(user)]
-    label = TILES[tile].label
+    face = TILES[tile].label
     if tile in seat.tray:
         if seat.held == tile:
             return
         if seat.held is not None and seat.held in seat.tray:
-            # Holding another tray tile: clicking this one would swap them. Put it down first.
-            current = w.emu.get_message(message.id)
-            await press(w, user, current, cell_id(current, seat.tray.index(seat.held)))
-        current = w.emu.get_message(message.id)
-        await press(w, user, current, cell_id(current, seat.tray.index(tile)))
+            # Holding another tray tile: tapping this one would swap them. Put it down first.
+            await tap_cell(w, user, message, seat.tray.index(seat.held))
+        await tap_cell(w, user, message, seat.tray.index(tile))
     else:
         assert tile in seat.hand
-        if seat.held in seat.hand and TILES[seat.held].label == label:
+        if seat.held in seat.hand and TILES[seat.held].label == face:
             return
-        await pick(w, user, message, f"Hold {label}", exact_hold=True)
+        await tap(w, user, hand_control(w.emu.get_message(message.id), face))
     held = (await game_state(w)).seats[str(user)].held
-    assert held is not None and TILES[held].label == label
+    assert held is not None and TILES[held].label == face
 
 
 async def perform(w: World, user: int, message: Message, action: Action) -> None:
-    """Make the move ``action`` in ``user``'s DM ``message`` by clicking what a player clicks."""
+    """Make the move ``action`` in ``user``'s DM ``message`` by tapping what a player taps."""
     if isinstance(action, LevelAction):
-        current = w.emu.get_message(message.id)
         seat = (await game_state(w)).seats[str(user)]
-        if action.level == seat.level:
-            await press(w, user, current, current.button(f"Keep level {seat.level}"))
-        else:
-            await pick(w, user, current, f"Level {action.level}")
+        keep = action.level == seat.level
+        await tap_label(
+            w, user, message, f"Keep level {seat.level}" if keep else f"Level {action.level}"
+        )
         return
     if isinstance(action, (PlaceAction, MoveAction)):
         await hold(w, user, message, action.tile)
-        current = w.emu.get_message(message.id)
-        await press(w, user, current, cell_id(current, action.cell))
+        await tap_cell(w, user, message, action.cell)
     elif isinstance(action, TakeBackAction):
         await hold(w, user, message, action.tile)
-        current = w.emu.get_message(message.id)
-        await press(w, user, current, current.button("Take back"))
+        await tap_label(w, user, message, "↩️ Take back")
     elif isinstance(action, GiveAction):
         await hold(w, user, message, action.tile)
         name = (await w.running.service.load(1)).names()[action.to]
-        await pick(w, user, message, f"to {name}")
+        await tap_label(w, user, message, f"🎁 {name}")
     elif isinstance(action, DrawAction):
-        current = w.emu.get_message(message.id)
-        await press(
-            w, user, current, current.button("Draw 👽" if action.bag == "red" else "Draw 🍽️")
-        )
+        await tap_label(w, user, message, "Draw 👽" if action.bag == "red" else "Draw 🍽️")
     elif isinstance(action, DoneAction):
-        current = w.emu.get_message(message.id)
-        await press(w, user, current, current.button("Done"))
+        await tap_label(w, user, message, "✅ Done")
     else:  # pragma: no cover - the greedy waiter never declares
-        raise AssertionError(f"no clicks for {action!r}")
+        raise AssertionError(f"no taps for {action!r}")
 
 
 async def pick_levels(w: World, levels: dict[int, int]) -> None:
@@ -188,13 +314,18 @@ async def pick_levels(w: World, levels: dict[int, int]) -> None:
         await perform(w, user, message, LevelAction(level=level))
 
 
+async def start_service(w: World, levels: dict[int, int] | None = None) -> None:
+    await pick_levels(w, levels or dict.fromkeys(w.users, 0))
+    assert (await game_state(w)).phase == "service"
+
+
 Trays = dict[int, list[str | None]]
 
 
 async def play_greedily(
     w: World, messages: dict[int, Message] | None = None, *, limit: int = 200
 ) -> Trays:
-    """Each player in turn makes the greedy waiter's next move by clicking, until all are done.
+    """Each player in turn makes the greedy waiter's next move by tapping, until all are done.
 
     Returns each player's tray as it was locked when they pressed Done."""
     messages = messages or {u: service_dm(w, u) for u in w.users}
@@ -214,6 +345,7 @@ async def play_greedily(
     raise AssertionError("the service did not end")
 
 
+# -- checking --------------------------------------------------------------------------------------
 def results_message(w: World, round_number: int) -> Message:
     found = [
         m
@@ -226,57 +358,123 @@ def results_message(w: World, round_number: int) -> Message:
     return w.emu.get_message(found[0].id)
 
 
-def check_results(
-    w: World, round_number: int, trays: Trays, scores: dict[str, int], success: bool
-) -> None:
-    """The channel shows every tray with each tile marked, each total and the verdict."""
+async def check_results(w: World, round_number: int, trays: Trays) -> None:
+    """The channel shows every tray as a grid with each tile marked, each total and level, and
+    the verdict; the announcement pings nobody."""
+    state = await game_state(w)
+    result = state.results[round_number - 1]
+    names = (await w.running.service.load(1)).names()
     message = results_message(w, round_number)
+    assert not message.content, "announcements ping nobody"
     embed = message.embeds[0]
-    verdict = "succeeded ✅" if success else "failed ❌"
+    verdict = "succeeded ✅" if result.success else "failed ❌"
     assert embed["title"].endswith(f"the service {verdict}")
+    assert result.success == all(s >= TARGET for s in result.scores.values())
     fields = embed["fields"]
     assert len(fields) == len(w.users)
-    for user, field in zip(w.users, fields, strict=True):
+    for user, shown in zip(w.users, fields, strict=True):
         pid = str(user)
-        ok = "✅" if scores[pid] >= TARGET else "❌"
-        assert field["name"].startswith(f"{ok} ")
-        assert f"— {scores[pid]} points" in field["name"]
-        grid = field["value"].split("\n")[:4]
+        total = result.scores[pid]
+        ok = "✅" if total >= TARGET else "❌"
+        assert shown["name"] == f"{ok} {names[pid]} — {total} points · L{result.levels[pid]}"
+        lines = shown["value"].split("\n")
+        assert lines[-1].endswith(f"→ **{total}**"), lines[-1]
         tray = trays.get(user, [None] * 16)
+        if not any(tray):
+            assert len(lines) == 1, "no grid for an empty tray"
+            continue
+        assert len(lines) == 5, lines
         ev = score(tray, [], 0, {})
         for row in range(4):
-            cells = grid[row].split("  ")
-            cells[0] = cells[0].split(" ", 1)[1]  # drop the row number
-            assert len(cells) == 4, grid[row]
+            cells = lines[row].split(" ")
+            assert len(cells) == 4, lines[row]
             for col, text in enumerate(cells):
                 tile = tray[row * 4 + col]
                 if tile is None:
-                    assert text == "▫️"
+                    assert text == "▫️▫️"
                 elif TILES[tile].joker:
-                    assert text.startswith("🃏")
+                    assert text.endswith("🃏"), text
                 else:
-                    assert text.startswith(TILES[tile].icon)
-                    assert text.endswith("✅" if ev.marks[row * 4 + col] == 1 else "❌"), text
-        assert field["value"].endswith(f"→ **{scores[pid]}**")
+                    mark = {1: "✅", -1: "❌"}.get(ev.marks[row * 4 + col] or 0, "▫️")
+                    assert text == TILES[tile].symbol + mark, (text, tile)
 
 
-def check_service_layout(message: Message) -> None:
-    """The DM tray: a 4×4 grid of cell buttons, one control per row, the select in row 4 —
-    within Discord's 5 action rows and 25 components (the emulator rejects anything else)."""
-    layout = rows(message)
-    assert len(layout) == 5
-    assert sum(len(row) for row in layout) <= 25
-    for row in layout[:4]:
-        assert 4 <= len(row) <= 5 and all(c["type"] == 2 for c in row)
-    assert [c["type"] for c in layout[4]] == [3], "row 4 is the select, alone"
-    labels = [str(c.get("label")) for row in layout[:4] for c in row[4:]]
-    assert any(label.startswith("Draw 👽") for label in labels)
-    assert any(label.startswith("Draw 🍽️") for label in labels)
-    assert "✅ Done" in labels
+async def check_picture(w: World, table_id: int) -> None:
+    """After a service, the table message shows the picture of every tray: its embed image is
+    the attached file, and that file is the picture of the last service (exactly these bytes)."""
+    state = await game_state(w)
+    result = state.results[-1]
+    name = f"service-{result.round}.png"
+    table = w.emu.get_message(table_id)
+    assert [a["filename"] for a in table.attachments] == [name], "only the last service's"
+    attachment = table.attachments[0]
+    verdict = "succeeded" if result.success else "failed"
+    assert str(attachment.get("description")).startswith(f"Round {result.round}: the service")
+    assert verdict in str(attachment.get("description"))
+    assert table.embeds[0]["image"]["url"] == attachment["url"], "the embed shows the attachment"
+    assert table.embed_images() == [attachment["url"]]
+    assert table.file(name) == draw(results_spec(state)), "the picture of these trays"
+    assert table.file(name).startswith(b"\x89PNG")
+    assert w.emu.unresolved_attachments == []
 
 
-# -- 1. a whole game by clicking ---------------------------------------------------------------------
-async def test_a_two_player_game_by_clicking_with_a_give_a_restart_and_a_timer(
+def check_v2(message: Message) -> None:
+    """A Components V2 message: one container with the panel's text first, then action rows."""
+    assert message.flags & COMPONENTS_V2 and not message.content and not message.embeds
+    assert [c["type"] for c in message.components] == [CONTAINER]
+    inner = message.components[0]["components"]
+    assert inner[0]["type"] == TEXT_DISPLAY
+    assert all(c["type"] == ACTION_ROW for c in inner[1:])
+    assert len(message.all_components()) <= 40
+
+
+async def check_service_layout(w: World, user: int, message: Message) -> TrayPanel:
+    """The DM tray as the brief lays it out, for ``user``'s seat as it is now."""
+    state = await game_state(w)
+    pid = str(user)
+    seat = state.seats[pid]
+    names = (await w.running.service.load(1)).names()
+    message = w.emu.get_message(message.id)
+    check_v2(message)
+    panel = tray_panel(message)
+    side = panel.labels(panel.side)
+    rows = action_rows(message)
+    assert [str(c.get("label")) for c in rows[0][4:]] == (["Draw 👽"] if state.red else [])
+    assert [str(c.get("label")) for c in rows[1][4:]] == (["Draw 🍽️"] if state.blue else [])
+    held_on_tray = seat.held is not None and seat.held in seat.tray
+    assert [str(c.get("label")) for c in rows[2][4:]] == (["↩️ Take back"] if held_on_tray else [])
+    assert [str(c.get("label")) for c in rows[3][4:]] == ["✅ Done"], side
+    # Row 4: one button per face, up to 5; the rest in a select.
+    faces: list[str] = []
+    for tid in seat.hand:
+        if TILES[tid].label not in faces:
+            faces.append(TILES[tid].label)
+    shown = [label.split(" ×")[0] for label in panel.labels(panel.hand)]
+    assert shown == faces[:5]
+    if len(faces) > 5:
+        assert panel.more is not None
+        options = [str(o["label"]) for o in panel.more["options"]]
+        assert [o.removeprefix("Hold ").split(" ×")[0] for o in options] == faces[5:30]
+    else:
+        assert panel.more is None
+    # Row 5: what to do with the held hand tile, or a request to the table.
+    others = [names[p] for p in state.players if p != pid and not state.seats[p].done]
+    context = panel.labels(panel.context)
+    held = seat.held
+    multiplayer = len(state.players) > 1
+    if held is not None and held in seat.hand:
+        if TILES[held].special:
+            assert context == []
+        else:
+            offer = ["📣 Withdraw offer" if seat.offer == held else "📣 Offer it"]
+            assert context == [f"🎁 {n}" for n in others] + (offer if multiplayer else [])
+    elif held is None:
+        assert context == ([ASK] if multiplayer else [])
+    return panel
+
+
+# -- 1. a whole game by tapping --------------------------------------------------------------------
+async def test_a_two_player_game_by_tapping_with_a_give_a_restart_and_a_timer(
     tmp_path: Path,
 ) -> None:
     async with world(tmp_path, 2) as w:
@@ -285,20 +483,23 @@ async def test_a_two_player_game_by_clicking_with_a_give_a_restart_and_a_timer(
         async with w.bot_running() as bot:
             table = await open_game(w, GAME)
             assert "Picking levels for round 1" in table.current_text()
+            levels_timer = await deadline(w)
+            assert levels_timer.key == "levels-1"
+            assert abs(levels_timer.due_at - w.clock() - 120) < 5, "the level pick: 2 minutes"
 
-            # Round 1 — each player picks a level in their DM.
+            # Round 1 — each player picks a level in their DM: 5 buttons.
             levels_dm = {u: w.latest_dm(u) for u in w.users}
             for message in levels_dm.values():
+                check_v2(message)
                 assert "round 1: your level" in message.current_text()
-                _, options = the_select(message)
-                assert [label for label, _ in options] == [f"Level {n}" for n in range(5)]
-            await pick(w, alice, levels_dm[alice], "Level 1")
-            assert (
-                "You're ready at **level 1**"
-                in w.emu.get_message(levels_dm[alice].id).current_text()
-            )
+                assert labels(message) == ["Keep level 0"] + [f"Level {n}" for n in range(1, 5)]
+                assert len(action_rows(message)) == 1
+            await tap_label(w, alice, levels_dm[alice], "Level 1")
+            ready = w.emu.get_message(levels_dm[alice].id)
+            assert "You're ready at **level 1**" in ready.current_text()
+            assert not controls(ready), "no more level buttons once ready"
             assert (await game_state(w)).phase == "levels", "Bob has not picked yet"
-            await press(w, bob, levels_dm[bob], levels_dm[bob].button("Keep level 0"))
+            await tap_label(w, bob, levels_dm[bob], "Keep level 0")
             assert any("Round 1 — the service begins" in t for t in w.channel_texts())
             state = await game_state(w)
             assert state.phase == "service"
@@ -307,34 +508,42 @@ async def test_a_two_player_game_by_clicking_with_a_give_a_restart_and_a_timer(
             dm_a, dm_b = service_dm(w, alice), service_dm(w, bob)
             assert dm_a.id != levels_dm[alice].id, "the service tray is a new DM"
             for user, message in ((alice, dm_a), (bob, dm_b)):
-                check_service_layout(message)
+                panel = await check_service_layout(w, user, message)
                 assert cell_labels(message) == ["·"] * 16, "an empty tray"
+                assert all(c.get("disabled") for c in panel.cells), "nothing held: nothing to do"
                 hand = state.seats[str(user)].hand
                 assert f"✋ Hand ({len(hand)})" in message.current_text()
                 assert all(TILES[t].text in message.current_text() for t in hand)
 
-            # Place: pick a hand tile in the select, click an empty cell.
+            # Place: tap a hand tile, tap an empty cell.
             tile = next(t for t in state.seats[a].hand if not TILES[t].special)
             await hold(w, alice, dm_a, tile)
             tile = cast(str, (await game_state(w)).seats[a].held)
-            assert "Holding" in w.emu.get_message(dm_a.id).current_text()
-            await press(w, alice, w.emu.get_message(dm_a.id), cell_id(dm_a, 5))
+            holding = w.emu.get_message(dm_a.id)
+            assert "Holding" in holding.current_text()
+            assert cell_labels(holding) == ["⬇️"] * 16, "every empty cell takes the held tile"
+            await check_service_layout(w, alice, holding)
+            held_button = [
+                b for b in tray_panel(holding).hand if b["label"].startswith(TILES[tile].label)
+            ]
+            assert held_button[0]["style"] == 1, "the held face stands out"
+            await tap_cell(w, alice, dm_a, 5)
             seat = (await game_state(w)).seats[a]
             assert seat.tray[5] == tile and tile not in seat.hand and seat.held is None
             assert cell_labels(w.emu.get_message(dm_a.id))[5].startswith(TILES[tile].label)
-            # Move: click the placed tile (picks it up), click another cell.
-            await press(w, alice, w.emu.get_message(dm_a.id), cell_id(dm_a, 5))
+            # Move: tap the placed tile (picks it up), tap another cell.
+            await tap_cell(w, alice, dm_a, 5)
             assert (await game_state(w)).seats[a].held == tile
-            await press(w, alice, w.emu.get_message(dm_a.id), cell_id(dm_a, 0))
+            await check_service_layout(w, alice, dm_a)  # with ↩️ Take back in row 2
+            await tap_cell(w, alice, dm_a, 0)
             seat = (await game_state(w)).seats[a]
             assert seat.tray[0] == tile and seat.tray[5] is None
-            # Take back: pick it up, press Take back.
-            await press(w, alice, w.emu.get_message(dm_a.id), cell_id(dm_a, 0))
-            current = w.emu.get_message(dm_a.id)
-            await press(w, alice, current, current.button("Take back"))
+            # Take back: pick it up, tap ↩️ Take back.
+            await tap_cell(w, alice, dm_a, 0)
+            await tap_label(w, alice, dm_a, "↩️ Take back")
             seat = (await game_state(w)).seats[a]
             assert seat.tray == [None] * 16 and tile in seat.hand and len(seat.hand) == 7
-            # Draw from both bags.
+            # Draw from both bags: the table shows what is left in each.
             red, blue = len(state.red), len(state.blue)
             await perform(w, alice, dm_a, DrawAction(bag="red"))
             await perform(w, alice, dm_a, DrawAction(bag="blue"))
@@ -343,36 +552,41 @@ async def test_a_two_player_game_by_clicking_with_a_give_a_restart_and_a_timer(
             drawn_alien, drawn_order = state.seats[a].hand[-2:]
             assert drawn_alien.startswith("A") and drawn_order.startswith("O")
             assert "You drew" in w.emu.get_message(dm_a.id).current_text()
-            assert f"Draw 👽 ({red - 1})" in [
-                lbl for lbl, _, _ in w.emu.get_message(dm_a.id).buttons()
-            ]
+            bags = f"👽 Red bag: {red - 1} · 🍽️ Blue bag: {blue - 1}"
+            assert bags in w.table_message().current_text()
             # Give the drawn order to Bob.
             bob_hand = list(state.seats[b].hand)
             await hold(w, alice, dm_a, drawn_order)
             given = cast(str, (await game_state(w)).seats[a].held)
-            await pick(w, alice, dm_a, "to Bob")
+            await tap_label(w, alice, dm_a, "🎁 Bob")
             state = await game_state(w)
             assert given not in state.seats[a].hand, "the tile left Alice's hand"
             assert state.seats[b].hand == [*bob_hand, given], "and reached Bob's"
             assert "You gave" in w.emu.get_message(dm_a.id).current_text()
             assert "🎁 Alice gave you" in w.emu.get_message(dm_b.id).current_text()
-            assert "Give" not in str(w.emu.get_message(dm_b.id).selects())  # nothing held yet
+            assert not any(lbl.startswith("🎁") for lbl in labels(w.emu.get_message(dm_b.id)))
+            await check_service_layout(w, bob, dm_b)  # nothing held: Ask the table
 
-            # Both play on by clicking and press Done: the round ends at once, not at the timer.
+            # Both play on by tapping and press Done: the round ends at once, not at the timer.
             ends_at = await deadline(w)
             trays = await play_greedily(w, {alice: dm_a, bob: dm_b})
             assert ends_at.due_at > w.clock(), "ended before its deadline"
             state = await game_state(w)
             assert state.phase == "levels" and state.round == 2
-            first = state.results[0]
-            check_results(w, 1, trays, first.scores, first.success)
-            assert "done here" in w.emu.get_message(dm_b.id).current_text() or (
-                "done here" in w.emu.get_message(dm_a.id).current_text()
-            )
+            await check_results(w, 1, trays)
+            await check_picture(w, table.id)
+            old = [w.emu.get_message(m.id) for m in (dm_a, dm_b)]
+            assert any("done here" in m.current_text() for m in old), "the last tray is closed"
+            for message in old:
+                assert "done here" in message.current_text() or (
+                    "You're done" in message.current_text()
+                )
+                assert not controls(message), "no controls left on a service that ended"
             assert (await deadline(w)).key == "levels-2"
 
-            # Round 2 — levels kept by clicking, a move or two, then the bot restarts.
+            # Round 2 — levels kept by tapping, a move or two, then the bot restarts.
             await pick_levels(w, {alice: 1, bob: 0})
+            assert not w.emu.get_message(table.id).attachments, "no picture during a service"
             assert "Keep level" not in str(w.latest_dm(alice).buttons())
             dm_a, dm_b = service_dm(w, alice), service_dm(w, bob)
             for _ in range(3):
@@ -387,12 +601,11 @@ async def test_a_two_player_game_by_clicking_with_a_give_a_restart_and_a_timer(
             assert service_dm(w, alice).id == dm_a.id and service_dm(w, bob).id == dm_b.id
             # The DMs sent before the restart still work.
             trays = await play_greedily(w, {alice: dm_a, bob: dm_b})
-            state = await game_state(w)
-            second = state.results[1]
-            check_results(w, 2, trays, second.scores, second.success)
+            await check_results(w, 2, trays)
+            await check_picture(w, table.id)
             assert len(await bot.store.actions(1)) > len(before_restart)
 
-            # Round 3 — nobody clicks anything: the level timer keeps the levels, the round timer
+            # Round 3 — nobody taps anything: the level timer keeps the levels, the round timer
             # ends the service.
             level_deadline = await deadline(w)
             assert level_deadline.key == "levels-3"
@@ -413,12 +626,13 @@ async def test_a_two_player_game_by_clicking_with_a_give_a_restart_and_a_timer(
             third = state.results[2]
             assert not third.success
             assert third.scores == {a: -7, b: -6}, "every tile left in hand scores −1"
-            check_results(w, 3, {}, third.scores, third.success)
+            await check_results(w, 3, {})
+            await check_picture(w, table.id)
             log = await bot.store.actions(1)
             timeouts = [e for e in log if e.source == "timeout"]
             assert len(timeouts) == 4, "2 levels kept + 2 players made done, by the timers"
 
-            # Play on by clicking until the game is over (3 successes, 3 failures or 5 rounds).
+            # Play on by tapping until the game is over (3 successes, 3 failures or 5 rounds).
             while not over(w):
                 state = await game_state(w)
                 await pick_levels(w, {alice: state.seats[a].level, bob: state.seats[b].level})
@@ -437,25 +651,20 @@ async def test_a_two_player_game_by_clicking_with_a_give_a_restart_and_a_timer(
             assert f"in {len(state.results)} rounds" in finals[0]
             assert (outcome.winners == [a, b]) == won
             assert len(results_texts(w)) == len(state.results)
+            for n in range(4, len(state.results) + 1):
+                results_message(w, n)  # each round's results once
             assert await bot.service.replay(1) == session.state
             table = w.emu.get_message(table.id)
+            assert "Alien Café — closed" in table.current_text()
             assert not table.buttons() and not table.selects()
+            await check_picture(w, table.id)  # the last service's picture stays
             assert await bot.store.timers(1) == []
             for user in w.users:
                 last = w.emu.dm_messages(user)[-1]
                 assert "Alien Café — closed" in last.current_text()
                 assert not last.buttons() and not last.selects()
-
-
-async def start_service(w: World, levels: dict[int, int] | None = None) -> None:
-    await pick_levels(w, levels or dict.fromkeys(w.users, 0))
-    assert (await game_state(w)).phase == "service"
-
-
-def progress(w: World) -> dict[str, str]:
-    """The table message's fields: name → value."""
-    message = w.table_message()
-    return {str(f["name"]): str(f["value"]) for f in message.embeds[0]["fields"]}
+            # Announcements and notices ping nobody: every player had their DM.
+            assert not [m.content for m in w.emu.channel_messages(w.channel) if "<@" in m.content]
 
 
 # -- 2. the channel during a service ---------------------------------------------------------------
@@ -470,11 +679,20 @@ async def test_the_table_shows_the_round_timer_and_each_players_progress(tmp_pat
         text = w.table_message().current_text()
         stamps = re.findall(r"<t:(\d+):R>", text)
         assert stamps == [str(int(ends.due_at))], "the round timer is a relative timestamp"
+        assert "🍽️ Service (3 min) — still working: Alice, Bob" in text
         fields = progress(w)
-        assert "🧩 0 placed · ✋ 6 in hand" in fields["Alice · level 0"]
-        assert "⏳ working" in fields["Alice · level 0"]
-        assert "🧩 0 placed · ✋ 7 in hand" in fields["Bob · level 1"]
-        assert fields["⏳ Waiting for"].startswith("Alice, Bob")
+        assert fields["Alice"][:2] == ("L0", "⏳")
+        assert "🧩 0 placed · ✋ 6 in hand" in fields["Alice"][2]
+        assert fields["Bob"][:2] == ("L1", "⏳")
+        assert "🧩 0 placed · ✋ 7 in hand" in fields["Bob"][2]
+        assert table_fields(w)["⏳ Waiting for"].startswith("Alice, Bob\n")
+
+        # Bob holds a tile he could give Alice.
+        dm_b = service_dm(w, bob)
+        gift = next(t for t in (await game_state(w)).seats[str(bob)].hand if t[0] in "AO")
+        await hold(w, bob, dm_b, gift)
+        assert "🎁 Alice" in labels(w.emu.get_message(dm_b.id))
+        bob_versions = len(w.emu.get_message(dm_b.id).history)
 
         # Alice places two tiles and is done; the table follows, the deadline does not move.
         dm = service_dm(w, alice)
@@ -482,14 +700,18 @@ async def test_the_table_shows_the_round_timer_and_each_players_progress(tmp_pat
         await perform(w, alice, dm, PlaceAction(tile=hand[0], cell=0))
         await perform(w, alice, dm, PlaceAction(tile=hand[1], cell=1))
         fields = progress(w)
-        assert "🧩 2 placed · ✋ 4 in hand" in fields["Alice · level 0"]
-        assert "⏳ working" in fields["Alice · level 0"]
+        assert fields["Alice"][:2] == ("L0", "⏳")
+        placed, *grid = fields["Alice"][2].split("\n")
+        assert "🧩 2 placed · ✋ 4 in hand" in placed
+        assert len(grid) == 4 and grid[0].count("▫️▫️") == 2, "her tray, as a grid"
+        assert len(w.emu.get_message(dm_b.id).history) == bob_versions, "Bob's DM stays as it is"
         await perform(w, alice, dm, DoneAction())
         fields = progress(w)
-        assert "🧩 2 placed · ✋ 4 in hand" in fields["Alice · level 0"]
-        assert "✅ done" in fields["Alice · level 0"]
-        assert "⏳ working" in fields["Bob · level 1"]
-        assert fields["⏳ Waiting for"].startswith("Bob\n")
+        assert "🧩 2 placed · ✋ 4 in hand" in fields["Alice"][2]
+        assert fields["Alice"][:2] == ("L0", "✅ done")
+        assert fields["Bob"][:2] == ("L1", "⏳")
+        assert table_fields(w)["⏳ Waiting for"].startswith("Bob\n")
+        assert "still working: Bob" in w.table_message().current_text()
         assert (await deadline(w)) == ends
         assert re.findall(r"<t:(\d+):R>", w.table_message().current_text()) == [
             str(int(ends.due_at))
@@ -498,12 +720,13 @@ async def test_the_table_shows_the_round_timer_and_each_players_progress(tmp_pat
         locked = w.emu.get_message(dm.id)
         assert "You're done" in locked.current_text()
         assert not locked.buttons() and not locked.selects()
-        # Bob's DM shows her progress too, and he can no longer give her anything.
-        bob_dm = service_dm(w, bob)
-        assert "Alice: " in bob_dm.current_text() and "✅ done" in bob_dm.current_text()
-        tile = next(t for t in (await game_state(w)).seats[str(bob)].hand if t[0] in "AO")
-        await hold(w, bob, bob_dm, tile)
-        assert "Give" not in str(w.emu.get_message(bob_dm.id).selects())
+        # Bob's DM shows nobody's progress (the table does), but he can no longer give Alice
+        # anything: the 🎁 button went as she pressed Done.
+        bob_dm = w.emu.get_message(dm_b.id)
+        assert "Alice" not in bob_dm.current_text()
+        assert not any(lbl.startswith("🎁") for lbl in labels(bob_dm))
+        assert "📣 Offer it" in labels(bob_dm)
+        await check_service_layout(w, bob, bob_dm)
 
 
 # -- 3. downtime is given back ----------------------------------------------------------------------
@@ -545,74 +768,92 @@ async def test_forged_stale_and_impossible_clicks_are_refused_and_change_nothing
         alice, bob = w.users
         a = str(alice)
         await open_game(w, GAME)
+        old_step = w.latest_dm(alice)  # the level pick: its controls belong to an earlier step
+        old_key = labelled(old_step, "Level 1").custom_id.split(":")[4]
         await start_service(w)
         dm_a, dm_b = service_dm(w, alice), service_dm(w, bob)
         hand = (await game_state(w)).seats[a].hand
         await perform(w, alice, dm_a, PlaceAction(tile=hand[0], cell=0))
+
+        # A select value that was never offered, or one from an earlier step; a control index
+        # past the panel's end: refused, with the current view.
+        before = await bot.store.actions(1)
+        state_before = await game_state(w)
+        dm_a = w.emu.get_message(dm_a.id)
+        ask = labelled(dm_a, "Need " + type_words(TYPES[0]))
+        for value in ("x; drop", "0123456789", old_key):
+            bad = await w.emu.forge_component(
+                alice, dm_a.id, ask.custom_id, component_type=3, values=[value]
+            )
+            assert "moved on" in ephemeral_text(bad), "refused, with the current view"
+        assert bad.message is not None and bad.message.flags & COMPONENTS_V2
+        beyond = cell(dm_a, 0).custom_id.rsplit(":", 1)[0] + ":39"
+        assert "isn't on this message" in ephemeral_text(
+            await w.emu.forge_component(alice, dm_a.id, beyond)
+        )
+        assert await bot.store.actions(1) == before
+        assert await game_state(w) == state_before
+
         await hold(w, alice, dm_a, hand[1])
         dm_a = w.emu.get_message(dm_a.id)
         assert cell_labels(dm_a)[1] == "⬇️", "an empty cell offers to place the held tile"
         # A private copy of the same panel (as /game hand shows it), taken now.
         copy = await w.emu.slash(alice, w.channel, "game hand")
         assert copy.ephemeral and copy.message is not None
-        assert cell_id(copy.message, 1) == cell_id(dm_a, 1), "the same controls"
+        check_v2(copy.message)
+        assert cell(copy.message, 1).custom_id == cell(dm_a, 1).custom_id, "the same controls"
         before = await bot.store.actions(1)
         state_before = await game_state(w)
 
         # Bob presses Alice's controls: forged onto his own DM, or his own control renamed to
         # her seat — neither is on his message, so the bot refuses before looking at the game.
-        forged = await w.emu.forge_component(bob, dm_b.id, cell_id(dm_a, 1))
+        forged = await w.emu.forge_component(bob, dm_b.id, cell(dm_a, 1).custom_id)
         assert "isn't on this message" in ephemeral_text(forged)
-        parts = cell_id(dm_b, 0).split(":")
-        parts[3] = cell_id(dm_a, 1).split(":")[3]
+        parts = labelled(dm_b, "✅ Done").custom_id.split(":")
+        parts[3] = cell(dm_a, 1).custom_id.split(":")[3]
         seat = await w.emu.forge_component(bob, dm_b.id, ":".join(parts))
         assert "isn't on this message" in ephemeral_text(seat)
-        # A select value that was never offered; a control index past the panel's end.
-        select_id, options = the_select(dm_a)
-        for value in (str(len(options)), "x; drop"):
-            bad = await w.emu.forge_component(
-                alice, dm_a.id, select_id, component_type=3, values=[value]
-            )
-            assert "moved on" in ephemeral_text(bad), "refused, with the current view"
-        beyond = cell_id(dm_a, 0).rsplit(":", 1)[0] + ":24"
-        assert (await w.emu.forge_component(alice, dm_a.id, beyond)).ephemeral
         assert await bot.store.actions(1) == before
         assert await game_state(w) == state_before
 
         # Placing on an occupied cell: Alice places her held tile on cell 1 from her DM; the copy
         # still offers "place on cell 1" — now taken — and is refused with the current view.
-        await press(w, alice, dm_a, cell_id(dm_a, 1))
+        await tap_cell(w, alice, dm_a, 1)
         placed = (await game_state(w)).seats[a].tray[1]
         before = await bot.store.actions(1)
-        taken = await w.emu.click(alice, copy.message.id, cell_id(copy.message, 1))
+        taken = await w.emu.click(alice, copy.message.id, cell(copy.message, 1).custom_id)
         assert "moved on" in ephemeral_text(taken)
-        assert taken.message is not None and len(rows(taken.message)) == 5, "with a fresh view"
+        assert taken.message is not None
+        check_v2(taken.message)
+        assert cell_labels(taken.message)[1] != "⬇️", "with a fresh view"
         assert (await game_state(w)).seats[a].tray[1] == placed
         assert await bot.store.actions(1) == before
-        # Holding a hand tile, a click on an occupied cell never drops it there: it picks the
+        # Holding a hand tile, a tap on an occupied cell never drops it there: it picks the
         # placed tile up instead (no tile moves).
         await hold(w, alice, dm_a, (await game_state(w)).seats[a].hand[0])
-        await press(w, alice, dm_a, cell_id(dm_a, 1))
+        await tap_cell(w, alice, dm_a, 1)
         seat_a = (await game_state(w)).seats[a]
         assert seat_a.held == placed and seat_a.tray[1] == placed and len(seat_a.hand) == 4
-        await press(w, alice, dm_a, cell_id(dm_a, 1))  # put it down again
+        await tap_cell(w, alice, dm_a, 1)  # put it down again
         assert (await game_state(w)).seats[a].held is None
 
         # Drawing from an empty bag: Alice empties the red bag (Bob's copy still shows it).
         red = len((await game_state(w)).red)
         for _ in range(red - 1):
-            current = w.emu.get_message(dm_a.id)
-            await press(w, alice, current, current.button("Draw 👽"))
+            await tap_label(w, alice, dm_a, "Draw 👽")
+        assert "👽 Red bag: 1 ·" in w.table_message().current_text()
         bob_copy = await w.emu.slash(bob, w.channel, "game hand")
         assert bob_copy.message is not None
-        assert "Draw 👽 (1)" in [lbl for lbl, _, _ in bob_copy.message.buttons()]
-        current = w.emu.get_message(dm_a.id)
-        await press(w, alice, current, current.button("Draw 👽 (1)"))
+        assert "Draw 👽" in labels(bob_copy.message)
+        await tap_label(w, alice, dm_a, "Draw 👽")
         assert (await game_state(w)).red == []
+        assert "👽 Red bag: 0 ·" in w.table_message().current_text()
         for message in (dm_a, dm_b):
-            labels = [str(lbl) for lbl, _, _ in w.emu.get_message(message.id).buttons()]
-            assert not any(lbl.startswith("Draw 👽") for lbl in labels), "no draw from an empty bag"
-            assert any(lbl.startswith("Draw 🍽️") for lbl in labels)
+            shown = labels(w.emu.get_message(message.id))
+            assert not any(lbl.startswith("Draw 👽") for lbl in shown), "no draw from an empty bag"
+            assert "Draw 🍽️" in shown
+        await check_service_layout(w, alice, dm_a)  # a large hand: the rest in a select
+        assert tray_panel(w.emu.get_message(dm_a.id)).more is not None
         before = await bot.store.actions(1)
         empty = await w.emu.click(bob, bob_copy.message.id, bob_copy.message.button("Draw 👽"))
         assert "moved on" in ephemeral_text(empty)
@@ -631,11 +872,9 @@ async def test_forged_stale_and_impossible_clicks_are_refused_and_change_nothing
 
 
 # -- 5. round_time from 1 minute to 7 days ------------------------------------------------------------
-@pytest.mark.parametrize(
-    ("seconds", "label", "short"), [(60, "1 minute", "1 min"), (604800, "7 days", "7 days")]
-)
+@pytest.mark.parametrize("seconds,label", [(60, "1 min"), (604800, "7 days")])
 async def test_round_time_from_one_minute_to_seven_days(
-    tmp_path: Path, seconds: int, label: str, short: str
+    tmp_path: Path, seconds: int, label: str
 ) -> None:
     async with world(tmp_path, 1) as w, w.bot_running() as bot:
         host = w.users[0]
@@ -644,7 +883,7 @@ async def test_round_time_from_one_minute_to_seven_days(
         )
         values = [str(c["value"]) for c in offered]
         assert values and all(v.startswith("level_time=") for v in values), values
-        assert {"level_time=1 minute", "level_time=7 days"} <= set(values)
+        assert {"level_time=1 min", "level_time=7 days"} <= set(values)
         typed = await w.emu.autocomplete(
             host, w.channel, "game new", {"game": GAME, "setting": "7 d"}, focused="setting"
         )
@@ -660,8 +899,9 @@ async def test_round_time_from_one_minute_to_seven_days(
         )
         lobby = await result.final()
         assert f"**Round time**: {label}" in lobby.current_text()
-        _, round_times = lobby.selects()[0]
-        assert {"Round time: 1 minute", "Round time: 7 days"} <= {lbl for lbl, _ in round_times}
+        assert f"**Level time**: {label}" in lobby.current_text()
+        round_times = next(opts for cid, opts in lobby.selects() if cid.endswith(":0"))
+        assert {"Round time: 1 min", "Round time: 7 days"} <= {lbl for lbl, _ in round_times}
         session = await bot.service.load(1)
         options = cast(Any, session.options)
         assert (options.round_time, options.level_time) == (seconds, seconds)
@@ -671,12 +911,12 @@ async def test_round_time_from_one_minute_to_seven_days(
         levels = await deadline(w)
         assert levels.key == "levels-1" and abs(levels.due_at - w.clock() - seconds) < 5
         message = w.latest_dm(host)
-        assert f"The service lasts {short}." in message.current_text()
+        assert f"The service lasts {label}." in message.current_text()
         await start_service(w)
         ends = await deadline(w)
         assert ends.key == "service-1" and abs(ends.due_at - w.clock() - seconds) < 5
         assert f"<t:{int(ends.due_at)}:R>" in w.table_message().current_text()
-        assert f"Service in progress ({short})" in w.table_message().current_text()
+        assert f"🍽️ Service ({label})" in w.table_message().current_text()
         # The round ends at its timer, not before.
         w.clock.advance(ends.due_at - w.clock() - 1)
         await w.fire_timers()
@@ -698,21 +938,28 @@ async def test_a_solo_game_starts_and_its_dm_works(tmp_path: Path) -> None:
         hand = state.seats[str(alice)].hand
         assert len(hand) == 8 and sum(TILES[t].special for t in hand) == 2
         dm = service_dm(w, alice)
-        check_service_layout(dm)
+        await check_service_layout(w, alice, dm)  # no "Ask the table": nobody to ask
+        assert not any(lbl.startswith("📣") for lbl in labels(dm))
         special = next(t for t in hand if TILES[t].special)
         await hold(w, alice, dm, special)
-        labels = [lbl for lbl, _ in the_select(w.emu.get_message(dm.id))[1]]
-        assert not any("Give" in lbl for lbl in labels), "nobody to give to (and never a special)"
+        await check_service_layout(w, alice, dm)
+        shown = w.emu.get_message(dm.id)
+        assert "can't be given away" in shown.current_text()
+        assert not any(lbl.startswith(("🎁", "📣")) for lbl in labels(shown)), "never a special"
+        plain = next(t for t in hand if not TILES[t].special)
+        await hold(w, alice, dm, plain)
+        await check_service_layout(w, alice, dm)
+        assert not any(lbl.startswith(("🎁", "📣")) for lbl in labels(w.emu.get_message(dm.id)))
         trays = await play_greedily(w, {alice: dm})
         state = await game_state(w)
         assert state.phase == "levels" and state.round == 2
-        first = state.results[0]
-        check_results(w, 1, trays, first.scores, first.success)
-        assert first.success == (first.scores[str(alice)] >= TARGET)
-        assert "Keep level 2" in str(w.latest_dm(alice).buttons())
+        await check_results(w, 1, trays)
+        await check_picture(w, table.id)
+        assert "Keep level 2" in labels(w.latest_dm(alice))
         assert await bot.service.replay(1) == (await bot.service.load(1)).state
 
 
+# -- 7. an older view still works ------------------------------------------------------------------
 async def test_a_view_outdated_by_someone_elses_move_still_works(tmp_path: Path) -> None:
     """Real-time play: Bob's give changes Alice's panel while she looks at an older copy of it.
     A move that copy offers and that is still on offer is applied; one that is no longer on
@@ -741,10 +988,166 @@ async def test_a_view_outdated_by_someone_elses_move_still_works(tmp_path: Path)
             if t != bob_tile and not t.startswith("X") and faces.count(TILES[t].label) == 1
         )
         copy = w.emu.get_message(old.message.id)  # as the copy shows now, before the give
+        hold_gift = hand_control(copy, TILES[gift].label)
         await perform(w, alice, service_dm(w, alice), GiveAction(tile=gift, to=b))
         before = await bot.store.actions(1)
-        select_id, _ = the_select(copy)
-        value = option_value(copy, f"Hold {TILES[gift].label}", exact_hold=True)
-        stale = await w.emu.select(alice, copy.id, select_id, [value])
+        stale = await press(w.emu, alice, hold_gift)
         assert "moved on" in ephemeral_text(stale)
         assert await bot.store.actions(1) == before
+
+
+# -- 8. two taps, and nobody else's DM moves ---------------------------------------------------------
+async def test_a_tile_is_placed_in_two_taps_and_other_dms_stay_as_they_are(tmp_path: Path) -> None:
+    async with world(tmp_path, 2) as w, w.bot_running():
+        alice, bob = w.users
+        a, b = str(alice), str(bob)
+        await open_game(w, GAME)
+        await start_service(w)
+        dm_a, dm_b = service_dm(w, alice), service_dm(w, bob)
+        bob_before = w.emu.get_message(dm_b.id)
+        bob_text, bob_versions, bob_edits = (
+            bob_before.current_text(),
+            len(bob_before.history),
+            dm_edits(w, bob_before),
+        )
+        alice_edits = dm_edits(w, dm_a)
+
+        # Alice places a tile from her hand: a tap on the tile, a tap on the cell.
+        tile = (await game_state(w)).seats[a].hand[0]
+        taps = len(w.emu.interactions)
+        await tap(w, alice, hand_control(w.emu.get_message(dm_a.id), TILES[tile].label))
+        await tap_cell(w, alice, dm_a, 6)
+        assert len(w.emu.interactions) - taps == 2, "exactly 2 interactions"
+        seat = (await game_state(w)).seats[a]
+        assert seat.tray[6] is not None and TILES[seat.tray[6]].label == TILES[tile].label
+        assert cell_labels(w.emu.get_message(dm_a.id))[6].startswith(TILES[tile].label)
+        assert 1 <= dm_edits(w, dm_a) - alice_edits <= 2, "her DM follows her taps"
+        assert "🧩 1 placed" in progress(w)["Alice"][2], "the table shows her progress"
+
+        # A move, a draw, a place and a request by Alice change Bob's DM 0 times.
+        bob_dms = len(w.emu.dm_messages(bob))
+        await perform(w, alice, dm_a, MoveAction(tile=seat.tray[6], cell=7))
+        await perform(w, alice, dm_a, DrawAction(bag="blue"))
+        await tap_cell(w, alice, dm_a, 6)  # a drawn tile comes held: place it
+        await tap_label(w, alice, dm_a, "Need " + type_words("green"))
+        assert "🧩 2 placed" in progress(w)["Alice"][2]
+        bob_after = w.emu.get_message(dm_b.id)
+        assert dm_edits(w, bob_after) == bob_edits, "no edit of Bob's DM"
+        assert len(bob_after.history) == bob_versions
+        assert bob_after.current_text() == bob_text
+        assert len(w.emu.dm_messages(bob)) == bob_dms, "no new DM either"
+
+        # A give reaches Bob's own hand: now his DM changes.
+        dms = len(w.emu.dm_messages(bob))
+        gift = next(t for t in (await game_state(w)).seats[a].hand if t[0] in "AO")
+        await perform(w, alice, dm_a, GiveAction(tile=gift, to=b))
+        assert dm_edits(w, w.emu.get_message(dm_b.id)) > bob_edits
+        assert "🎁 Alice gave you" in w.emu.get_message(dm_b.id).current_text()
+        assert len(w.emu.dm_messages(bob)) == dms, "an edit, not a new DM"
+
+
+# -- 9. requests and offers ------------------------------------------------------------------------
+async def test_a_request_and_an_offer_show_on_the_table_and_clear_when_met(tmp_path: Path) -> None:
+    async with world(tmp_path, 2) as w, w.bot_running() as bot:
+        alice, bob = w.users
+        a, b = str(alice), str(bob)
+        await open_game(w, GAME)
+        await start_service(w)
+        dm_a, dm_b = service_dm(w, alice), service_dm(w, bob)
+        tile = next(t for t in (await game_state(w)).seats[b].hand if TILES[t].type is not None)
+        want = cast(str, TILES[tile].type)
+        assert POSTS not in table_fields(w)
+
+        # Alice asks the table, from the select of her DM (nothing held).
+        ask = w.emu.get_message(dm_a.id)
+        assert [c.label for c in controls(ask) if c.value is not None] == [
+            "Need " + type_words(t) for t in TYPES
+        ]
+        bob_edits = dm_edits(w, dm_b)
+        await tap_label(w, alice, dm_a, "Need " + type_words(want))
+        assert (await game_state(w)).seats[a].request == want
+        assert table_fields(w)[POSTS] == f"🙋 Alice needs {type_words(want)}"
+        shown = w.emu.get_message(dm_a.id)
+        assert f"📣 On the table: you need {type_words(want)}" in shown.current_text()
+        assert "Withdraw my request" in labels(shown)
+        assert "Need " + type_words(want) not in labels(shown), "asked already"
+        assert dm_edits(w, dm_b) == bob_edits, "Bob sees it on the table, not in his DM"
+
+        # Bob offers the tile she needs: the table shows its type, never which tile it is.
+        await hold(w, bob, dm_b, tile)
+        tile = cast(str, (await game_state(w)).seats[b].held)
+        await tap_label(w, bob, dm_b, "📣 Offer it")
+        assert (await game_state(w)).seats[b].offer == tile
+        assert table_fields(w)[POSTS] == (
+            f"🙋 Alice needs {type_words(want)}\n🎁 Bob has {offer_words(tile)} to give"
+        )
+        assert tile not in w.table_message().text()
+        offered = w.emu.get_message(dm_b.id)
+        assert f"you offer {TILES[tile].label}" in offered.current_text()
+        assert "📣 Withdraw offer" in labels(offered)
+
+        # He gives it to her: the request is met and the offer taken, both leave the table.
+        actions = len(await bot.store.actions(1))
+        await tap_label(w, bob, dm_b, "🎁 Alice")
+        state = await game_state(w)
+        assert tile in state.seats[a].hand
+        assert state.seats[a].request is None and state.seats[b].offer is None
+        assert POSTS not in table_fields(w)
+        assert "On the table" not in w.emu.get_message(dm_a.id).current_text()
+        assert "On the table" not in w.emu.get_message(dm_b.id).current_text()
+        assert len(await bot.store.actions(1)) == actions + 1, "one move did both"
+
+        # A request can also be withdrawn from the DM.
+        await tap_label(w, alice, dm_a, "Need " + type_words(TYPES[-1]))
+        assert "needs" in table_fields(w)[POSTS]
+        await tap_label(w, alice, dm_a, "Withdraw my request")
+        assert POSTS not in table_fields(w)
+        assert (await game_state(w)).seats[a].request is None
+
+
+# -- 10. the results picture -----------------------------------------------------------------------
+async def test_the_table_shows_the_picture_of_every_tray_after_a_service(tmp_path: Path) -> None:
+    async with world(tmp_path, 2) as w, w.bot_running():
+        alice, bob = w.users
+        table = await open_game(w, GAME)
+        assert not table.attachments and not table.embed_images(), "no service yet: no picture"
+        await start_service(w)
+        dm_a, dm_b = service_dm(w, alice), service_dm(w, bob)
+        hand = (await game_state(w)).seats[str(alice)].hand
+        await perform(w, alice, dm_a, PlaceAction(tile=hand[0], cell=5))
+        await perform(w, alice, dm_a, DoneAction())
+        await perform(w, bob, dm_b, DoneAction())
+        assert (await game_state(w)).phase == "levels"
+        await check_picture(w, table.id)
+        picture = w.emu.get_message(table.id).file("service-1.png")
+        # The next service hides it; its end shows the new one, and only that one.
+        await start_service(w)
+        during = w.emu.get_message(table.id)
+        assert not during.attachments and not during.embed_images()
+        await perform(w, alice, service_dm(w, alice), DoneAction())
+        await perform(w, bob, service_dm(w, bob), DoneAction())
+        await check_picture(w, table.id)
+        assert w.emu.get_message(table.id).file("service-2.png") != picture
+        assert w.emu.unresolved_attachments == []
+
+
+# -- the bug ---------------------------------------------------------------------------------------
+# BUG: CafeBot.on_interaction (bot/app.py) looks for the tapped custom_id one level deep only
+# (message.components → row.children). In a Components V2 message the controls sit in action rows
+# inside a container, so every tap on an Alien Café DM is taken for a forged click: the bot answers
+# "⚠️ That control isn't on this message any more." (an ephemeral reply, type 4) while the
+# DynamicItem applies the move in parallel, after the tap was answered, and at times answers it a
+# second time (400 40060 double_ack). The other tests here work around it (the autouse fixture
+# above); this one runs the bot as it is.
+async def test_a_tap_on_a_v2_dm_is_answered_by_its_control_alone(tmp_path: Path) -> None:
+    async with world(tmp_path, 2) as w, w.bot_running() as bot:
+        alice, _ = w.users
+        await open_game(w, GAME)
+        dm = w.latest_dm(alice)
+        result = await press(w.emu, alice, labelled(dm, "Level 1"))
+        await w.emu.wait_until(lambda: "ready at" in w.emu.get_message(dm.id).current_text())
+        seat = (await state_of(bot)).seats[str(alice)]
+        assert seat.ready and seat.level == 1, "the move is applied"
+        errors = [m.current_text() for m in w.emu.ephemerals(alice)]
+        assert not errors, f"a valid tap got an error: {errors}"
+        assert result.type == 6, "a tap on a DM is a deferred update; the bot edits the DM"

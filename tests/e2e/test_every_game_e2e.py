@@ -87,6 +87,10 @@ async def play_to_the_end(
     await bot.tables.idle()
     s = await bot.service.load(sid)
     assert s.status is SessionStatus.FINISHED, f"{game.id} did not finish ({counts})"
+    # Every picture the final table shows is attached to it.
+    final = emu.get_message(table.id)
+    wanted = [p.image.name for p in game.table(s.state) if p.image is not None]
+    assert sorted(final.files) == sorted(wanted), (game.id, sorted(final.files), wanted)
     assert s.outcome() is not None
     assert await bot.service.replay(sid) == s.state, f"{game.id} does not replay"
     return counts
@@ -144,4 +148,5 @@ async def test_every_registered_game_plays_to_its_end_by_random_clicks(tmp_path:
             await bot.tables.idle()
         for gid, counts in zip(REGISTRY, results, strict=True):
             assert counts["clicks"] > 0, f"{gid} was never clicked"
+        assert not emu.unresolved_attachments
         emu.assert_clean()

@@ -26,6 +26,7 @@ CATEGORY_ICON = {"main": "🍔", "dessert": "🍰", "drink": "🥤"}
 CATEGORY_NAME = {"main": "main", "dessert": "dessert", "drink": "drink"}
 KIND_ICON = {"alien": "👽", "order": "🍽️"}
 LEVELS = (1, 2, 3, 4)
+BAG_NAME = {"red": "red bag 👽", "blue": "blue bag 🍽️"}
 TILES_PER_LEVEL = 6
 
 
@@ -38,6 +39,11 @@ def type_icon(tile_type: str) -> str:
     if tile_type in COLOUR_DOT:
         return COLOUR_DOT[tile_type] + "👽"
     return CATEGORY_ICON[tile_type]
+
+
+def type_symbol(tile_type: str) -> str:
+    """One emoji for a type (compact grids): the colour dot for aliens, the dish for orders."""
+    return COLOUR_DOT.get(tile_type) or CATEGORY_ICON[tile_type]
 
 
 def type_name(tile_type: str) -> str:
@@ -65,6 +71,18 @@ class Cond:
         if self.kind == "house":
             return "no " + type_icon(self.target)
         return "any"
+
+    def words(self) -> str:
+        """Plain ASCII words for pictures (the bundled font has no emoji): "wants main"."""
+        if self.kind == "next_to":
+            return f"wants {self.target}"
+        if self.kind == "not_next_to":
+            return f"no {self.target}s near"
+        if self.kind == "at_least":
+            return f"{self.n}+ {self.target}s"
+        if self.kind == "house":
+            return f"no {self.target}"
+        return "any type"
 
     def text(self) -> str:
         if self.kind == "next_to":
@@ -102,6 +120,13 @@ class Tile:
     def label(self) -> str:
         """Short face, e.g. ``🟣👽 ↔🍔``."""
         return f"{self.icon} {self.cond.short()}"
+
+    @property
+    def symbol(self) -> str:
+        """One emoji for compact grids: 🟣 (purple alien), 🍔, 😠, 🃏 …"""
+        if self.type is not None:
+            return type_symbol(self.type)
+        return "🃏" if self.joker else self.icon.removesuffix("👽")
 
     @property
     def text(self) -> str:

@@ -1,0 +1,136 @@
+"""Pictures of boards, drawn by the games (PNG), attached to the messages that show them.
+
+A game draws a picture from its JSON spec (``Game.draw``). Drawing takes milliseconds of CPU, so
+it runs in a thread, off the event loop, and each spec is drawn once (an LRU cache keyed by the
+game and a digest of the spec). A message keeps the attachments whose picture did not change:
+an edit uploads only what changed, and nothing when no picture changed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import io
+import json
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import Any
+
+import discord
+
+from games.engine import Game
+from games.presentation import Picture
+
+
+@dataclass(frozen=True)
+class PictureRef:
+    """A picture a message shows: its file name, alt text and the digest of what it shows."""
+
+    name: str
+    alt: str
+    key: str
+    spec: dict[str, Any] = field(compare=False, hash=False)
+
+    @classmethod
+    def of(cls, picture: Picture) -> PictureRef:
+        key = hashlib.sha1(json.dumps(picture.spec, sort_keys=True).encode()).hexdigest()[:16]
+        return cls(picture.name, picture.alt, key, picture.spec)
+
+
+class KeptAttachment:
+    """An attachment a message already has, kept as it is by an edit."""
+
+    def __init__(self, attachment_id: int) -> None:
+        self.id = attachment_id
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"id": self.id}
+
+
+# What a message shows now: file name → (picture digest, attachment id).
+Shown = dict[str, tuple[str, int]]
+
+
+@dataclass
+class PictureStats:
+    renders: int = 0
+    cache_hits: int = 0
+    bytes_drawn: int = 0
+    seconds_drawing: float = 0.0
+    uploads: int = 0
+    kept: int = 0
+
+
+class Pictures:
+    def __init__(self, capacity: int = 256) -> None:
+        self.capacity = capacity
+        self._cache: OrderedDict[tuple[str, str], bytes] = OrderedDict()
+        self._drawing: dict[tuple[str, str], asyncio.Future[bytes]] = {}
+        self.stats = PictureStats()
+
+    async def png(self, game: Game[Any, Any], ref: PictureRef) -> bytes:
+        cache_key = (game.id, ref.key)
+        cached = self._cache.get(cache_key)
+        if cached is not None:
+            self._cache.move_to_end(cache_key)
+            self.stats.cache_hits += 1
+            return cached
+        pending = self._drawing.get(cache_key)
+        if pending is not None:  # the same picture is being drawn for another message
+            return await asyncio.shield(pending)
+        future: asyncio.Future[bytes] = asyncio.get_running_loop().create_future()
+        self._drawing[cache_key] = future
+        try:
+            loop = asyncio.get_running_loop()
+            started = loop.time()
+            data = await asyncio.to_thread(game.draw, ref.spec)
+            self.stats.seconds_drawing += loop.time() - started
+            self.stats.renders += 1
+            self.stats.bytes_drawn += len(data)
+            self._cache[cache_key] = data
+            while len(self._cache) > self.capacity:
+                self._cache.popitem(last=False)
+            future.set_result(data)
+            return data
+        except BaseException as exc:
+            future.set_exception(exc)
+            future.exception()  # retrieved: whoever waits gets it, nobody else must
+            raise
+        finally:
+            del self._drawing[cache_key]
+
+    async def files(self, game: Game[Any, Any], refs: list[PictureRef]) -> list[discord.File]:
+        """Every picture as a new file (for a new message or a reply)."""
+        files = []
+        for ref in refs:
+            data = await self.png(game, ref)
+            files.append(discord.File(io.BytesIO(data), filename=ref.name, description=ref.alt))
+            self.stats.uploads += 1
+        return files
+
+    async def attachments(
+        self, game: Game[Any, Any], refs: list[PictureRef], shown: Shown | None
+    ) -> list[discord.File | KeptAttachment] | None:
+        """What an edit must send as the message's attachments: None when the message already
+        shows exactly these pictures (the edit leaves attachments alone), else the kept ones
+        and new files for the changed ones."""
+        if (
+            shown is not None
+            and set(shown) == {r.name for r in refs}
+            and all(shown[r.name][0] == r.key for r in refs)
+        ):
+            return None
+        out: list[discord.File | KeptAttachment] = []
+        for ref in refs:
+            if shown is not None and ref.name in shown and shown[ref.name][0] == ref.key:
+                out.append(KeptAttachment(shown[ref.name][1]))
+                self.stats.kept += 1
+            else:
+                out.extend(await self.files(game, [ref]))
+        return out
+
+
+def shown_after(refs: list[PictureRef], attachments: list[dict[str, Any]]) -> Shown:
+    """What a message shows after Discord answered with its ``attachments``."""
+    ids = {str(a.get("filename")): int(a["id"]) for a in attachments if "id" in a}
+    return {r.name: (r.key, ids[r.name]) for r in refs if r.name in ids}
