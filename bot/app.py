@@ -9,7 +9,7 @@ from __future__ import annotations
 import logging
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import discord
@@ -21,7 +21,7 @@ from bot.adapter.components import Controls
 from bot.adapter.items import Handlers, make_items
 from bot.adapter.messenger import Messenger
 from bot.adapter.pictures import Pictures
-from bot.adapter.replies import Replies
+from bot.adapter.replies import GameTree, Replies
 from bot.adapter.screens import Screens
 from bot.adapter.tables import TableSync
 from bot.core.config import Settings
@@ -45,7 +45,12 @@ class CafeBot(commands.Bot):
         new_seed: Callable[[], int] | None = None,
     ) -> None:
         intents = discord.Intents.default()  # no privileged intents needed
-        super().__init__(command_prefix=commands.when_mentioned, intents=intents, help_command=None)
+        super().__init__(
+            command_prefix=commands.when_mentioned,
+            intents=intents,
+            help_command=None,
+            tree_cls=GameTree,
+        )
         self.settings = settings
         self.clock = clock  # wall time; tests pass a clock they can move forward
         self.new_seed = new_seed  # where game seeds come from (random unless given)
@@ -139,15 +144,24 @@ class CafeBot(commands.Bot):
         kind = data.get("component_type")
         message = interaction.message
         present = message is not None and any(
-            getattr(child, "custom_id", None) == custom_id and child.type.value == kind
-            for row in message.components
-            for child in getattr(row, "children", [row])
+            getattr(c, "custom_id", None) == custom_id and c.type.value == kind
+            for c in walk_components(message.components)
         )
         if not present:
             await self.replies.reply(interaction, "⚠️ That control isn't on this message any more.")
 
     async def on_ready(self) -> None:
         log.info("ready as %s in %d server(s)", self.user, len(self.guilds))
+
+
+def walk_components(components: list[Any]) -> Iterator[Any]:
+    """Every component of a message, nested ones too (V2 containers, rows, accessories)."""
+    for component in components:
+        yield component
+        yield from walk_components(list(getattr(component, "children", [])))
+        accessory = getattr(component, "accessory", None)
+        if accessory is not None:
+            yield accessory
 
 
 def run_bot(settings: Settings) -> int:

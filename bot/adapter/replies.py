@@ -30,6 +30,25 @@ class NotHere(app_commands.CheckFailure):
     """A command used where it cannot work (e.g. in a DM); the message says where to use it."""
 
 
+class UnreadableCommand(app_commands.AppCommandError):
+    """A command interaction in a shape Discord never sends (a forged or broken client)."""
+
+
+class GameTree(app_commands.CommandTree[Any]):
+    """discord.py's command tree, answering command payloads it cannot even read (it would
+    raise a KeyError in a task of its own and leave the interaction unanswered)."""
+
+    async def _call(self, interaction: discord.Interaction[Any]) -> None:
+        try:
+            await super()._call(interaction)
+        except app_commands.AppCommandError:
+            raise
+        except Exception as exc:
+            # Answered here: discord.py's own error path reads the command's name again.
+            log.warning("unreadable command interaction: %r", exc)
+            await self.on_error(interaction, UnreadableCommand())
+
+
 async def in_time(
     interaction: discord.Interaction[Any],
     work: Awaitable[T],
@@ -56,6 +75,8 @@ def friendly_error(exc: BaseException) -> str | None:
         return "⚠️ " + PLAYER_TOKEN.sub(lambda m: f"<@{m.group(1)}>", exc.message)
     if isinstance(exc, NotHere):
         return f"⚠️ {exc}"
+    if isinstance(exc, UnreadableCommand):
+        return "⚠️ I couldn't read that command. Try it again from Discord's / menu."
     if isinstance(exc, app_commands.TransformerError):
         return "⚠️ That value isn't one I can use there — pick one of the offered choices."
     if isinstance(exc, app_commands.CommandNotFound):
@@ -129,6 +150,10 @@ class Replies:
         if text is None:
             log.error("unexpected error", exc_info=exc)
             text = APOLOGY
+        if interaction.type is discord.InteractionType.autocomplete:
+            if not interaction.response.is_done():  # suggestions are its only possible answer
+                await interaction.response.autocomplete([])
+            return
         try:
             await self.reply(interaction, text[:MAX_ANSWER])
         except discord.HTTPException as failure:

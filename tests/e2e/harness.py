@@ -86,6 +86,7 @@ class World:
             if any(
                 f"cb:l:{session_id}:" in cid or f"cb:g:{session_id}:t:" in cid
                 for _, cid, _ in m.buttons()
+                if cid
             )
             or any(cid.startswith(f"cb:g:{session_id}:t:") for cid, _ in m.selects())
         ]

@@ -11,9 +11,6 @@ to do; the test turns each decision into the taps a player would make.
 The emulator's ``Message.buttons()`` / ``selects()`` / ``find_component()`` walk nested components
 (containers, action rows), so the harness's ``controls()`` and ``press()`` work on V2 messages as
 they are; only the row layout (which cell is where) needs :func:`action_rows` below.
-
-A bot bug (see the # BUG: test at the end) makes every tap on a V2 DM look forged to the bot's
-``on_interaction``; an autouse fixture works around it for every other test.
 """
 
 from __future__ import annotations
@@ -24,10 +21,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
 
-import discord
 import pytest
 
-from bot.app import CafeBot
 from bot.core.store import TimerRow
 from emulator import EmulatorError, InteractionResult, Message
 from games.alien_cafe.actions import (
@@ -75,32 +70,6 @@ def _walk(components: Iterable[Any]) -> Iterator[Any]:
         accessory = getattr(component, "accessory", None)
         if accessory is not None:
             yield from _walk([accessory])
-
-
-_BOTS_ON_INTERACTION = CafeBot.on_interaction
-
-
-async def _on_interaction_seeing_v2(self: CafeBot, interaction: discord.Interaction[Any]) -> None:
-    """The bot's own ``on_interaction``, except that a control nested in a V2 container counts
-    as on the message (the DynamicItem answers it). Harmless once bot/app.py is fixed."""
-    data: dict[str, Any] = dict(interaction.data or {})
-    message = interaction.message
-    if interaction.type is discord.InteractionType.component and message is not None:
-        wanted = (str(data.get("custom_id", "")), data.get("component_type"))
-        for component in _walk(message.components):
-            if (getattr(component, "custom_id", None), component.type.value) == wanted:
-                return
-    await _BOTS_ON_INTERACTION(self, interaction)
-
-
-@pytest.fixture(autouse=True)
-def _clicks_on_v2_dms_reach_only_their_control(
-    request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    # See test_a_tap_on_a_v2_dm_is_answered_by_its_control_alone (# BUG:): without this, every
-    # tap on a V2 DM also gets "That control isn't on this message any more.".
-    if request.node.name != "test_a_tap_on_a_v2_dm_is_answered_by_its_control_alone":
-        monkeypatch.setattr(CafeBot, "on_interaction", _on_interaction_seeing_v2)
 
 
 # -- reading ---------------------------------------------------------------------------------------
@@ -1131,14 +1100,10 @@ async def test_the_table_shows_the_picture_of_every_tray_after_a_service(tmp_pat
         assert w.emu.unresolved_attachments == []
 
 
-# -- the bug ---------------------------------------------------------------------------------------
-# BUG: CafeBot.on_interaction (bot/app.py) looks for the tapped custom_id one level deep only
-# (message.components → row.children). In a Components V2 message the controls sit in action rows
-# inside a container, so every tap on an Alien Café DM is taken for a forged click: the bot answers
-# "⚠️ That control isn't on this message any more." (an ephemeral reply, type 4) while the
-# DynamicItem applies the move in parallel, after the tap was answered, and at times answers it a
-# second time (400 40060 double_ack). The other tests here work around it (the autouse fixture
-# above); this one runs the bot as it is.
+# -- a bug found here ------------------------------------------------------------------------------
+# CafeBot.on_interaction looked for the tapped custom_id one level deep only: in a Components V2
+# message the controls sit in action rows inside a container, so every tap on a V2 DM was taken
+# for a forged click and answered with an error while the move went on in parallel.
 async def test_a_tap_on_a_v2_dm_is_answered_by_its_control_alone(tmp_path: Path) -> None:
     async with world(tmp_path, 2) as w, w.bot_running() as bot:
         alice, _ = w.users

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import logging
 import os
 import subprocess
 import sys
@@ -250,3 +251,67 @@ async def test_a_read_only_database_stops_the_bot_with_one_clear_line(tmp_path: 
             assert not any(c.method == "PUT" and "commands" in c.path for c in emu.rest_calls)
     finally:
         make_writable(db)
+
+
+async def test_a_deleted_channel_does_not_stop_the_game_by_dm(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Issue: after the channel was deleted, the failing table edit aborted the whole sync:
+    no player got the next round's DM, and every sync logged a traceback."""
+    async with world(tmp_path, players=3) as w, w.bot_running() as bot:
+        await open_game(w, "cafe-carnage")
+        w.emu.delete_channel(w.channel)
+        before = {u: len(w.emu.dm_messages(u)) for u in w.users}
+        rng = Rng(seed=3)
+        s = await bot.service.load(1)
+        assert s.state is not None
+        for user in w.users:
+            while str(user) in s.game.active_players(s.state):
+                options = controls(w.latest_dm(user), 1)
+                confirm = [c for c in options if c.label.startswith("Confirm")]
+                await press(w.emu, user, confirm[0] if confirm else rng.choice(options))
+                await w.settle()
+                s = await bot.service.load(1)
+                assert s.state is not None
+        assert s.state.round == 2
+        for user in w.users:
+            assert len(w.emu.dm_messages(user)) > before[user], "round 2's menu came by DM"
+        tracebacks = [r for r in caplog.records if r.exc_info and r.levelno >= logging.WARNING]
+        assert tracebacks == [], [r.getMessage() for r in tracebacks]
+        posts = await bot.store.posts(1)
+        assert posts and all(p.sent_at is not None for p in posts), "nothing left retrying"
+
+
+async def test_announcements_survive_5xx_and_lost_answers_and_post_once(tmp_path: Path) -> None:
+    """Issue: 5xx on channel posts lost announcements (nothing retried). Every post to the
+    channel fails for a while (503), then one succeeds at Discord but its answer is lost (the
+    retry must not post it twice): each announcement is still posted exactly once."""
+    async with world(tmp_path, players=3) as w, w.bot_running() as bot:
+        await open_game(w, "monster-cafe")
+        posting = f"/channels/{w.channel}/messages"
+        outage = w.emu.inject_fault("POST", posting, status=503, times=None)
+        s = await bot.service.load(1)
+        assert s.state is not None
+        rng = Rng(seed=5)
+        while s.state.round == 1:  # a round of moves while the channel refuses every post
+            (current,) = s.game.active_players(s.state)
+            table = w.table_message()
+            await press(w.emu, int(current), rng.choice(controls(table, 1, "t")))
+            await w.settle()
+            s = await bot.service.load(1)
+            assert s.state is not None
+        unsent = [p for p in await bot.store.posts(1) if p.sent_at is None]
+        assert unsent, "the round's notices wait in the outbox"
+        assert max(p.attempts for p in unsent) >= 1
+        outage.remove()
+        w.emu.inject_fault("POST", posting, status=500, processed=True, times=1)
+        for _ in range(200):  # the outbox retries with backoff (1 s, 2 s, ...)
+            if all(p.sent_at is not None for p in await bot.store.posts(1)):
+                break
+            await asyncio.sleep(0.1)
+        posts = await bot.store.posts(1)
+        assert all(p.sent_at is not None and p.message_id for p in posts)
+        expected = [a.title for a in s.state.announcements]
+        posted = announcement_titles(w, w.channel, s.row.table_message_id)
+        assert collections.Counter(posted) == collections.Counter(expected)
+        assert w.emu.nonce_duplicates, "the lost answer's retry was deduplicated by its nonce"
