@@ -25,7 +25,7 @@ typecheck: $(STAMP)
 	$(BIN)/mypy games bot
 
 pytest: $(STAMP)
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n auto
 
 simulate: $(STAMP)
 	$(BIN)/python -m bot simulate --game all --players 4 --games 50 --seed 1

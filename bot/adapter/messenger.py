@@ -72,13 +72,23 @@ class Messenger:
     def __init__(self, client: discord.Client) -> None:
         self.client = client
         self._dm_channels: dict[str, int] = {}
+        # One request at a time per channel: Discord's buckets are per channel, and discord.py
+        # only learns a bucket from its first answer; several games writing to one player's DM
+        # at once would otherwise overrun it (a 429) before that answer arrives.
+        self._channel_locks: dict[int, asyncio.Lock] = {}
+
+    def _lock(self, channel_id: int) -> asyncio.Lock:
+        return self._channel_locks.setdefault(channel_id, asyncio.Lock())
 
     def channel(self, channel_id: int) -> discord.PartialMessageable:
         return self.client.get_partial_messageable(channel_id)
 
     async def send(self, channel_id: int, key: str, **kwargs: Any) -> discord.Message:
         """Post in a channel once: ``key`` names this message (see :func:`nonce`)."""
-        message: discord.Message = await self.channel(channel_id).send(nonce=nonce(key), **kwargs)
+        async with self._lock(channel_id):
+            message: discord.Message = await self.channel(channel_id).send(
+                nonce=nonce(key), **kwargs
+            )
         return message
 
     async def edit(
@@ -98,8 +108,11 @@ class Messenger:
             view=view,
             attachments=attachments if attachments is not None else discord.utils.MISSING,
         )
-        with params:
-            data: Any = await self.client.http.edit_message(channel_id, message_id, params=params)
+        async with self._lock(channel_id):
+            with params:
+                data: Any = await self.client.http.edit_message(
+                    channel_id, message_id, params=params
+                )
         return dict(data)
 
     async def send_dm(
@@ -114,7 +127,8 @@ class Messenger:
             )
             if key is not None:
                 kwargs["nonce"] = nonce(key)
-            return await channel.send(**kwargs)
+            async with self._lock(channel_id):
+                return await channel.send(**kwargs)
         except discord.Forbidden:
             return None
 
