@@ -44,7 +44,10 @@ class CafeBot(commands.Bot):
         clock: Callable[[], float] = time.time,
         new_seed: Callable[[], int] | None = None,
     ) -> None:
-        intents = discord.Intents.default()  # no privileged intents needed
+        # Only what the bot uses: guilds (channels, threads, permissions). No message events: it
+        # reads no messages, and parsing the echo of its own posts cost CPU for nothing.
+        intents = discord.Intents.none()
+        intents.guilds = True
         super().__init__(
             command_prefix=commands.when_mentioned,
             intents=intents,
@@ -89,6 +92,7 @@ class CafeBot(commands.Bot):
                 lobby_button=route("lobby_button"),
                 option_select=route("option_select"),
                 abandon_button=route("abandon_button"),
+                help_page=route("help_page"),
                 on_error=on_error,
             )
         )
@@ -97,8 +101,15 @@ class CafeBot(commands.Bot):
         screens = Screens(service, items)
         replies = Replies(service, screens, messenger, pictures)
         self.replies = replies
-        self.tables = TableSync(service, screens, messenger, pictures, settings.table_edit_interval)
-        controls = Controls(service, screens, replies)
+        self.tables = TableSync(
+            service,
+            screens,
+            messenger,
+            pictures,
+            settings.table_edit_interval,
+            settings.dm_edit_interval,
+        )
+        controls = Controls(service, screens, replies, self.tables)
         self.scheduler = Scheduler(self.store, service, clock=self.clock)
 
         self.add_dynamic_items(*items.all())

@@ -11,7 +11,7 @@ import discord
 from discord import app_commands
 
 from bot.adapter.replies import NotHere, Replies, in_time
-from bot.adapter.screens import Screens, TablePayload
+from bot.adapter.screens import Rendered, Screens
 from bot.adapter.tables import TableSync
 from bot.core.errors import NotAllowed, NotFound, UserError
 from bot.core.options import parse_setting, setting_suggestions
@@ -94,7 +94,7 @@ class GameCommands(app_commands.Group):
                 raise UserError(str(exc)) from None
             options[name] = value
 
-        async def open_lobby() -> tuple[Session, TablePayload]:
+        async def open_lobby() -> tuple[Session, Rendered]:
             existing = await self.service.open_row_in_channel(_channel_id(interaction))
             if existing is not None:
                 link = _message_link(interaction, existing.channel_id, existing.table_message_id)
@@ -167,7 +167,10 @@ class GameCommands(app_commands.Group):
 
     @app_commands.command(name="status", description="Show the table of the game in this channel")
     async def status(self, interaction: discord.Interaction[Any]) -> None:
-        s = await self._open_session(interaction)
+        # After the end, the last game's result (the table as it ended).
+        s = await self._soon(interaction, self.service.latest_in_channel(_channel_id(interaction)))
+        if s is None:
+            raise NotFound("There's no game in this channel. Start one with `/game new`.")
         table = await self._soon(interaction, self.screens.table_payload(s))
         link = _message_link(interaction, s.row.channel_id, s.row.table_message_id)
         text = f"The table message{link} is kept up to date." if link else None
@@ -186,7 +189,7 @@ class GameCommands(app_commands.Group):
             raise UserError(f"{s.game.title} has no hidden hand: everything is on the table.")
         await self.replies.send_private_view(interaction, s.id)
 
-    @app_commands.command(name="rules", description="How to play a game, in a nutshell")
+    @app_commands.command(name="rules", description="How to play a game, in a few screens")
     @app_commands.choices(game=GAME_CHOICES)
     async def rules(
         self, interaction: discord.Interaction[Any], game: app_commands.Choice[str]
@@ -194,13 +197,22 @@ class GameCommands(app_commands.Group):
         chosen = REGISTRY.get(game.value)
         if chosen is None:
             raise NotFound("I don't know that game.")
-        embed = discord.Embed(
-            title=f"📖 {chosen.title}",
-            description=chosen.help_text[:4096],
-            colour=0xC8814B,
-        )
-        embed.set_footer(text=f"{chosen.min_players}–{chosen.max_players} players · /game new")
-        await self.replies.reply(interaction, None, embed=embed)
+        embed, view = self.screens.help_page(chosen, 0)
+        await self.replies.reply(interaction, None, embed=embed, view=view)
+
+    @app_commands.command(name="help", description="What cafebot does, and how to play each game")
+    @app_commands.choices(game=GAME_CHOICES)
+    async def help(
+        self, interaction: discord.Interaction[Any], game: app_commands.Choice[str] | None = None
+    ) -> None:
+        if game is not None:
+            chosen = REGISTRY.get(game.value)
+            if chosen is None:
+                raise NotFound("I don't know that game.")
+            embed, view = self.screens.help_page(chosen, 0)
+            await self.replies.reply(interaction, None, embed=embed, view=view)
+            return
+        await self.replies.reply(interaction, None, embed=help_overview())
 
     @app_commands.command(name="abandon", description="End the game in this channel (host or mods)")
     async def abandon(self, interaction: discord.Interaction[Any]) -> None:
@@ -244,6 +256,34 @@ class GameCommands(app_commands.Group):
                 inline=False,
             )
         await self.replies.reply(interaction, None, embed=embed)
+
+
+def help_overview() -> discord.Embed:
+    embed = discord.Embed(
+        title="☕ cafebot — café board games in your server",
+        description=(
+            "`/game new` opens a lobby here; friends press **Join**, the host presses **Start**. "
+            "Secret hands come by DM (or `/game hand`); the table stays up to date in one "
+            "message, and the play-by-play goes to its thread."
+        ),
+        colour=0xC8814B,
+    )
+    embed.add_field(
+        name="Commands",
+        value=(
+            "`/game new` · `/game join` · `/game leave` · `/game start`\n"
+            "`/game status` · `/game hand` · `/game abandon` · `/game history`\n"
+            "`/game help game:…` or **How to play** in a lobby: the rules, page by page"
+        ),
+        inline=False,
+    )
+    for g in REGISTRY.values():
+        embed.add_field(
+            name=f"{g.title} · {g.min_players}–{g.max_players} players",
+            value=g.summary[:1024],
+            inline=False,
+        )
+    return embed
 
 
 def _channel_id(interaction: discord.Interaction[Any]) -> int:

@@ -16,10 +16,12 @@ import discord
 from bot.adapter.render import find_action, merged_controls
 from bot.adapter.replies import Replies, in_time
 from bot.adapter.screens import Rendered, Screens
+from bot.adapter.tables import TableSync
 from bot.core.errors import NotAllowed, StaleVersion, UserError
 from bot.core.options import choices_of, option_fields
 from bot.core.sessions import Session, SessionService
 from bot.core.store import SessionStatus
+from games import REGISTRY
 from games.engine import PrivatePanel
 
 log = logging.getLogger(__name__)
@@ -39,10 +41,13 @@ def _synced_message(interaction: discord.Interaction[Any], s: Session) -> bool:
 class Controls:
     """What each kind of component does."""
 
-    def __init__(self, service: SessionService, screens: Screens, replies: Replies) -> None:
+    def __init__(
+        self, service: SessionService, screens: Screens, replies: Replies, tables: TableSync
+    ) -> None:
         self.service = service
         self.screens = screens
         self.replies = replies
+        self.tables = tables
 
     async def game_control(
         self, interaction: discord.Interaction[Any], match: re.Match[str], values: list[str]
@@ -108,13 +113,17 @@ class Controls:
     ) -> None:
         """Show the new state on the clicked message.
 
-        The table message and each player's DM have a single writer, the sync worker, so a
-        render of an older state can never land after a newer one: a click on them is only
-        acknowledged (deferred update) and the worker edits them, coalescing bursts. Any other
-        copy (an ephemeral from /game hand or /game status) is edited by the response itself.
+        The table message and each player's DM are kept up to date by the table sync: the click
+        is answered with the newest render of that message (one writer at a time per message),
+        or only acknowledged when a new message is due (the sync sends it). Any other copy (an
+        ephemeral from /game hand or /game status) is edited by the response itself.
         """
         if _synced_message(interaction, s):
-            if not interaction.response.is_done():
+            message = interaction.message
+            seat = "t" if message is not None and message.id == s.row.table_message_id else "p"
+            clicker = str(interaction.user.id)
+            shown = await self.tables.answer_click(interaction, s.id, clicker, seat)
+            if not shown and not interaction.response.is_done():
                 await interaction.response.defer()
             return
         await self.replies.update(interaction, await render())
@@ -133,6 +142,19 @@ class Controls:
         uid = str(user.id)
         if verb == "hand":
             await self.replies.send_private_view(interaction, sid)
+            return
+        if verb == "help":
+            s = await self.service.load(sid)
+            embed, view = self.screens.help_page(s.game, 0)
+            await self.replies.reply(interaction, None, embed=embed, view=view)
+            return
+        if verb == "skip":
+            result = await in_time(
+                interaction, self.service.skip_step(sid, uid), interaction.response.defer
+            )
+            await self._show_update(
+                interaction, result.session, lambda: self._table(result.session)
+            )
             return
         if verb == "join":
             work = self.service.join(sid, uid, user.display_name)
@@ -164,6 +186,19 @@ class Controls:
             interaction.response.defer,
         )
         await self._show_update(interaction, s, lambda: self._table(s))
+
+    async def help_page(
+        self, interaction: discord.Interaction[Any], match: re.Match[str], values: list[str]
+    ) -> None:
+        game = REGISTRY.get(match["game"])
+        if game is None:
+            raise UserError("I don't know that game.")
+        embed, view = self.screens.help_page(game, int(match["page"]))
+        message = interaction.message
+        if message is not None and message.flags.ephemeral:  # turn the page in place
+            await interaction.response.edit_message(embed=embed, view=view)
+        else:
+            await self.replies.reply(interaction, None, embed=embed, view=view)
 
     async def abandon_button(
         self, interaction: discord.Interaction[Any], match: re.Match[str], values: list[str]

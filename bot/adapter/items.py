@@ -5,7 +5,8 @@ custom_id formats (≤ 100 characters):
   the seat number of the private panel it belongs to; key names the button's move in its step
   (render.action_key), index keeps custom_ids unique; a select option's value is its move's key.
   A click is applied only if that move is still offered, in the same step, to that viewer.
-- ``cb:l:{session}:{verb}`` lobby and table buttons (join, leave, start, hand).
+- ``cb:l:{session}:{verb}`` lobby and table buttons (join, leave, start, hand, skip, help).
+- ``cb:h:{game}:{page}:{b|n}`` a page of a game's rules (back or next).
 - ``cb:o:{session}:{n}`` the lobby's option selects (value: ``{option}:{index}``).
 - ``cb:a:{session}:{verb}`` the abandon confirmation (yes / no).
 
@@ -24,7 +25,8 @@ from typing import Any, cast
 import discord
 
 GAME_ID = r"cb:g:(?P<sid>\d{1,18}):(?P<seat>t|\d{1,2}):(?P<key>[0-9a-f]{10}):(?P<idx>\d{1,2})"
-LOBBY_ID = r"cb:l:(?P<sid>\d{1,18}):(?P<verb>join|leave|start|hand)"
+LOBBY_ID = r"cb:l:(?P<sid>\d{1,18}):(?P<verb>join|leave|start|hand|skip|help)"
+HELP_ID = r"cb:h:(?P<game>[a-z0-9-]{1,40}):(?P<page>\d{1,2}):(?P<way>[bn])"
 OPTION_ID = r"cb:o:(?P<sid>\d{1,18}):(?P<n>\d)"
 ABANDON_ID = r"cb:a:(?P<sid>\d{1,18}):(?P<verb>yes|no)"
 
@@ -43,6 +45,7 @@ class Handlers:
     lobby_button: Handler
     option_select: Handler
     abandon_button: Handler
+    help_page: Handler
     # Turns an exception from a handler into an answer (an ephemeral error), so every click is
     # answered whatever happens.
     on_error: Callable[[discord.Interaction[Any], BaseException], Awaitable[None]]
@@ -57,6 +60,7 @@ class Items:
     lobby_button: type[discord.ui.DynamicItem[ButtonItem]]
     option_select: type[discord.ui.DynamicItem[SelectItem]]
     abandon_button: type[discord.ui.DynamicItem[ButtonItem]]
+    help_button: type[discord.ui.DynamicItem[ButtonItem]]
 
     def all(self) -> tuple[type[discord.ui.DynamicItem[Any]], ...]:
         return (
@@ -65,6 +69,7 @@ class Items:
             self.lobby_button,
             self.option_select,
             self.abandon_button,
+            self.help_button,
         )
 
 
@@ -125,4 +130,5 @@ def make_items(handlers: Handlers) -> Items:
         abandon_button=_item_class(
             "AbandonButton", ButtonItem, ABANDON_ID, handlers, handlers.abandon_button
         ),
+        help_button=_item_class("HelpButton", ButtonItem, HELP_ID, handlers, handlers.help_page),
     )

@@ -146,6 +146,14 @@ class Messenger:
             self._dm_channels[user_id] = int(data["id"])
         return self._dm_channels[user_id]
 
+    async def start_thread(self, channel_id: int, message_id: int, name: str) -> dict[str, Any]:
+        """Open a public thread on a message (its id is the message's)."""
+        async with self._lock(channel_id):
+            data: Any = await self.client.http.start_thread_with_message(
+                channel_id, message_id, name=name[:100], auto_archive_duration=10080
+            )
+        return dict(data)
+
     async def post_notice(
         self, channel_id: int, text: str, key: str, ping: list[str] | None = None
     ) -> discord.Message:

@@ -59,8 +59,14 @@ class Rendered:
         return {"content": note, "embeds": self.embeds, "view": sendable(self.view)}
 
 
-# Kept for the type of what /game new answers with.
-TablePayload = Rendered
+@dataclass
+class TableParts:
+    """What a table message shows, before it is drawn as embeds and components."""
+
+    panels: list[Panel]
+    extra: list[PanelField]
+    digest: str
+    skippable: bool = False  # the host may end the step (its absent players' defaults played)
 
 
 class Screens:
@@ -96,6 +102,7 @@ class Screens:
             ("join", "Join", discord.ButtonStyle.success),
             ("leave", "Leave", discord.ButtonStyle.secondary),
             ("start", "Start", discord.ButtonStyle.primary),
+            ("help", "How to play", discord.ButtonStyle.secondary),
         ):
             view.add_item(
                 self.items.lobby_button(_button(f"cb:l:{session_id}:{verb}", label, style))
@@ -117,6 +124,30 @@ class Screens:
             view.add_item(self.items.option_select(item))
         return view
 
+    def help_page(self, game: Game[Any, Any], page: int) -> tuple[discord.Embed, discord.ui.View]:
+        """One screen of a game's rules (its help text, paged by its ``## `` headings)."""
+        pages = help_pages(game.help_text)
+        page = max(0, min(page, len(pages) - 1))
+        heading, text = pages[page]
+        embed = discord.Embed(title=f"📖 {game.title} — {heading}"[:256], description=text[:4096])
+        embed.colour = COFFEE
+        embed.set_footer(
+            text=f"Page {page + 1}/{len(pages)} · {game.min_players}–{game.max_players} players"
+        )
+        view = discord.ui.View(timeout=None)
+        for target, way, label, emoji in (
+            (page - 1, "b", "Back", "◀️"),
+            (page + 1, "n", "Next", "▶️"),
+        ):
+            exists = 0 <= target < len(pages)
+            style = discord.ButtonStyle.primary if way == "n" else discord.ButtonStyle.secondary
+            button = _button(
+                f"cb:h:{game.id}:{target if exists else page}:{way}", label, style, emoji
+            )
+            button.disabled = not exists
+            view.add_item(self.items.help_button(button))
+        return embed, view
+
     def abandon_view(self, session_id: int) -> discord.ui.View:
         view = discord.ui.View(timeout=None)
         view.add_item(
@@ -131,6 +162,12 @@ class Screens:
         )
         return view
 
+    def skip_button(self, session_id: int) -> discord.ui.Item[discord.ui.View]:
+        button = _button(
+            f"cb:l:{session_id}:skip", "Go on without them", discord.ButtonStyle.secondary, "⏩"
+        )
+        return self.items.lobby_button(button)  # type: ignore[return-value]
+
     def hand_button(self, session_id: int) -> discord.ui.Item[discord.ui.View]:
         button = _button(
             f"cb:l:{session_id}:hand", "Show my hand", discord.ButtonStyle.secondary, emoji="✋"
@@ -138,22 +175,19 @@ class Screens:
         return self.items.lobby_button(button)  # type: ignore[return-value]
 
     # -- the table -------------------------------------------------------------------------------
-    async def table_payload(self, s: Session) -> TablePayload:
+    async def table_payload(self, s: Session) -> Rendered:
         """The channel's table message: the public panels plus who we wait for and until when."""
+        return self.render_table(s, await self.table_parts(s))
+
+    async def table_parts(self, s: Session) -> TableParts:
+        """What the table shows, with its digest: cheap next to drawing it (no discord.py
+        objects), so an unchanged table is recognised before anything is built."""
         if s.state is None:
-            if s.status is SessionStatus.LOBBY:
-                lobby_embed, lobby_view = self.lobby_payload(s)
-                digest = content_digest(Panel(title="lobby"), extra=repr(lobby_embed.to_dict()))
-                return Rendered([lobby_embed], lobby_view, digest)
-            closed = discord.Embed(
-                title=f"☕ {s.game.title} — lobby closed",
-                description="This lobby was abandoned before the game started. "
-                "`/game new` opens another.",
-            )
-            return Rendered([closed], None, content_digest(Panel(title="closed")))
+            return TableParts([], [], f"lobby:{s.status}:{s.version}")
         game, names = s.game, s.names()
         panels = game.table(s.state)
         extra: list[PanelField] = []
+        skippable = False
         if s.status is SessionStatus.ACTIVE:
             waiting = [p for p in s.state.players if p in game.active_players(s.state)]
             deadline = await self.service.deadline(s.id)
@@ -162,6 +196,8 @@ class Screens:
                 if deadline is not None:
                     text += f"\nTime runs out <t:{int(deadline.due_at)}:R>"
                 extra.append(PanelField(name="⏳ Waiting for", value=text[:1024]))
+            clock = game.clock(s.state)
+            skippable = clock is not None and clock.host_may_skip and bool(waiting)
         if s.status is not SessionStatus.ACTIVE:
             panels = [p.model_copy(update={"controls": []}) for p in panels]
         if s.status is SessionStatus.ABANDONED:
@@ -176,6 +212,23 @@ class Screens:
                     )[:4096],
                 }
             )
+        digest = content_digest(
+            *panels, extra=repr([[f.model_dump() for f in extra], s.status, skippable])
+        )
+        return TableParts(panels, extra, digest, skippable)
+
+    def render_table(self, s: Session, parts: TableParts) -> Rendered:
+        if s.state is None:
+            if s.status is SessionStatus.LOBBY:
+                lobby_embed, lobby_view = self.lobby_payload(s)
+                return Rendered([lobby_embed], lobby_view, parts.digest)
+            closed = discord.Embed(
+                title=f"☕ {s.game.title} — lobby closed",
+                description="This lobby was abandoned before the game started. "
+                "`/game new` opens another.",
+            )
+            return Rendered([closed], None, parts.digest)
+        game, names, panels = s.game, s.names(), parts.panels
         last = len(panels) - 1
         embeds = [
             with_image(
@@ -183,7 +236,7 @@ class Screens:
                     panel,
                     names,
                     footer=f"Game #{s.id}" if i == last else "",
-                    extra_fields=extra if i == last else None,
+                    extra_fields=parts.extra if i == last else None,
                 ),
                 panel,
             )
@@ -192,6 +245,8 @@ class Screens:
         buttons: list[discord.ui.Item[discord.ui.View]] = []
         if s.status is SessionStatus.ACTIVE and game.private_panel is not PrivatePanel.NEVER:
             buttons.append(self.hand_button(s.id))
+        if parts.skippable:
+            buttons.append(self.skip_button(s.id))
         view = game_view(
             merged_controls(panels),
             names,
@@ -200,22 +255,30 @@ class Screens:
             items=self.items,
             extra=buttons,
         )
-        digest = content_digest(*panels, extra=repr([f.model_dump() for f in extra]))
         pictures = [PictureRef.of(p.image) for p in panels if p.image is not None]
-        return Rendered(embeds, view, digest, game, pictures)
+        return Rendered(embeds, view, parts.digest, game, pictures)
 
     # -- a player's private panel ----------------------------------------------------------------
-    def private_payload(self, s: Session, user_id: str, note: str = "") -> Rendered:
+    def private_parts(self, s: Session, user_id: str) -> tuple[Panel, str]:
+        """A player's private panel and its digest (nothing drawn yet)."""
         assert s.state is not None
-        player = s.player(user_id)
-        assert player is not None
         panel = s.game.panel(s.state, user_id)
         if s.status is not SessionStatus.ACTIVE:
             panel = panel.model_copy(update={"controls": []})
+        return panel, content_digest(panel)
+
+    def private_payload(self, s: Session, user_id: str, note: str = "") -> Rendered:
+        panel, digest = self.private_parts(s, user_id)
+        return self.render_private(s, user_id, panel, digest, note)
+
+    def render_private(
+        self, s: Session, user_id: str, panel: Panel, digest: str, note: str = ""
+    ) -> Rendered:
+        player = s.player(user_id)
+        assert player is not None
         where = f"<#{s.row.channel_id}>"
         footer = f"{s.game.title} · game #{s.id}"
         pictures = [PictureRef.of(panel.image)] if panel.image is not None else []
-        digest = content_digest(panel)
         seat = str(player.seat)
         if panel.layout == "components":
             if note:
@@ -239,6 +302,20 @@ class Screens:
         return Rendered([embed], classic, digest, s.game, pictures, panel)
 
     @staticmethod
+    def abandoned_dm(s: Session, *, v2: bool) -> Rendered:
+        """A player's last DM once the game was abandoned (no controls)."""
+        title = f"🧹 {s.game.title} — abandoned"
+        text = (
+            f"This game was abandoned in <#{s.row.channel_id}>. `/game new` there starts another."
+        )
+        if v2:
+            view = discord.ui.LayoutView(timeout=None)
+            view.add_item(discord.ui.TextDisplay(f"### {title}\n{text}"))
+            return Rendered([], view, "abandoned", s.game)
+        embed = discord.Embed(title=title, description=text, colour=0x9E9E9E)
+        return Rendered([embed], None, "abandoned")
+
+    @staticmethod
     def closed_step(s: Session, *, v2: bool) -> Rendered:
         """What a private message of a step that is over shows (its controls gone)."""
         where = f"<#{s.row.channel_id}>"
@@ -254,6 +331,19 @@ class Screens:
         return Rendered(
             [discord.Embed(title=title, description=text, colour=0x7A9E7E)], None, "closed"
         )
+
+
+def help_pages(text: str) -> list[tuple[str, str]]:
+    """A help text as (heading, text) pages, one per ``## `` section (the text before the
+    first heading, if any, is the first page, "How to play")."""
+    pages: list[tuple[str, list[str]]] = [("How to play", [])]
+    for line in text.splitlines():
+        if line.startswith("## "):
+            pages.append((line[3:].strip() or "…", []))
+        else:
+            pages[-1][1].append(line)
+    out = [(title, "\n".join(lines).strip()) for title, lines in pages]
+    return [(t, body) for t, body in out if body] or [("How to play", text.strip() or "…")]
 
 
 def with_image(embed: discord.Embed, panel: Panel) -> discord.Embed:

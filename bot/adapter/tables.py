@@ -1,10 +1,17 @@
 """Keeps what players see in Discord in step with the stored sessions.
 
-The session service tells :class:`TableSync` after every change. One worker per session then
-brings the channel's table message up to date, posts what the session's outbox holds (each row
-once: sent with a nonce, marked sent when Discord answers, retried with backoff when Discord or
-the network fails) and updates every player's DM, editing only what changed (a digest per
-message). Each part fails alone: a deleted channel does not stop the DMs.
+The session service tells :class:`TableSync` about every change, with the views it may have
+touched. One worker per session then brings those up to date: the channel's table message, the
+session's posts (from its outbox: each sent once, with a nonce, retried with backoff when
+Discord or the network fails) and the players' DMs, drawing only what a digest says changed.
+
+One writer at a time per message: the worker, or a click's own answer (the clicked message is
+updated in the interaction's callback, which costs no channel rate limit), each holding the
+message's lock and drawing the newest state, so an older render never lands after a newer one.
+
+A game's posts (announcements, turn notices, time's-up) go to a thread opened on the table
+message, so the channel itself keeps just the table; where the bot may not open threads they
+go to the channel. Each part fails alone: a deleted channel does not stop the DMs.
 """
 
 from __future__ import annotations
@@ -15,8 +22,9 @@ import json
 import logging
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import partial
+from typing import Any
 
 import discord
 
@@ -25,7 +33,7 @@ from bot.adapter.pictures import Pictures, Shown, shown_after
 from bot.adapter.render import embed_of, mention_line, names_in
 from bot.adapter.screens import DM_CLOSED_HELP, Rendered, Screens
 from bot.core.errors import UserError
-from bot.core.sessions import Session, SessionService
+from bot.core.sessions import TABLE, Change, Session, SessionService
 from bot.core.store import CHANNEL, PostRow, SessionStatus
 from games.engine import PrivatePanel
 from games.presentation import Announcement
@@ -34,6 +42,8 @@ log = logging.getLogger(__name__)
 
 MAX_BACKOFF = 300.0  # seconds between two tries of a post, at most
 RESYNC_AFTER_FAILURE = 5.0
+THREAD_EXISTS = 160004  # "A thread has already been created for this message"
+ANSWER_BUDGET = 2.5  # seconds after the interaction was created: past this, defer instead
 
 
 @dataclass(frozen=True)
@@ -43,6 +53,26 @@ class Where:
     id: int
     channel_id: int
     names: dict[str, str]
+    table_message_id: int | None = None
+    started: bool = False
+
+
+@dataclass
+class Pending:
+    """What a session's worker has yet to bring up to date."""
+
+    views: set[str | None] | None = field(default_factory=set)  # None: every view
+    posts: bool = False
+
+    def add(self, change: Change) -> None:
+        if change.views is None:
+            self.views = None
+        elif self.views is not None:
+            self.views |= change.views
+        self.posts = self.posts or change.posted
+
+    def wants(self, view: str | None) -> bool:
+        return self.views is None or view in self.views
 
 
 class TableSync:
@@ -53,54 +83,66 @@ class TableSync:
         messenger: Messenger,
         pictures: Pictures,
         table_edit_interval: float,
+        dm_edit_interval: float = 0.0,
     ) -> None:
         self.service = service
         self.screens = screens
         self.messenger = messenger
         self.pictures = pictures
-        self._shown: dict[int, Shown] = {}  # the pictures each message shows, by message id
         self.table_edit_interval = table_edit_interval
-        self._dirty: set[int] = set()
+        self.dm_edit_interval = dm_edit_interval
+        self._pending: dict[int, Pending] = {}
         self._workers: dict[int, asyncio.Task[None]] = {}
         self._table_digests: dict[int, str] = {}  # what each table message shows now
-        self._table_edited_at: dict[int, float] = {}
+        self._edited_at: dict[tuple[int, str | None], float] = {}  # (session, view) → monotonic
         self._delayed: dict[int, asyncio.TimerHandle] = {}  # syncs waiting their turn
+        self._message_locks: dict[int, asyncio.Lock] = {}
+        # What each player's DM shows now: (stamp, digest); from the database after a restart.
+        self._dm_shown: dict[tuple[int, str], tuple[str | None, str | None]] = {}
         # Whether each player's current DM shows controls (unknown after a restart: assume so).
         self._dm_controls: dict[tuple[int, str], bool] = {}
+        self._shown: dict[int, Shown] = {}  # the pictures each message shows, by message id
         self._gone_channels: set[int] = set()  # deleted, or no longer ours to post in
+        self._threads: dict[int, int | None] = {}  # session → its thread (None: no thread)
         self._retries: asyncio.Task[None] | None = None
-        service.subscribe(self.request_sync)
+        service.subscribe(self.on_change)
 
     # -- scheduling ------------------------------------------------------------------------------
+    def on_change(self, change: Change) -> None:
+        self._pending.setdefault(change.session_id, Pending()).add(change)
+        if change.session_id not in self._workers:
+            self._workers[change.session_id] = asyncio.create_task(self._work(change.session_id))
+
     def request_sync(self, session_id: int) -> None:
-        self._dirty.add(session_id)
-        if session_id not in self._workers:
-            self._workers[session_id] = asyncio.create_task(self._work(session_id))
+        """Bring everything of the session up to date (at start, after a failure…)."""
+        self.on_change(Change(session_id, None, posted=True))
 
-    def _sync_later(self, session_id: int, delay: float) -> None:
-        if session_id not in self._delayed:
-            self._delayed[session_id] = asyncio.get_running_loop().call_later(
-                delay, self._delayed_sync, session_id
-            )
+    def _sync_later(self, session_id: int, delay: float, views: set[str | None] | None) -> None:
+        handle = self._delayed.pop(session_id, None)
+        if handle is not None:
+            handle.cancel()
+        self._delayed[session_id] = asyncio.get_running_loop().call_later(
+            delay, self._delayed_sync, session_id, views
+        )
 
-    def _delayed_sync(self, session_id: int) -> None:
+    def _delayed_sync(self, session_id: int, views: set[str | None] | None) -> None:
         self._delayed.pop(session_id, None)
-        self.request_sync(session_id)
+        self.on_change(Change(session_id, None if views is None else frozenset(views), False))
 
     async def _work(self, session_id: int) -> None:
         try:
-            while session_id in self._dirty:
-                self._dirty.discard(session_id)
+            while session_id in self._pending:
+                pending = self._pending.pop(session_id)
                 try:
-                    await self.sync(session_id)
+                    await self.sync(session_id, pending)
                 except Exception:
                     log.exception("syncing session %s failed", session_id)
         finally:
             self._workers.pop(session_id, None)
 
     async def idle(self) -> None:
-        """Wait until every pending sync is done, delayed table edits included (retries of
-        failed posts are not waited for)."""
+        """Wait until every pending sync is done, delayed edits included (retries of failed
+        posts are not waited for)."""
         while self._workers or self._delayed:
             if self._workers:
                 await asyncio.gather(*list(self._workers.values()), return_exceptions=True)
@@ -125,7 +167,7 @@ class TableSync:
         while True:
             try:
                 for session_id in await self.service.sessions_with_posts_due():
-                    self.request_sync(session_id)
+                    self.on_change(Change(session_id, frozenset(), posted=True))
                 due = await self.service.next_post_due()
             except asyncio.CancelledError:
                 raise
@@ -138,8 +180,12 @@ class TableSync:
     def note_table_digest(self, session_id: int, digest: str) -> None:
         self._table_digests[session_id] = digest
 
+    def _lock(self, message_id: int) -> asyncio.Lock:
+        return self._message_locks.setdefault(message_id, asyncio.Lock())
+
     # -- syncing ---------------------------------------------------------------------------------
-    async def sync(self, session_id: int) -> None:
+    async def sync(self, session_id: int, pending: Pending | None = None) -> None:
+        pending = pending or Pending(views=None, posts=True)
         try:
             s = await self.service.load(session_id)
         except UserError as exc:
@@ -147,19 +193,23 @@ class TableSync:
             log.warning("session %s cannot be shown: %s", session_id, exc.message)
             channel_id, names = await self.service.post_context(session_id)
             where = Where(session_id, channel_id, names)
-            await self._part(session_id, "posts", lambda: self._flush_outbox(where))
+            await self._part(session_id, "posts", partial(self._flush_outbox, where))
             return
         # Each part fails alone; results are posted before the next step's DMs go out.
-        where = Where(s.id, s.row.channel_id, s.names())
-        await self._part(s.id, "table", lambda: self._sync_table(s))
-        await self._part(s.id, "posts", lambda: self._flush_outbox(where))
-        if (
-            s.state is not None
-            and s.game.private_panel is PrivatePanel.DM
-            and s.status in (SessionStatus.ACTIVE, SessionStatus.FINISHED)
-        ):
-            for player in s.players:
-                uid = player.user_id
+        if pending.wants(TABLE):
+            await self._part(s.id, "table", partial(self._sync_table, s))
+        if pending.posts:
+            where = Where(
+                s.id, s.row.channel_id, s.names(), s.row.table_message_id, s.state is not None
+            )
+            await self._part(s.id, "posts", partial(self._flush_outbox, where))
+        if s.state is None or s.game.private_panel is not PrivatePanel.DM:
+            return
+        if s.status is SessionStatus.LOBBY:
+            return
+        for player in s.players:
+            uid = player.user_id
+            if pending.wants(uid):
                 await self._part(s.id, f"DM of {uid}", partial(self._sync_dm, s, uid))
 
     async def _part(self, session_id: int, what: str, sync: Callable[[], Awaitable[None]]) -> None:
@@ -174,7 +224,7 @@ class TableSync:
                 "session %s: showing the %s failed (%s): %s", session_id, what, failure.value, exc
             )
             if failure is Failure.RETRY:
-                self._sync_later(session_id, RESYNC_AFTER_FAILURE)
+                self._sync_later(session_id, RESYNC_AFTER_FAILURE, None)
 
     def _channel_gone(self, channel_id: int, exc: BaseException) -> None:
         if channel_id not in self._gone_channels:
@@ -183,54 +233,67 @@ class TableSync:
             )
         self._gone_channels.add(channel_id)
 
+    def _throttled(self, s: Session, view: str | None, interval: float) -> bool:
+        """Edited less than ``interval`` ago: show this (and whatever follows) a bit later."""
+        last = self._edited_at.get((s.id, view), -interval)
+        wait = last + interval - time.monotonic()
+        if wait > 0 and s.status is SessionStatus.ACTIVE:
+            self._sync_later(s.id, wait, {view})
+            return True
+        return False
+
     async def _sync_table(self, s: Session) -> None:
         message_id = s.row.table_message_id
         if message_id is None or s.row.channel_id in self._gone_channels:
             return
-        table = await self.screens.table_payload(s)
-        if self._table_digests.get(s.id) == table.digest:
+        parts = await self.screens.table_parts(s)
+        if self._table_digests.get(s.id) == parts.digest:
             return
-        interval = self.table_edit_interval
-        wait = self._table_edited_at.get(s.id, -interval) + interval - time.monotonic()
-        if wait > 0 and s.status is SessionStatus.ACTIVE:
-            # Edited less than `interval` ago: show this (and whatever follows) a bit later.
-            self._sync_later(s.id, wait)
+        if self._throttled(s, TABLE, self.table_edit_interval):
             return
-        self._table_edited_at[s.id] = time.monotonic()
-        try:
-            await self._edit(s.row.channel_id, message_id, table)
-        except Exception as exc:
-            failure = failure_of(exc)
-            if failure is Failure.GONE:
-                self._channel_gone(s.row.channel_id, exc)
-                return
-            if failure is not Failure.MESSAGE_GONE:
-                raise
-            # The table message was deleted: post a new one so the game stays playable.
-            new = await self.messenger.send(
-                s.row.channel_id,
-                f"table:{s.id}:{message_id}",
-                files=await self._files(table),
-                **table.message(),
-            )
-            self._shown[new.id] = shown_after(
-                table.pictures, [dict(a.to_dict()) for a in new.attachments]
-            )
-            await self.service.record_table_message(s.id, new.id)
-        self._table_digests[s.id] = table.digest
+        async with self._lock(message_id):
+            if self._table_digests.get(s.id) == parts.digest:
+                return  # a click's answer showed it meanwhile
+            table = self.screens.render_table(s, parts)
+            self._edited_at[(s.id, TABLE)] = time.monotonic()
+            try:
+                await self._edit(s.row.channel_id, message_id, table)
+            except Exception as exc:
+                failure = failure_of(exc)
+                if failure is Failure.GONE:
+                    self._channel_gone(s.row.channel_id, exc)
+                    return
+                if failure is not Failure.MESSAGE_GONE:
+                    raise
+                # The table message was deleted: post a new one so the game stays playable.
+                new = await self.messenger.send(
+                    s.row.channel_id,
+                    f"table:{s.id}:{message_id}",
+                    files=await self._files(table),
+                    **table.message(),
+                )
+                self._shown[new.id] = shown_after(
+                    table.pictures, [dict(a.to_dict()) for a in new.attachments]
+                )
+                await self.service.record_table_message(s.id, new.id)
+                self._threads.pop(s.id, None)
+            self._table_digests[s.id] = table.digest
 
     async def _files(self, rendered: Rendered) -> list[discord.File]:
         if rendered.game is None or not rendered.pictures:
             return []
         return await self.pictures.files(rendered.game, rendered.pictures)
 
+    async def _attachments(self, message_id: int, rendered: Rendered) -> list[Any] | None:
+        if rendered.game is None or not (rendered.pictures or message_id in self._shown):
+            return None
+        return await self.pictures.attachments(
+            rendered.game, rendered.pictures, self._shown.get(message_id)
+        )
+
     async def _edit(self, channel_id: int, message_id: int, rendered: Rendered) -> None:
         """Edit a message to show ``rendered``, uploading only the pictures that changed."""
-        attachments = None
-        if rendered.game is not None and (rendered.pictures or message_id in self._shown):
-            attachments = await self.pictures.attachments(
-                rendered.game, rendered.pictures, self._shown.get(message_id)
-            )
+        attachments = await self._attachments(message_id, rendered)
         data = await self.messenger.edit(
             channel_id,
             message_id,
@@ -240,6 +303,54 @@ class TableSync:
         )
         if attachments is not None:
             self._shown[message_id] = shown_after(rendered.pictures, data.get("attachments", []))
+
+    # -- a click answered on its own message ----------------------------------------------------
+    async def answer_click(
+        self, interaction: discord.Interaction[Any], session_id: int, clicker: str, seat: str
+    ) -> bool:
+        """Show the move on the clicked message (the table, or the clicker's DM) in the
+        interaction's own answer, under the message's lock and drawn from the newest state;
+        the worker then finds that message up to date. False: the interaction was only
+        acknowledged (too late to draw, or a new step wants a new DM) and the worker shows it."""
+        message = interaction.message
+        if message is None or interaction.response.is_done():
+            return False
+        elapsed = (discord.utils.utcnow() - interaction.created_at).total_seconds()
+        async with self._lock(message.id):
+            s = await self.service.load(session_id)
+            if seat == "t":
+                parts = await self.screens.table_parts(s)
+                rendered = self.screens.render_table(s, parts)
+            else:
+                if s.state is None or s.player(clicker) is None:
+                    return False
+                panel, digest = self.screens.private_parts(s, clicker)
+                shown_stamp, _ = self._dm_state(s, clicker)
+                if panel.stamp != shown_stamp and s.status is SessionStatus.ACTIVE:
+                    return False  # a new step: a new DM (which notifies), sent by the worker
+                rendered = self.screens.render_private(s, clicker, panel, digest)
+            spent = (discord.utils.utcnow() - interaction.created_at).total_seconds()
+            if max(elapsed, spent) > ANSWER_BUDGET or interaction.response.is_done():
+                return False
+            attachments = await self._attachments(message.id, rendered)
+            kwargs = rendered.message()
+            kwargs.pop("content", None)
+            if attachments is not None:
+                kwargs["attachments"] = attachments
+            answer = await interaction.response.edit_message(**kwargs)
+            if attachments is not None:
+                updated = answer.resource if answer is not None else None
+                found = getattr(updated, "attachments", [])
+                self._shown[message.id] = shown_after(
+                    rendered.pictures, [dict(a.to_dict()) for a in found]
+                )
+            if seat == "t":
+                self._table_digests[s.id] = rendered.digest
+            else:
+                assert rendered.panel is not None
+                self._dm_shown[(s.id, clicker)] = (rendered.panel.stamp, rendered.digest)
+                self._dm_controls[(s.id, clicker)] = bool(rendered.panel.controls)
+            return True
 
     # -- the outbox ------------------------------------------------------------------------------
     async def _flush_outbox(self, where: Where) -> None:
@@ -272,6 +383,31 @@ class TableSync:
                 continue
             await self.service.mark_posted(post.id, message_id)
 
+    async def _posts_go_to(self, where: Where) -> int:
+        """The game's thread, opened on the table message when the game has started and the bot
+        may open threads; else the channel itself."""
+        if where.channel_id in self._gone_channels:
+            raise ChannelGone(where.channel_id)
+        if not where.started or where.table_message_id is None:
+            return where.channel_id
+        if where.id in self._threads:
+            return self._threads[where.id] or where.channel_id
+        thread: int | None = None
+        try:
+            data = await self.messenger.start_thread(
+                where.channel_id, where.table_message_id, f"🍽️ Game #{where.id} — play by play"
+            )
+            thread = int(data["id"])
+        except discord.HTTPException as exc:
+            if exc.code == THREAD_EXISTS:  # opened before a restart: it shares the message's id
+                thread = where.table_message_id
+            elif failure_of(exc) is Failure.RETRY:
+                raise
+            else:
+                log.warning("session %s posts in its channel (no thread: %s)", where.id, exc)
+        self._threads[where.id] = thread
+        return thread or where.channel_id
+
     async def _post(self, where: Where, post: PostRow) -> int | None:
         payload = json.loads(post.payload)
         names = where.names
@@ -282,19 +418,21 @@ class TableSync:
             sent = await self.messenger.send_dm(user_id, key, content=payload["dm"][:2000])
             if sent is not None:
                 return sent.id
-            text = payload.get("fallback")  # DMs closed: say it in the channel, with a ping
+            text = payload.get("fallback")  # DMs closed: say it where the game talks, with a ping
             if not text or where.channel_id in self._gone_channels:
                 return None
             message = await self.messenger.post_notice(
-                where.channel_id, names_in(text, names), f"{key}:fallback", ping=[user_id]
+                await self._posts_go_to(where),
+                names_in(text, names),
+                f"{key}:fallback",
+                ping=[user_id],
             )
             return message.id
-        if where.channel_id in self._gone_channels:
-            raise ChannelGone(where.channel_id)
+        target = await self._posts_go_to(where)
         if "announcement" in payload:
             announcement = Announcement.model_validate(payload["announcement"])
             message = await self.messenger.send(
-                where.channel_id,
+                target,
                 key,
                 content=mention_line(announcement.ping),
                 embed=embed_of(announcement, names),
@@ -302,51 +440,58 @@ class TableSync:
             )
             return message.id
         message = await self.messenger.post_notice(
-            where.channel_id, names_in(payload["notice"], names), key, ping=payload.get("ping")
+            target, names_in(payload["notice"], names), key, ping=payload.get("ping")
         )
         return message.id
 
     # -- private panels by DM --------------------------------------------------------------------
+    def _dm_state(self, s: Session, user_id: str) -> tuple[str | None, str | None]:
+        shown = self._dm_shown.get((s.id, user_id))
+        if shown is None:
+            player = s.player(user_id)
+            assert player is not None
+            shown = (player.dm_stamp, player.dm_digest)
+        return shown
+
     async def _sync_dm(self, s: Session, user_id: str) -> None:
         player = s.player(user_id)
         assert player is not None
-        rendered = self.screens.private_payload(s, user_id)
-        panel, digest = rendered.panel, rendered.digest
-        assert panel is not None
-        if player.dm_digest == digest and player.dm_stamp == panel.stamp:
+        if s.status is SessionStatus.ABANDONED:
+            await self._close_dm(s, user_id)
+            return
+        panel, digest = self.screens.private_parts(s, user_id)
+        shown_stamp, shown_digest = self._dm_state(s, user_id)
+        if shown_digest == digest and shown_stamp == panel.stamp:
             return
         # A new step (e.g. the next round's menu) is a new message, which notifies the player;
         # the end of the game is shown in the last one.
         active = s.status is SessionStatus.ACTIVE
-        new_message = player.dm_message_id is None or (player.dm_stamp != panel.stamp and active)
+        new_message = player.dm_message_id is None or (shown_stamp != panel.stamp and active)
         channel_id, message_id = player.dm_channel_id, player.dm_message_id
-        if (
-            channel_id
-            and message_id
-            and new_message
-            and self._dm_controls.get((s.id, user_id), True)
-        ):
-            with contextlib.suppress(discord.HTTPException):  # close the old step's controls
-                closed = self.screens.closed_step(s, v2=rendered.v2)
-                await self._edit(channel_id, message_id, closed)
         if channel_id and message_id and not new_message:
-            try:
-                await self._edit(channel_id, message_id, rendered)
-            except Exception as exc:
-                if failure_of(exc) is Failure.RETRY:
-                    raise
-                # Deleted or no longer editable: send a fresh one below.
-            else:
-                self._dm_controls[(s.id, user_id)] = bool(panel.controls)
-                await self.service.record_dm(
-                    s.id,
-                    user_id,
-                    channel_id=channel_id,
-                    message_id=message_id,
-                    stamp=panel.stamp,
-                    digest=digest,
-                )
+            if self._throttled(s, user_id, self.dm_edit_interval):
                 return
+            async with self._lock(message_id):
+                if self._dm_state(s, user_id) == (panel.stamp, digest):
+                    return  # a click's answer showed it meanwhile
+                rendered = self.screens.render_private(s, user_id, panel, digest)
+                self._edited_at[(s.id, user_id)] = time.monotonic()
+                try:
+                    await self._edit(channel_id, message_id, rendered)
+                except Exception as exc:
+                    if failure_of(exc) is Failure.RETRY:
+                        raise
+                    new_message = True  # deleted or no longer editable: send a fresh one
+                else:
+                    self._dm_shown[(s.id, user_id)] = (panel.stamp, digest)
+                    self._dm_controls[(s.id, user_id)] = bool(panel.controls)
+                    return
+        rendered = self.screens.render_private(s, user_id, panel, digest)
+        if channel_id and message_id and self._dm_controls.get((s.id, user_id), True):
+            with contextlib.suppress(discord.HTTPException):  # close the old step's controls
+                await self._edit(
+                    channel_id, message_id, self.screens.closed_step(s, v2=rendered.v2)
+                )
         if not active and player.dm_message_id is None:
             return  # nothing to tell by DM once the game is over
         kwargs = rendered.message()
@@ -358,10 +503,14 @@ class TableSync:
             **kwargs,
         )
         self._dm_controls[(s.id, user_id)] = sent is not None and bool(panel.controls)
+        self._dm_shown[(s.id, user_id)] = (panel.stamp, digest)
         if sent is None:
-            if player.dm_stamp != panel.stamp and s.row.channel_id not in self._gone_channels:
+            if shown_stamp != panel.stamp and s.row.channel_id not in self._gone_channels:
+                where = Where(
+                    s.id, s.row.channel_id, s.names(), s.row.table_message_id, started=True
+                )
                 await self.messenger.post_notice(
-                    s.row.channel_id,
+                    await self._posts_go_to(where),
                     DM_CLOSED_HELP,
                     f"dm-closed:{s.id}:{user_id}:{panel.stamp}",
                     ping=[user_id],
@@ -381,3 +530,30 @@ class TableSync:
             stamp=panel.stamp,
             digest=digest,
         )
+
+    async def _close_dm(self, s: Session, user_id: str) -> None:
+        """An abandoned game: the player's last DM says so, and its controls are gone."""
+        player = s.player(user_id)
+        assert player is not None
+        if player.dm_channel_id is None or player.dm_message_id is None:
+            return
+        if self._dm_state(s, user_id)[1] == "abandoned":
+            return
+        closed = self.screens.abandoned_dm(s, v2=self._dm_is_v2(s, user_id))
+        async with self._lock(player.dm_message_id):
+            with contextlib.suppress(discord.NotFound):
+                await self._edit(player.dm_channel_id, player.dm_message_id, closed)
+        self._dm_shown[(s.id, user_id)] = (player.dm_stamp, "abandoned")
+        await self.service.record_dm(
+            s.id,
+            user_id,
+            channel_id=player.dm_channel_id,
+            message_id=player.dm_message_id,
+            stamp=player.dm_stamp,
+            digest="abandoned",
+        )
+
+    def _dm_is_v2(self, s: Session, user_id: str) -> bool:
+        if s.state is None:
+            return False
+        return s.game.panel(s.state, user_id).layout == "components"

@@ -41,6 +41,13 @@ class Settings(BaseSettings):
     discord_api_base: str | None = Field(default=None)
     discord_gateway: str | None = Field(default=None)
     guild_ready_timeout: float = Field(default=2.0, ge=0)
+    dm_edit_interval: float = Field(
+        default=1.0,
+        ge=0,
+        le=60,
+        description="Seconds between edits of one player's DM caused by other players' moves "
+        "(a player's own clicks update their DM at once); changes in between are shown together.",
+    )
     table_edit_interval: float = Field(
         default=1.0,
         ge=0,

@@ -96,6 +96,20 @@ def names_of(players: list[str]) -> str:
     return ", ".join(player_token(p) for p in players)
 
 
+TABLE = None  # in Change.views: the public table
+
+
+@dataclass(frozen=True)
+class Change:
+    """A committed change of a session, as its listeners hear of it."""
+
+    session_id: int
+    # Which views may show something new: players' private panels by id, the table as TABLE;
+    # None: any of them (a lobby change, a deadline, a restart…).
+    views: frozenset[str | None] | None = None
+    posted: bool = True  # the change put something in the outbox
+
+
 @dataclass
 class ActResult:
     session: Session
@@ -114,7 +128,7 @@ class SessionService:
         self.now = now
         self.new_seed = new_seed
         self._locks: dict[int, asyncio.Lock] = {}
-        self._listeners: list[Callable[[int], None]] = []
+        self._listeners: list[Callable[[Change], None]] = []
         # Sessions as last committed. One bot process owns its database, so after the first
         # load a session is served from memory; every write still checks the stored version
         # (UPDATE … WHERE version = ?), and a refused or failed write drops the cached copy.
@@ -124,14 +138,21 @@ class SessionService:
         return self._locks.setdefault(session_id, asyncio.Lock())
 
     # -- change events ---------------------------------------------------------------------------
-    def subscribe(self, listener: Callable[[int], None]) -> None:
-        """Call ``listener(session_id)`` after every committed change of a session (the table
-        sync and the scheduler listen; the service need not know them)."""
+    def subscribe(self, listener: Callable[[Change], None]) -> None:
+        """Call ``listener(change)`` after every committed change of a session (the table sync
+        and the scheduler listen; the service need not know them)."""
         self._listeners.append(listener)
 
-    def _changed(self, session_id: int) -> None:
+    def _changed(
+        self,
+        session_id: int,
+        views: frozenset[str | None] | None = None,
+        *,
+        posted: bool = True,
+    ) -> None:
+        change = Change(session_id, views, posted)
         for listener in self._listeners:
-            listener(session_id)
+            listener(change)
 
     # -- reads for front ends --------------------------------------------------------------------
     async def deadline(self, session_id: int) -> TimerRow | None:
@@ -312,7 +333,13 @@ class SessionService:
         return session
 
     async def open_in_channel(self, channel_id: int) -> Session | None:
+        """The game going on in a channel (or in the thread of its table)."""
         row = await self.store.open_session_in_channel(channel_id)
+        return await self.load(row.id) if row else None
+
+    async def latest_in_channel(self, channel_id: int) -> Session | None:
+        """The channel's latest game, open or not (to show how the last one ended)."""
+        row = await self.store.latest_session_in_channel(channel_id)
         return await self.load(row.id) if row else None
 
     # -- lobby -----------------------------------------------------------------------------------
@@ -364,7 +391,7 @@ class SessionService:
                 raise NotAllowed(f"The table is full ({s.game.max_players} players).")
             with self._rewrite(session_id):
                 await self.store.update_lobby(session_id, s.version, add=(user_id, name[:32]))
-            self._changed(session_id)
+            self._changed(session_id, frozenset({TABLE}), posted=False)
             return await self.load(session_id)
 
     async def leave(self, session_id: int, user_id: str) -> Session:
@@ -379,7 +406,7 @@ class SessionService:
                 )
             with self._rewrite(session_id):
                 await self.store.update_lobby(session_id, s.version, remove=user_id)
-            self._changed(session_id)
+            self._changed(session_id, frozenset({TABLE}), posted=False)
             return await self.load(session_id)
 
     async def set_option(self, session_id: int, user_id: str, key: str, value: Any) -> Session:
@@ -399,7 +426,7 @@ class SessionService:
                 await self.store.update_lobby(
                     session_id, s.version, options=parsed.model_dump(mode="json")
                 )
-            self._changed(session_id)
+            self._changed(session_id, frozenset({TABLE}), posted=False)
             return await self.load(session_id)
 
     async def start(self, session_id: int, user_id: str) -> Session:
@@ -503,7 +530,9 @@ class SessionService:
             except IllegalAction as exc:
                 raise IllegalMove(exc.message) from None
             committed = await self._commit(s, state, new_state, [NewAction(player, _dump(action))])
-        self._changed(session_id)
+            touched = game.views_touched(state, new_state, player)
+        posted = len(new_state.announcements) > len(state.announcements)
+        self._changed(session_id, None if touched is None else frozenset(touched), posted=posted)
         return ActResult(session=committed, applied=[(player, action)])
 
     async def fire_deadline(self, session_id: int, key: str) -> ActResult | None:
@@ -544,6 +573,21 @@ class SessionService:
             committed = await self._commit(s, s.state, state, log, posts)
         self._changed(session_id)
         return ActResult(session=committed, applied=applied, auto_played=auto)
+
+    async def skip_step(self, session_id: int, user_id: str) -> ActResult:
+        """The host ends a step the game lets them end early (a level pick): the absent
+        players' default moves are played now, as at the deadline."""
+        s = await self.load(session_id)
+        state = self._require_playing(s)
+        if user_id != s.row.host_id:
+            raise NotAllowed("Only the host can go on without the others.")
+        clock = s.game.clock(state)
+        if clock is None or not clock.host_may_skip:
+            raise NotAllowed("This step can't be skipped: everyone it waits for must play.")
+        result = await self.fire_deadline(session_id, clock.key)
+        if result is None:
+            raise StaleVersion()
+        return result
 
     async def _commit(
         self,

@@ -97,6 +97,7 @@ MIGRATIONS: list[str] = [
     );
     CREATE INDEX outbox_unsent ON outbox(next_attempt_at) WHERE sent_at IS NULL;
     ALTER TABLE sessions ADD COLUMN note TEXT;
+    CREATE INDEX sessions_table_message ON sessions(table_message_id);
     """,
 ]
 
@@ -360,9 +361,20 @@ class Store:
         return _session_row(row) if row else None
 
     async def open_session_in_channel(self, channel_id: int) -> SessionRow | None:
+        """The open session of a channel, or of the table whose thread the channel is (a game's
+        thread is opened on its table message and has the message's id)."""
         row = await self._one(
-            "SELECT * FROM sessions WHERE channel_id = ? AND status IN ('lobby', 'active')",
-            (channel_id,),
+            "SELECT * FROM sessions WHERE (channel_id = ? OR table_message_id = ?) "
+            "AND status IN ('lobby', 'active') ORDER BY channel_id = ? DESC LIMIT 1",
+            (channel_id, channel_id, channel_id),
+        )
+        return _session_row(row) if row else None
+
+    async def latest_session_in_channel(self, channel_id: int) -> SessionRow | None:
+        row = await self._one(
+            "SELECT * FROM sessions WHERE channel_id = ? OR table_message_id = ? "
+            "ORDER BY id DESC LIMIT 1",
+            (channel_id, channel_id),
         )
         return _session_row(row) if row else None
 

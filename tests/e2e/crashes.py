@@ -23,7 +23,7 @@ from bot.core.sessions import SessionService
 from bot.core.store import SessionStatus, Store
 from emulator import DiscordEmulator, EmulatorError, Message
 from games.rng import Rng
-from tests.e2e.harness import controls, press
+from tests.e2e.harness import controls, game_messages, press
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -242,7 +242,7 @@ async def _check(db: Path, emu: DiscordEmulator, channels: list[int], result: So
             table_id = row.table_message_id
             posted = collections.Counter(
                 m.embeds[0]["title"]
-                for m in emu.channel_messages(row.channel_id)
+                for m in game_messages(emu, row.channel_id)
                 if m.embeds and m.id != table_id and not m.deleted
             )
             result.duplicate_posts += sum(max(0, posted[t] - expected[t]) for t in posted)

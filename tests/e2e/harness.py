@@ -52,6 +52,7 @@ class World:
             guild_ready_timeout=0.05,
             # Every change shows at once by default: tests read the table after each move.
             table_edit_interval=self.table_edit_interval,
+            dm_edit_interval=self.table_edit_interval,
         )
         return CafeBot(settings, clock=self.clock, new_seed=lambda: self.seed)
 
@@ -99,8 +100,20 @@ class World:
                 return self.emu.get_message(message.id)
         raise AssertionError(f"user {user} has no DM with controls")
 
+    def game_messages(self) -> list[Message]:
+        """What the game posted where players look: the channel and the threads opened in it
+        (a game's play-by-play goes to a thread on its table message), oldest first."""
+        return game_messages(self.emu, self.channel)
+
     def channel_texts(self) -> list[str]:
-        return [m.current_text() for m in self.emu.channel_messages(self.channel)]
+        return [m.current_text() for m in self.game_messages()]
+
+
+def game_messages(emu: DiscordEmulator, channel: int) -> list[Message]:
+    """The messages of a channel and of its threads, oldest first."""
+    threads = [c.id for c in emu.channels.values() if c.parent_id == channel]
+    found = [m for cid in [channel, *threads] for m in emu.channel_messages(cid)]
+    return sorted(found, key=lambda m: m.id)
 
 
 @asynccontextmanager

@@ -87,6 +87,9 @@ async def play_to_the_end(
     await bot.tables.idle()
     s = await bot.service.load(sid)
     assert s.status is SessionStatus.FINISHED, f"{game.id} did not finish ({counts})"
+    # A quiet channel: the table is its only message; the play-by-play is in the game's thread.
+    assert [m.id for m in emu.channel_messages(channel)] == [table.id], game.id
+    assert emu.channel_messages(table.id), f"{game.id} posted nothing in its thread"
     # Every picture the final table shows is attached to it.
     final = emu.get_message(table.id)
     wanted = [p.image.name for p in game.table(s.state) if p.image is not None]
@@ -134,6 +137,7 @@ async def test_every_registered_game_plays_to_its_end_by_random_clicks(tmp_path:
             database_path=tmp_path / "cafebot.sqlite3",
             guild_ready_timeout=0.05,
             table_edit_interval=0.0,
+            dm_edit_interval=0.0,
         )
         bot = CafeBot(settings, clock=clock, new_seed=lambda: 20261123)
         async with running_bot(emu, bot):

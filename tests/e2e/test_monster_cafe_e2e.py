@@ -106,13 +106,13 @@ def pick(rng: Rng, options: list[Control]) -> Control:
 
 
 def pings(w: World, user: int) -> list[Message]:
-    return [m for m in w.emu.channel_messages(w.channel) if f"<@{user}>" in m.content]
+    return [m for m in w.game_messages() if f"<@{user}>" in m.content]
 
 
 def ping_sequence(w: World) -> list[int]:
     """Who was pinged, in the order of the channel's messages."""
     out = []
-    for m in w.emu.channel_messages(w.channel):
+    for m in w.game_messages():
         out += [u for u in w.users if f"<@{u}>" in m.content]
     return out
 
@@ -296,7 +296,7 @@ async def refuse_others(w: World, bot: CafeBot, control: Control, strangers: lis
     """Everyone but the current player presses ``control``: a private refusal, nothing changes."""
     before = await bot.store.actions(1)
     shown = w.emu.get_message(control.message_id).snapshot()
-    posted = len(w.emu.channel_messages(w.channel))
+    posted = len(w.game_messages())
     current = await current_player(bot)
     for other in [u for u in w.users if u != current] + strangers:
         result = await press(w.emu, other, control)
@@ -306,7 +306,7 @@ async def refuse_others(w: World, bot: CafeBot, control: Control, strangers: lis
     await w.settle()
     assert await bot.store.actions(1) == before, "a refused click changed the game"
     assert w.emu.get_message(control.message_id).snapshot() == shown, "a refused click showed"
-    assert len(w.emu.channel_messages(w.channel)) == posted, "a refusal is private"
+    assert len(w.game_messages()) == posted, "a refusal is private"
 
 
 async def tap(
@@ -321,8 +321,9 @@ async def tap(
     user = await current_player(bot)
     before = await bot.store.actions(1)
     result = await press(w.emu, user, control)
-    # Acknowledged at once (deferred update); the table message's one writer then edits it.
-    assert result.type == 6 and not result.ephemeral, "a tap is acknowledged without a reply"
+    # The table message shows the move in the tap's own answer (one writer at a time per
+    # message: the sync then finds it up to date).
+    assert result.type == 7 and not result.ephemeral, "a tap updates the table, no reply"
     await w.settle()
     log = await bot.store.actions(1)
     assert log[: len(before)] == before and len(log) == len(before) + 1
@@ -358,9 +359,7 @@ async def decide(
     assert all(kind_of(c) in ("draw", "seat", "ask_clear", "sorbet") for c in options)
     preferred = [c for c in options if kind_of(c) == prefer]
     control = preferred[0] if preferred else pick(rng, options)
-    unasked = Unasked(
-        table.snapshot(), await cafe_state(bot), len(w.emu.channel_messages(w.channel))
-    )
+    unasked = Unasked(table.snapshot(), await cafe_state(bot), len(w.game_messages()))
     await tap(w, bot, control, played, strangers)
     if kind_of(control) == "ask_clear":
         await confirm_clear(w, bot, unasked, control, played, strangers)
@@ -383,7 +382,7 @@ async def confirm_clear(
     # Asking takes nothing and ends nothing: the same turn, nothing posted, no ping.
     assert asked.model_copy(update={"clearing": None}) == unasked.state
     posted = unasked.posted
-    assert len(w.emu.channel_messages(w.channel)) == posted, "asking posts nothing"
+    assert len(w.game_messages()) == posted, "asking posts nothing"
     confirm, cancel = table_controls(w.table_message())
     assert (kind_of(confirm), kind_of(cancel)) == ("clear", "cancel_clear")
     if not played.taps["cancel_clear"]:
@@ -391,13 +390,13 @@ async def confirm_clear(
         await tap(w, bot, cancel, played, strangers)
         assert await cafe_state(bot) == unasked.state
         assert w.table_message().snapshot() == unasked.shown
-        assert len(w.emu.channel_messages(w.channel)) == posted
+        assert len(w.game_messages()) == posted
         (again,) = [c for c in table_controls(w.table_message()) if c.label == ask.label]
         assert again == ask, "the same Clear control as before the ask"
         await tap(w, bot, again, played, strangers)
         assert await cafe_state(bot) == asked
         assert table_controls(w.table_message()) == [confirm, cancel]
-        assert len(w.emu.channel_messages(w.channel)) == posted
+        assert len(w.game_messages()) == posted
     await tap(w, bot, confirm, played, strangers)
     after = await cafe_state(bot)
     assert after.clearing is None and after.table(table.card) is None
@@ -449,13 +448,13 @@ async def test_a_full_three_player_game_by_clicking_with_a_restart(tmp_path: Pat
             before_restart = await bot.store.actions(1)
             assert all(kind_of(c) == "seat" for c in table_controls(w.table_message()))
             shown = w.emu.get_message(table.id).snapshot()
-            posted = len(w.emu.channel_messages(w.channel))
+            posted = len(w.game_messages())
         async with w.bot_running() as bot:
             await w.settle()
             assert await bot.store.actions(1) == before_restart
             # The new bot re-posts nothing, and the table message still carries exactly what the
             # first bot rendered (custom_ids included): the seat buttons clicked next are those.
-            assert len(w.emu.channel_messages(w.channel)) == posted
+            assert len(w.game_messages()) == posted
             assert w.emu.get_message(table.id).snapshot() == shown
             while (await bot.service.load(1)).status == "active":
                 await decide(w, bot, rng, played, [mallory])
@@ -672,7 +671,7 @@ async def test_an_idle_player_is_reminded_then_played_for(tmp_path: Path) -> Non
             assert state.current is not None
             last = int(state.current)
             assert state.clearable(), "a table with monsters for the last diner"
-            assert pings(w, last)[-1].id == w.emu.channel_messages(w.channel)[-1].id
+            assert pings(w, last)[-1].id == w.game_messages()[-1].id
             taps = len(await bot.store.actions(1))
             told_before, reminded = len(times_up(w)), len(reminders(w, last))
             after, expected = default_moves(state, last)
@@ -719,7 +718,7 @@ async def test_others_pressing_the_current_players_buttons_are_refused(tmp_path:
             async def refused(user: int, kind: str, expected: str) -> None:
                 before, shown = await bot.store.actions(1), w.table_message().snapshot()
                 state = await cafe_state(bot)
-                public = len(w.emu.channel_messages(w.channel))
+                public = len(w.game_messages())
                 private = len(w.emu.ephemerals(user))
                 result = await press(w.emu, user, control_of(kind))
                 text = ephemeral_text(result)
@@ -728,12 +727,12 @@ async def test_others_pressing_the_current_players_buttons_are_refused(tmp_path:
                 assert await bot.store.actions(1) == before, "a refused click changed the game"
                 assert await cafe_state(bot) == state
                 assert w.table_message().snapshot() == shown, "the table changed"
-                assert len(w.emu.channel_messages(w.channel)) == public, "the refusal is private"
+                assert len(w.game_messages()) == public, "the refusal is private"
                 assert len(w.emu.ephemerals(user)) == private + 1, "one answer to the clicker"
 
             async def play(kind: str) -> None:
                 user = await current_player(bot)
-                assert (await press(w.emu, user, control_of(kind))).type == 6
+                assert (await press(w.emu, user, control_of(kind))).type == 7
                 await w.settle()
                 await check_table(bot, w.table_message())
 

@@ -1,0 +1,91 @@
+"""Around the table, for every game: the host may go on without an absent player where a game
+allows it, an abandoned game closes every DM, /game status shows how the last game ended, and
+the rules come in pages (/game help, /game rules, the lobby's How to play)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from bot.core.store import SessionStatus
+from games import REGISTRY
+from games.alien_cafe.state import AlienCafeState
+from tests.e2e.harness import controls, ephemeral_text, open_game, press, state_of, world
+
+
+async def test_the_host_goes_on_without_an_absent_player_at_a_level_pick(tmp_path: Path) -> None:
+    """Issue: one absent player froze Alien Café's level pick (24 h) and the host could not
+    go on. The pick is short by default and the host may end it: the absent player keeps
+    their level, as at the deadline."""
+    async with world(tmp_path, players=3) as w, w.bot_running() as bot:
+        table = await open_game(w, "alien-cafe")
+        host, present, absent = w.users
+        for user in (host, present):
+            dm = w.latest_dm(user)
+            (keep,) = [c for c in controls(dm, 1) if c.label.startswith("Keep level")]
+            await press(w.emu, user, keep)
+            await w.settle()
+        state: AlienCafeState = await state_of(bot)
+        assert state.phase == "levels" and not state.seats[str(absent)].ready
+        table = w.emu.get_message(table.id)
+        skip = table.button("Go on without them")
+        refused = await w.emu.click(present, table.id, skip)
+        assert "Only the host" in ephemeral_text(refused)
+        assert (await state_of(bot)).phase == "levels"
+        await w.emu.click(host, table.id, skip)
+        await w.settle()
+        state = await state_of(bot)
+        assert state.phase == "service", "the service started without waiting"
+        assert state.seats[str(absent)].level == 0
+        log = await bot.store.actions(1)
+        assert log[-1].source == "timeout" and log[-1].player == str(absent)
+        assert "Go on without them" not in [b[0] for b in w.emu.get_message(table.id).buttons()]
+
+
+async def test_abandon_closes_every_dm_and_status_shows_the_last_game(tmp_path: Path) -> None:
+    """Issue: after an abandon, Bob's DM still had working menus, and /game status said there
+    was no game."""
+    async with world(tmp_path, players=3) as w, w.bot_running() as bot:
+        await open_game(w, "cafe-carnage")
+        dms = {u: w.latest_dm(u) for u in w.users}
+        ask = await w.emu.slash(w.users[0], w.channel, "game abandon", {})
+        assert ask.message is not None
+        await w.emu.click(w.users[0], ask.message.id, ask.message.button("Yes, abandon it"))
+        await w.settle()
+        row = await bot.store.get_session(1)
+        assert row is not None and row.status is SessionStatus.ABANDONED
+        for user, dm in dms.items():
+            now = w.emu.get_message(dm.id)
+            assert "abandoned" in now.current_text(), user
+            assert now.buttons() == [] and now.selects() == [], "no controls left"
+        status = await w.emu.slash(w.users[1], w.channel, "game status", {})
+        text = ephemeral_text(status)
+        assert "Abandoned" in text and "Café Carnage" in text
+
+
+async def test_the_rules_come_in_pages(tmp_path: Path) -> None:
+    """Issue: the rules were one 2,700-character block; a lobby had no "How to play"."""
+    async with world(tmp_path, players=2) as w, w.bot_running():
+        for game in REGISTRY.values():
+            rules = await w.emu.slash(w.users[0], w.channel, "game rules", {"game": game.id})
+            first = ephemeral_text(rules)
+            assert rules.message is not None
+            pages = int(rules.message.embeds[0]["footer"]["text"].split("/")[1].split(" ")[0])
+            assert pages >= 2, f"{game.id}'s rules are one block"
+            assert len(first) < 2000
+            seen = [first]
+            message = rules.message
+            for _ in range(pages - 1):
+                turned = await w.emu.click(w.users[0], message.id, message.button("Next"))
+                assert turned.type == 7, "a page turns in place"
+                message = w.emu.get_message(message.id)
+                seen.append(message.current_text())
+            assert len(set(seen)) == pages
+            assert f"Page {pages}/{pages}" in seen[-1]
+            assert [d for label, _, d in message.buttons() if label == "Next"] == [True]
+        lobby = await (
+            await w.emu.slash(w.users[0], w.channel, "game new", {"game": "monster-cafe"})
+        ).final()
+        how = await w.emu.click(w.users[1], lobby.id, lobby.button("How to play"))
+        assert "Monster Café" in ephemeral_text(how) and "Page 1/" in ephemeral_text(how)
+        overview = await w.emu.slash(w.users[1], w.channel, "game help", {})
+        assert all(g.title in ephemeral_text(overview) for g in REGISTRY.values())
