@@ -6,6 +6,7 @@ Every option field is a bool, a Literal of strings, or an int with
 
 from __future__ import annotations
 
+import re
 import typing
 from typing import Any
 
@@ -22,7 +23,7 @@ def choices_of(info: FieldInfo) -> list[tuple[str, Any]]:
     if info.annotation is bool:
         return [("on", True), ("off", False)]
     if typing.get_origin(info.annotation) is typing.Literal:
-        return [(str(v), v) for v in typing.get_args(info.annotation)]
+        return [(_words(str(v)), v) for v in typing.get_args(info.annotation)]
     extra = info.json_schema_extra
     choices = extra.get("choices") if isinstance(extra, dict) else None
     if isinstance(choices, dict):
@@ -92,11 +93,17 @@ def parse_setting(game: Game[Any, Any], text: str) -> tuple[str, Any]:
         known = ", ".join(option_fields(game)) or "none"
         # Echo at most a little of what was typed: the answer must stay short.
         raise ValueError(f"{game.title} has no option {_clip(name.strip())!r} (options: {known}).")
+    typed = label.strip().casefold()
     for choice_label, value in choices_of(info):
-        if choice_label == label.strip():
+        if typed in (choice_label.casefold(), str(value).casefold()):
             return name.strip(), value
     allowed = ", ".join(lbl for lbl, _ in choices_of(info))
     raise ValueError(f"{title_of(name.strip())} can be: {allowed}.")
+
+
+def _words(value: str) -> str:
+    """An option value as players read it: "full-pancake" → "Full Pancake"."""
+    return " ".join(part.capitalize() for part in re.split(r"[-_ ]+", value) if part) or value
 
 
 def _clip(text: str, limit: int = 40) -> str:

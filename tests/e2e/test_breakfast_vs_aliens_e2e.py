@@ -75,11 +75,12 @@ async def open_table(w: World, mode: str) -> Message:
     table = await (await w.emu.slash(host, w.channel, "game new", options)).final()
     if mode == "full-pancake":
         select, choices = next(s for s in table.selects() if s[1][0][1].startswith("mode:"))
-        (value,) = [v for label, v in choices if label.endswith(mode)]
+        pretty = " ".join(part.capitalize() for part in mode.split("-"))  # "Full Pancake"
+        (value,) = [v for label, v in choices if label.endswith(pretty)]
         picked = await w.emu.select(host, table.id, select, [value])
         assert not picked.ephemeral, "the host's option pick was refused"
         await w.settle()
-        assert f"**Mode**: {mode}" in w.emu.get_message(table.id).current_text()
+        assert f"**Mode**: {pretty}" in w.emu.get_message(table.id).current_text()
     for user in others:
         await w.emu.click(user, table.id, w.emu.get_message(table.id).button("Join"))
     await w.emu.click(host, table.id, w.emu.get_message(table.id).button("Start"))
@@ -194,9 +195,9 @@ def control(w: World, label: str) -> Control:
 
 
 async def tap(w: World, user: int, target: Control) -> InteractionResult:
-    """A click on the table: acknowledged at once (the sync worker redraws the table)."""
+    """A click on the table: the table shows the move in the click's own answer."""
     result = await press(w.emu, user, target)
-    assert result.type == 6, f"{target.label!r} by {user} was answered {result.type}"
+    assert result.type == 7 and not result.ephemeral, f"{target.label!r} by {user}: {result.type}"
     await w.settle()
     return result
 
@@ -227,7 +228,7 @@ def seen_by(w: World, user: int) -> str:
 def pinged(w: World, user: int, title: str) -> bool:
     return any(
         f"<@{user}>" in m.content and any(e.get("title") == title for e in m.embeds)
-        for m in w.emu.channel_messages(w.channel)
+        for m in w.game_messages()
     )
 
 
@@ -333,7 +334,7 @@ async def test_full_pancake_shield_reactions_private_toaster_peek_and_a_restart_
             for user in w.users:
                 assert [s for s in secrets if s in seen_by(w, user)] == [], "stacked badly"
             use = await press(w.emu, first, control(w, "Use Magic Toaster"))
-            assert use.type == 6
+            assert use.type == 7 and not use.ephemeral  # the table, updated by the answer itself
             await w.settle()
             (peek,) = use.followups()
             assert peek.ephemeral_to == first
@@ -466,9 +467,7 @@ async def test_full_pancake_shield_reactions_private_toaster_peek_and_a_restart_
                 assert card(alien).name not in seen_by(w, user)
             # Every announcement was posted exactly once, in order, across the restart.
             posted = [
-                m.embeds[0]["title"]
-                for m in w.emu.channel_messages(w.channel)
-                if m.embeds and m.id != old.id
+                m.embeds[0]["title"] for m in w.game_messages() if m.embeds and m.id != old.id
             ]
             assert posted == [a.title for a in state.announcements]
             errors = [r for r in caplog.records if r.levelno >= logging.WARNING]
