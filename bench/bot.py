@@ -3,7 +3,12 @@
 The bot runs as its own process (`python -m bot`, as in production); this process runs the
 emulator and plays every seat, each player clicking their picks and Confirm as fast as the
 clicks are acknowledged. Prints interactions/s, latency from INTERACTION_CREATE to the
-callback (p50/p99), and REST calls per round per player by kind. Run by hand:
+callback (p50/p99), the bot process's CPU seconds per 1,000 clicks (from /proc/<pid>/stat),
+messages drawn per click, and REST calls per round per player by kind.
+
+In the same run, the library's own limit: a bare discord.py bot (bench/bare_bot.py, its own
+process, the same emulator and intents) receives the same clicks on copies of the same DM
+messages and only acknowledges them; its CPU per click is printed beside ours. Run by hand:
     .venv/bin/python bench/bot.py [--sessions 100] [--players 4] [--rounds 2]
 """
 
@@ -11,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import signal
 import statistics
@@ -18,10 +24,13 @@ import sys
 import tempfile
 import time
 from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+
+import aiohttp  # noqa: E402
 
 from emulator import DiscordEmulator, RestCall  # noqa: E402
 
@@ -71,6 +80,30 @@ class Pace:
 PACE = Pace(0)
 
 
+@dataclass
+class Click:
+    """One click as it was made: who, on what message (as it looked), which control."""
+
+    user: int
+    channel_id: int
+    message: dict[str, object]
+    custom_id: str
+    values: list[str] | None
+
+
+CLICKS: list[list[Click]] = []  # per player in turn, in order (replayed for the bare bot)
+
+
+def record(
+    user: int, message_id: int, custom_id: str, values: list[str] | None, emu: DiscordEmulator
+) -> None:
+    m = emu.get_message(message_id)
+    shown = {"embeds": m.embeds, "components": m.components, "flags": m.flags}
+    if m.content:
+        shown["content"] = m.content
+    CLICKS[-1].append(Click(user, m.channel_id, shown, custom_id, values))
+
+
 async def play_seat(
     emu: DiscordEmulator, user: int, played: set[int], latencies: list[float]
 ) -> None:
@@ -79,12 +112,14 @@ async def play_seat(
     assert message_id is not None
     played.add(message_id)
     message = emu.get_message(message_id)
+    CLICKS.append([])
     for index in range(4):
         custom_id, options = emu.get_message(message.id).selects()[index]
         await PACE.wait()
+        record(user, message.id, custom_id, [options[0][1]], emu)
         result = await emu.select(user, message.id, custom_id, [options[0][1]])
         latencies.append(result.latency)
-        if result.type != 6:
+        if result.type not in (6, 7) or result.ephemeral:
             print("refused:", result.message.current_text()[:200] if result.message else result)
 
     def confirm_enabled() -> bool:
@@ -94,8 +129,60 @@ async def play_seat(
     # As a player would: Confirm once the DM shows all four choices made.
     await emu.wait_until(confirm_enabled, timeout=60)
     await PACE.wait()
-    result = await emu.click(user, message.id, emu.get_message(message.id).button(CONFIRM))
+    confirm = emu.get_message(message.id).button(CONFIRM)
+    record(user, message.id, confirm, None, emu)
+    result = await emu.click(user, message.id, confirm)
     latencies.append(result.latency)
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process so far (from /proc/<pid>/stat)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+async def bare_bot_on_the_same_clicks(
+    emu: DiscordEmulator, env: dict[str, str], players_in_turn: list[list[list[Click]]]
+) -> tuple[float, float, list[float]]:
+    """Replay every click on a copy of the message it was made on (posted by this process as
+    the bot, same content), for the bare discord.py bot. Returns (seconds, CPU s, latencies)."""
+    bare = await asyncio.create_subprocess_exec(
+        sys.executable, str(ROOT / "bench" / "bare_bot.py"), env=env
+    )
+    latencies: list[float] = []
+    try:
+        await emu.wait_for_bot_ready(timeout=60)
+        headers = {"Authorization": f"Bot {emu.token}"}
+        async with aiohttp.ClientSession(headers=headers) as http:
+
+            async def copy(click: Click) -> int:
+                url = f"{emu.rest_base}/channels/{click.channel_id}/messages"
+                async with http.post(url, json=click.message) as response:
+                    data = await response.json()
+                    return int(data["id"])
+
+            async def replay(turns: list[list[Click]]) -> None:
+                for seat in turns:
+                    copies = {id(c.message): await copy(c) for c in seat}
+                    for click in seat:
+                        message_id = copies[id(click.message)]
+                        if click.values is None:
+                            result = await emu.click(click.user, message_id, click.custom_id)
+                        else:
+                            result = await emu.select(
+                                click.user, message_id, click.custom_id, click.values
+                            )
+                        latencies.append(result.latency)
+
+            cpu_before = cpu_seconds(bare.pid)
+            started = time.perf_counter()
+            await asyncio.gather(*(replay(turns) for turns in players_in_turn))
+            elapsed = time.perf_counter() - started
+            cpu = cpu_seconds(bare.pid) - cpu_before
+    finally:
+        bare.send_signal(signal.SIGINT)
+        await bare.wait()
+    return elapsed, cpu, latencies
 
 
 async def wait_for_menus(emu: DiscordEmulator, users: list[int], played: set[int]) -> None:
@@ -135,6 +222,7 @@ async def main() -> None:
                 "CAFEBOT_GUILD_READY_TIMEOUT": "0.05",
                 "CAFEBOT_DEV_GUILD_ID": str(guild),
                 "CAFEBOT_LOG_LEVEL": os.environ.get("BENCH_LOG_LEVEL", "WARNING"),
+                "CAFEBOT_STATS_PATH": str(Path(tmp) / "stats.json"),
                 "PYTHONPATH": str(ROOT),
             }
             profile = os.environ.get("BENCH_PROFILE")  # a path: run the bot under cProfile
@@ -161,6 +249,8 @@ async def main() -> None:
                 PACE.rate = args.rate
                 latencies: list[float] = []
                 calls_before = len(emu.rest_calls)
+                CLICKS.clear()
+                cpu_before = cpu_seconds(bot.pid)
                 started = time.perf_counter()
                 for round_number in range(1, args.rounds + 1):
                     if args.in_flight == "player":
@@ -180,10 +270,20 @@ async def main() -> None:
                 # Let the last round's reveals, table edits and new DMs go out.
                 await wait_for_menus(emu, everyone, played)
                 await asyncio.sleep(1.0)
+                cpu = cpu_seconds(bot.pid) - cpu_before
                 calls = emu.rest_calls[calls_before:]
             finally:
                 bot.send_signal(signal.SIGINT)  # a clean stop (writes the profile, if any)
                 await bot.wait()
+            stats = json.loads((Path(tmp) / "stats.json").read_text())
+            # The same clicks, each table's players in turn, for the bare discord.py bot.
+            table_of = {u: n for n, (_, users) in enumerate(tables) for u in users}
+            by_table: list[list[list[Click]]] = [[] for _ in tables]
+            for seat_clicks in CLICKS:
+                by_table[table_of[seat_clicks[0].user]].append(seat_clicks)
+            bare_elapsed, bare_cpu, bare_latencies = await bare_bot_on_the_same_clicks(
+                emu, env, by_table
+            )
         emu.assert_clean()
 
     seats = len(everyone) * args.rounds
@@ -207,6 +307,20 @@ async def main() -> None:
     print(
         f"clicks per round per player: {clicks / seats:.0f} (so callbacks alone are {clicks / seats:.0f})"
     )
+    beyond = (len(calls) - kinds["interaction callback"]) / clicks
+    print(f"REST calls per click beyond the interaction's own callback: {beyond:.2f}")
+    renders = sum(stats["renders"].values())
+    print(f"messages drawn per click: {renders / clicks:.2f} ({stats['renders']})")
+    bq = statistics.quantiles(bare_latencies, n=100)
+    ours, bare = 1000 * cpu / clicks, 1000 * bare_cpu / len(bare_latencies)
+    print()
+    print(f"{'':<24}{'cafebot':>12}{'bare discord.py':>18}")
+    print(
+        f"{'interactions/s':<24}{clicks / elapsed:>12.0f}{len(bare_latencies) / bare_elapsed:>18.0f}"
+    )
+    print(f"{'CPU s per 1,000 clicks':<24}{ours:>12.2f}{bare:>18.2f}   ({ours / bare:.1f}x)")
+    print(f"{'p50 ms':<24}{q[49] * 1000:>12.1f}{bq[49] * 1000:>18.1f}")
+    print(f"{'p99 ms':<24}{q[98] * 1000:>12.1f}{bq[98] * 1000:>18.1f}")
 
 
 if __name__ == "__main__":

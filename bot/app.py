@@ -6,6 +6,7 @@ constructor arguments; nothing reaches through the bot object to its siblings.
 
 from __future__ import annotations
 
+import json
 import logging
 import re
 import time
@@ -60,6 +61,8 @@ class CafeBot(commands.Bot):
         self._connection.guild_ready_timeout = settings.guild_ready_timeout
         self.synced_commands = 0
         self.replies: Replies | None = None
+        self.screens: Screens | None = None
+        self.clicks = 0  # component interactions received (for benchmarks)
 
     async def setup_hook(self) -> None:
         settings = self.settings
@@ -97,8 +100,9 @@ class CafeBot(commands.Bot):
             )
         )
         messenger = Messenger(self)
-        pictures = Pictures()
+        pictures = Pictures(service)
         screens = Screens(service, items)
+        self.screens = screens
         replies = Replies(service, screens, messenger, pictures)
         self.replies = replies
         self.tables = TableSync(
@@ -135,6 +139,9 @@ class CafeBot(commands.Bot):
             self.tables.request_sync(row.id)
 
     async def close(self) -> None:
+        if self.settings.stats_path is not None and self.screens is not None:
+            stats = {"renders": dict(self.screens.renders), "clicks": self.clicks}
+            self.settings.stats_path.write_text(json.dumps(stats), encoding="utf-8")
         if hasattr(self, "scheduler"):
             await self.scheduler.stop()
         if hasattr(self, "tables"):
@@ -150,6 +157,7 @@ class CafeBot(commands.Bot):
         nobody sees "This interaction failed"."""
         if interaction.type is not discord.InteractionType.component or self.replies is None:
             return
+        self.clicks += 1
         data: dict[str, Any] = dict(interaction.data or {})
         custom_id = str(data.get("custom_id", ""))
         kind = data.get("component_type")

@@ -76,6 +76,7 @@ class Messenger:
         # only learns a bucket from its first answer; several games writing to one player's DM
         # at once would otherwise overrun it (a 429) before that answer arrives.
         self._channel_locks: dict[int, asyncio.Lock] = {}
+        self._opening_dms = asyncio.Lock()
 
     def _lock(self, channel_id: int) -> asyncio.Lock:
         return self._channel_locks.setdefault(channel_id, asyncio.Lock())
@@ -142,8 +143,11 @@ class Messenger:
 
     async def _dm_channel_id(self, user_id: str) -> int:
         if user_id not in self._dm_channels:
-            data = await self.client.http.start_private_message(int(user_id))
-            self._dm_channels[user_id] = int(data["id"])
+            # Opening DM channels is one bucket for the whole bot: one at a time (see above).
+            async with self._opening_dms:
+                if user_id not in self._dm_channels:
+                    data = await self.client.http.start_private_message(int(user_id))
+                    self._dm_channels[user_id] = int(data["id"])
         return self._dm_channels[user_id]
 
     async def start_thread(self, channel_id: int, message_id: int, name: str) -> dict[str, Any]:

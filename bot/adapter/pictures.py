@@ -14,7 +14,7 @@ import io
 import json
 from collections import OrderedDict
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import discord
 
@@ -61,12 +61,52 @@ class PictureStats:
     kept: int = 0
 
 
+class Memo(Protocol):
+    """Where what messages show is remembered across restarts (the session service)."""
+
+    async def recall(self, key: str) -> str | None: ...
+
+    async def remember(self, key: str, value: str) -> None: ...
+
+
 class Pictures:
-    def __init__(self, capacity: int = 256) -> None:
+    def __init__(self, memo: Memo, capacity: int = 256) -> None:
+        self.memo = memo
         self.capacity = capacity
         self._cache: OrderedDict[tuple[str, str], bytes] = OrderedDict()
         self._drawing: dict[tuple[str, str], asyncio.Future[bytes]] = {}
+        self._shown: dict[int, Shown] = {}  # the pictures each message shows, by message id
         self.stats = PictureStats()
+
+    async def shown(self, message_id: int) -> Shown | None:
+        """What a message's attachments hold (remembered across restarts), None if unknown."""
+        if message_id not in self._shown:
+            stored = await self.memo.recall(f"pictures:{message_id}")
+            if stored is None:
+                return None
+            self._shown[message_id] = {k: (v[0], int(v[1])) for k, v in json.loads(stored).items()}
+        return self._shown[message_id]
+
+    async def for_edit(
+        self, game: Game[Any, Any] | None, refs: list[PictureRef], message_id: int, *, clear: bool
+    ) -> list[discord.File | KeptAttachment] | None:
+        """The ``attachments`` an edit of ``message_id`` sends: None leaves them alone (nothing
+        changed, or the message never had pictures), [] removes them (``clear``: the message
+        shows no picture any more), else kept attachments and new files."""
+        shown = await self.shown(message_id)
+        if not refs:
+            return [] if clear or shown else None
+        assert game is not None
+        return await self.attachments(game, refs, shown)
+
+    async def after_edit(
+        self, message_id: int, refs: list[PictureRef], attachments: list[dict[str, Any]]
+    ) -> None:
+        """Remember what the message shows now that Discord answered with its attachments."""
+        shown = shown_after(refs, attachments)
+        if self._shown.get(message_id) != shown:
+            self._shown[message_id] = shown
+            await self.memo.remember(f"pictures:{message_id}", json.dumps(shown))
 
     async def png(self, game: Game[Any, Any], ref: PictureRef) -> bytes:
         cache_key = (game.id, ref.key)

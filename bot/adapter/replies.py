@@ -118,23 +118,53 @@ class Replies:
     ) -> discord.Message | None:
         """A new message answering the interaction (a reply, or a followup once deferred)."""
         kwargs = rendered.message(note) | {"files": await self.files(rendered)}
+        if kwargs.get("content") is None:
+            kwargs.pop("content", None)
         if interaction.response.is_done():
-            if kwargs.get("content") is None:
-                kwargs.pop("content", None)
             message: discord.Message = await interaction.followup.send(
                 ephemeral=ephemeral, wait=True, **kwargs
             )
+            await self.remember_pictures(message.id, rendered, message.attachments)
             return message
-        await interaction.response.send_message(ephemeral=ephemeral, **kwargs)
+        answer = await interaction.response.send_message(ephemeral=ephemeral, **kwargs)
+        sent = answer.resource if answer is not None else None
+        if isinstance(sent, discord.InteractionMessage):
+            await self.remember_pictures(sent.id, rendered, sent.attachments)
         return None
 
+    async def remember_pictures(
+        self, message_id: int, rendered: Rendered, attachments: list[discord.Attachment]
+    ) -> None:
+        if rendered.pictures:
+            await self.pictures.after_edit(
+                message_id, rendered.pictures, [dict(a.to_dict()) for a in attachments]
+            )
+
     async def update(self, interaction: discord.Interaction[Any], rendered: Rendered) -> None:
-        """Show ``rendered`` on the clicked message itself."""
-        kwargs = rendered.message() | {"attachments": await self.files(rendered)}
+        """Show ``rendered`` on the clicked message itself (keeping the pictures it shows
+        already: only a changed picture is uploaded)."""
+        kwargs = rendered.message()
+        kwargs.pop("content", None)
+        message = interaction.message
+        attachments = (
+            await self.pictures.for_edit(
+                rendered.game, rendered.pictures, message.id, clear=rendered.drops_pictures
+            )
+            if message is not None
+            else await self.files(rendered)
+        )
+        if attachments is not None:
+            kwargs["attachments"] = attachments
         if interaction.response.is_done():  # deferred because the move took long
-            await interaction.edit_original_response(**kwargs)
+            edited = await interaction.edit_original_response(**kwargs)
+            found = edited.attachments
         else:
-            await interaction.response.edit_message(**kwargs)
+            answer = await interaction.response.edit_message(**kwargs)
+            found = getattr(answer.resource if answer is not None else None, "attachments", [])
+        if attachments is not None and message is not None:
+            await self.pictures.after_edit(
+                message.id, rendered.pictures, [dict(a.to_dict()) for a in found]
+            )
 
     async def reply(
         self, interaction: discord.Interaction[Any], text: str | None, **kwargs: Any

@@ -6,6 +6,7 @@ nothing about the rules.
 
 from __future__ import annotations
 
+import collections
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -46,6 +47,9 @@ class Rendered:
     game: Game[Any, Any] | None = None
     pictures: list[PictureRef] = field(default_factory=list)
     panel: Panel | None = None  # a private panel: the one its controls come from
+    # Shows no picture where the message may have had some (a closed step's notice): an edit
+    # removes them (they would show as loose files).
+    drops_pictures: bool = False
 
     @property
     def v2(self) -> bool:
@@ -73,6 +77,8 @@ class Screens:
     def __init__(self, service: SessionService, items: Items) -> None:
         self.service = service
         self.items = items
+        # How many messages were drawn as discord.py objects, by kind (for benchmarks).
+        self.renders: collections.Counter[str] = collections.Counter()
 
     # -- the lobby -------------------------------------------------------------------------------
     def lobby_payload(self, s: Session) -> tuple[discord.Embed, discord.ui.View]:
@@ -218,6 +224,7 @@ class Screens:
         return TableParts(panels, extra, digest, skippable)
 
     def render_table(self, s: Session, parts: TableParts) -> Rendered:
+        self.renders["table"] += 1
         if s.state is None:
             if s.status is SessionStatus.LOBBY:
                 lobby_embed, lobby_view = self.lobby_payload(s)
@@ -274,6 +281,7 @@ class Screens:
     def render_private(
         self, s: Session, user_id: str, panel: Panel, digest: str, note: str = ""
     ) -> Rendered:
+        self.renders["private"] += 1
         player = s.player(user_id)
         assert player is not None
         where = f"<#{s.row.channel_id}>"
@@ -311,9 +319,9 @@ class Screens:
         if v2:
             view = discord.ui.LayoutView(timeout=None)
             view.add_item(discord.ui.TextDisplay(f"### {title}\n{text}"))
-            return Rendered([], view, "abandoned", s.game)
+            return Rendered([], view, "abandoned", s.game, drops_pictures=True)
         embed = discord.Embed(title=title, description=text, colour=0x9E9E9E)
-        return Rendered([embed], None, "abandoned")
+        return Rendered([embed], None, "abandoned", s.game, drops_pictures=True)
 
     @staticmethod
     def closed_step(s: Session, *, v2: bool) -> Rendered:

@@ -29,7 +29,7 @@ from typing import Any
 import discord
 
 from bot.adapter.messenger import ChannelGone, Failure, Messenger, failure_of
-from bot.adapter.pictures import Pictures, Shown, shown_after
+from bot.adapter.pictures import Pictures
 from bot.adapter.render import embed_of, mention_line, names_in
 from bot.adapter.screens import DM_CLOSED_HELP, Rendered, Screens
 from bot.core.errors import UserError
@@ -101,7 +101,6 @@ class TableSync:
         self._dm_shown: dict[tuple[int, str], tuple[str | None, str | None]] = {}
         # Whether each player's current DM shows controls (unknown after a restart: assume so).
         self._dm_controls: dict[tuple[int, str], bool] = {}
-        self._shown: dict[int, Shown] = {}  # the pictures each message shows, by message id
         self._gone_channels: set[int] = set()  # deleted, or no longer ours to post in
         self._threads: dict[int, int | None] = {}  # session → its thread (None: no thread)
         self._retries: asyncio.Task[None] | None = None
@@ -247,6 +246,13 @@ class TableSync:
         if message_id is None or s.row.channel_id in self._gone_channels:
             return
         parts = await self.screens.table_parts(s)
+        pictured = any(p.image is not None for p in parts.panels)
+        if s.id not in self._table_digests and pictured:
+            # After a restart: a table with pictures is not drawn (nor uploaded) again if it
+            # shows what it showed.
+            stored = await self.service.recall(f"table:{s.id}")
+            if stored is not None:
+                self._table_digests[s.id] = stored
         if self._table_digests.get(s.id) == parts.digest:
             return
         if self._throttled(s, TABLE, self.table_edit_interval):
@@ -272,12 +278,14 @@ class TableSync:
                     files=await self._files(table),
                     **table.message(),
                 )
-                self._shown[new.id] = shown_after(
-                    table.pictures, [dict(a.to_dict()) for a in new.attachments]
+                await self.pictures.after_edit(
+                    new.id, table.pictures, [dict(a.to_dict()) for a in new.attachments]
                 )
                 await self.service.record_table_message(s.id, new.id)
                 self._threads.pop(s.id, None)
             self._table_digests[s.id] = table.digest
+            if pictured:
+                await self.service.remember(f"table:{s.id}", table.digest)
 
     async def _files(self, rendered: Rendered) -> list[discord.File]:
         if rendered.game is None or not rendered.pictures:
@@ -285,10 +293,8 @@ class TableSync:
         return await self.pictures.files(rendered.game, rendered.pictures)
 
     async def _attachments(self, message_id: int, rendered: Rendered) -> list[Any] | None:
-        if rendered.game is None or not (rendered.pictures or message_id in self._shown):
-            return None
-        return await self.pictures.attachments(
-            rendered.game, rendered.pictures, self._shown.get(message_id)
+        return await self.pictures.for_edit(
+            rendered.game, rendered.pictures, message_id, clear=rendered.drops_pictures
         )
 
     async def _edit(self, channel_id: int, message_id: int, rendered: Rendered) -> None:
@@ -302,7 +308,9 @@ class TableSync:
             attachments=attachments,
         )
         if attachments is not None:
-            self._shown[message_id] = shown_after(rendered.pictures, data.get("attachments", []))
+            await self.pictures.after_edit(
+                message_id, rendered.pictures, data.get("attachments", [])
+            )
 
     # -- a click answered on its own message ----------------------------------------------------
     async def answer_click(
@@ -341,8 +349,8 @@ class TableSync:
             if attachments is not None:
                 updated = answer.resource if answer is not None else None
                 found = getattr(updated, "attachments", [])
-                self._shown[message.id] = shown_after(
-                    rendered.pictures, [dict(a.to_dict()) for a in found]
+                await self.pictures.after_edit(
+                    message.id, rendered.pictures, [dict(a.to_dict()) for a in found]
                 )
             if seat == "t":
                 self._table_digests[s.id] = rendered.digest
@@ -519,8 +527,8 @@ class TableSync:
                 s.id, user_id, channel_id=None, message_id=None, stamp=panel.stamp, digest=digest
             )
             return
-        self._shown[sent.id] = shown_after(
-            rendered.pictures, [dict(a.to_dict()) for a in sent.attachments]
+        await self.pictures.after_edit(
+            sent.id, rendered.pictures, [dict(a.to_dict()) for a in sent.attachments]
         )
         await self.service.record_dm(
             s.id,

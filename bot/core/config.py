@@ -37,6 +37,11 @@ class Settings(BaseSettings):
     sqlite_synchronous: Literal["FULL", "NORMAL"] = Field(
         default="FULL", description="FULL: every acknowledged move survives power loss."
     )
+    stats_path: Path | None = Field(
+        default=None,
+        description="For benchmarks: write the bot's counters (renders, clicks) here as JSON "
+        "when it stops.",
+    )
     # For tests against the local Discord emulator: where discord.py sends REST and gateway traffic.
     discord_api_base: str | None = Field(default=None)
     discord_gateway: str | None = Field(default=None)

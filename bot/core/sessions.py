@@ -203,6 +203,15 @@ class SessionService:
         await self.store.set_table_message(session_id, message_id)
         self._patch(session_id, table_message_id=message_id)
 
+    # -- presentation memo -----------------------------------------------------------------------
+    # Small facts a front end must remember across restarts about what its messages show (e.g.
+    # which attachment holds which picture), so it need not send them again.
+    async def recall(self, key: str) -> str | None:
+        return await self.store.get_meta(f"memo:{key}")
+
+    async def remember(self, key: str, value: str) -> None:
+        await self.store.set_meta(f"memo:{key}", value)
+
     # -- the outbox -------------------------------------------------------------------------------
     async def post_context(self, session_id: int) -> tuple[int, dict[str, str]]:
         """The channel and the players' names of a session, read without loading its game

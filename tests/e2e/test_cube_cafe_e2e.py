@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
 
+import pytest
+
 from emulator import Message
 from games.cube_cafe import GAME as CUBE_CAFE
 from games.cube_cafe.actions import Action, Bus, Done, Rotate, Wheel
@@ -185,8 +187,9 @@ async def move(w: World, player: Player, action: Action | None = None) -> Action
     before = await log_length(w)
     result = await press(w.emu, player.user, control)
     if player.dms:
-        # The DM has one writer, the sync worker: the click is only acknowledged.
-        assert result.type == DEFERRED_UPDATE and not result.ephemeral
+        # The DM shows the move in the click's own answer (or, when a new step wants a new
+        # DM, the click is only acknowledged and the sync sends it).
+        assert result.type in (UPDATE, DEFERRED_UPDATE) and not result.ephemeral
     else:
         assert result.type == UPDATE and result.message is not None
         assert result.message.id == message.id, "the ephemeral panel itself shows the move"
@@ -288,8 +291,8 @@ async def test_a_three_player_game_by_dm_clicks_with_a_hand_a_restart_and_a_time
             table = await open_game(w, GAME, timeout=TIMEOUT)
             assert title(table) == f"☕ Cube Café — round 1/{ROUNDS}"
             assert (await bot.service.deadline(1)) is not None
-            # Carol is told, in the channel, how to play without DMs.
-            notices = [m for m in w.emu.channel_messages(w.channel) if "/game hand" in m.content]
+            # Carol is told, where the game talks (its thread), how to play without DMs.
+            notices = [m for m in w.game_messages() if "/game hand" in m.content]
             assert [m.content.startswith(f"<@{carol.user}>") for m in notices] == [True]
             assert w.emu.dm_messages(carol.user) == []
             panels = {p.user: await panel_of(w, p) for p in everyone}
@@ -373,7 +376,7 @@ async def test_a_three_player_game_by_dm_clicks_with_a_hand_a_restart_and_a_time
         # Every upload showed a picture its message did not show just before. (The table's
         # resync at the restart re-uploads all of them: see the GAP test below.)
         seen = [
-            *w.emu.channel_messages(w.channel),
+            *w.game_messages(),
             *(m for p in everyone for m in w.emu.dm_messages(p.user)),
             *w.emu.ephemerals(carol.user),
         ]
@@ -382,7 +385,10 @@ async def test_a_three_player_game_by_dm_clicks_with_a_hand_a_restart_and_a_time
         assert w.emu.unresolved_attachments == []
 
 
-# -- 2. what the bot cannot do yet (each test fails until bot/ closes the gap) ----------------------
+# -- 2. gaps the tests found in bot/ (closed, but for undo: being built apart) ---------------------
+@pytest.mark.xfail(
+    strict=True, reason="undo through Discord is being built (issue: around the game)"
+)
 async def test_an_assignment_is_taken_back_through_discord(tmp_path: Path) -> None:
     # GAP: Cube Café offers undo (CubeCafe.undo_policy: Undo.FREE for a move on one's own board
     # that drew no plate, until Done), but nothing in bot/ reads Game.undo_policy: no panel gets

@@ -1,0 +1,38 @@
+"""The library's own limit: a bare discord.py bot that only acknowledges every component click
+(a deferred update) and answers nothing else. bench/bot.py runs it against the same emulator
+and the same clicks as cafebot, to compare CPU per click. Not a product: run by bench/bot.py.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Any
+
+import discord
+import discord.gateway
+import discord.http
+import yarl
+
+
+class BareBot(discord.Client):
+    async def on_interaction(self, interaction: discord.Interaction[Any]) -> None:
+        if interaction.type is discord.InteractionType.component:
+            await interaction.response.defer()
+
+
+def main() -> int:
+    discord.http.Route.BASE = os.environ["CAFEBOT_DISCORD_API_BASE"]
+    discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(
+        os.environ["CAFEBOT_DISCORD_GATEWAY"]
+    )
+    intents = discord.Intents.none()
+    intents.guilds = True  # the same intents as cafebot
+    client = BareBot(intents=intents)
+    client._connection.guild_ready_timeout = 0.05
+    client.run(os.environ["DISCORD_TOKEN"], log_handler=None)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
