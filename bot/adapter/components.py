@@ -13,7 +13,6 @@ from typing import Any
 
 import discord
 
-from bot.adapter.render import find_action, merged_controls
 from bot.adapter.replies import Replies, in_time
 from bot.adapter.screens import Rendered, Screens
 from bot.adapter.tables import TableSync
@@ -69,33 +68,32 @@ class Controls:
                 if str(me.seat) != seat:
                     raise NotAllowed("Those controls belong to another player.")
                 viewer = clicker
-            if viewer is None:
-                panel = merged_controls(s.game.table(s.state))
-            else:
-                panel = s.game.panel(s.state, viewer)
+            keys = self.screens.keys_now(s, viewer)
             # The clicked move must still be offered (in this step) to whoever it was shown to.
             if values:
-                action = find_action(panel, values[0], in_select=True) if len(values) == 1 else None
+                action = keys.action(values[0], in_select=True) if len(values) == 1 else None
             else:
-                action = find_action(panel, key, in_select=False)
+                action = keys.action(key, in_select=False)
             if action is None:
                 raise StaleVersion()
             return action
 
-        try:
-            result = await in_time(
-                interaction,
-                self.service.act_with(sid, clicker, choose),
-                interaction.response.defer,
-            )
-        except StaleVersion:
-            await self.replies.send_fresh_view(interaction, sid, seat)
-            return
-        s = result.session
-        if seat == "t":
-            await self._show_update(interaction, s, lambda: self._table(s))
-        else:
-            await self._show_update(interaction, s, lambda: self._private(s, clicker))
+        message_id = interaction.message.id if interaction.message is not None else None
+        with self.tables.answering(message_id):
+            try:
+                result = await in_time(
+                    interaction,
+                    self.service.act_with(sid, clicker, choose),
+                    interaction.response.defer,
+                )
+            except StaleVersion:
+                await self.replies.send_fresh_view(interaction, sid, seat)
+                return
+            s = result.session
+            if seat == "t":
+                await self._show_update(interaction, s, lambda: self._table(s))
+            else:
+                await self._show_update(interaction, s, lambda: self._private(s, clicker))
         game = s.game
         if (
             s.state is not None

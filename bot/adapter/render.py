@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import discord
@@ -44,24 +45,54 @@ def action_key(stamp: str, action: Any) -> str:
     return _digest([stamp, action])[:10]
 
 
+@dataclass(frozen=True)
+class PanelKeys:
+    """The key of every control of a panel (a button's move, a select's placeholder) and of
+    every select option, and the enabled moves by key: computed once per panel."""
+
+    controls: list[str]
+    options: list[list[str]]
+    buttons_by_key: dict[str, dict[str, Any]]
+    options_by_key: dict[str, dict[str, Any]]
+
+    @classmethod
+    def of(cls, panel: Panel) -> PanelKeys:
+        controls: list[str] = []
+        options: list[list[str]] = []
+        buttons_by_key: dict[str, dict[str, Any]] = {}
+        options_by_key: dict[str, dict[str, Any]] = {}
+        for control in panel.controls:
+            if isinstance(control, Button):
+                key = action_key(panel.stamp, control.action)
+                controls.append(key)
+                options.append([])
+                if not control.disabled:
+                    buttons_by_key.setdefault(key, control.action)
+            else:
+                controls.append(action_key(panel.stamp, control.placeholder))
+                keys = [action_key(panel.stamp, o.action) for o in control.options]
+                options.append(keys)
+                if not control.disabled:
+                    for key, option in zip(keys, control.options, strict=True):
+                        options_by_key.setdefault(key, option.action)
+        return cls(controls, options, buttons_by_key, options_by_key)
+
+    def action(self, key: str, *, in_select: bool) -> dict[str, Any] | None:
+        """The action of the enabled button (or select option) whose key is ``key``."""
+        return (self.options_by_key if in_select else self.buttons_by_key).get(key)
+
+
 def find_action(panel: Panel, key: str, *, in_select: bool) -> dict[str, Any] | None:
     """The action of the enabled button (or select option) whose key is ``key``, if offered."""
-    for control in panel.controls:
-        if control.disabled:
-            continue
-        if isinstance(control, Button) and not in_select:
-            if action_key(panel.stamp, control.action) == key:
-                return control.action
-        elif isinstance(control, Select) and in_select:
-            for option in control.options:
-                if action_key(panel.stamp, option.action) == key:
-                    return option.action
-    return None
+    return PanelKeys.of(panel).action(key, in_select=in_select)
 
 
 def content_digest(*panels: Panel, extra: str = "") -> str:
     """Changes whenever anything visible in the panels changes."""
-    return _digest([[p.model_dump(mode="json") for p in panels], extra])[:16]
+    h = hashlib.sha1(extra.encode())
+    for panel in panels:
+        h.update(panel.__pydantic_serializer__.to_json(panel))
+    return h.hexdigest()[:16]
 
 
 def merged_controls(panels: list[Panel]) -> Panel:
@@ -108,19 +139,23 @@ Row = list[discord.ui.Item[Any]]
 
 
 def control_items(
-    panel: Panel, names: Mapping[str, str], *, session_id: int, seat: str, items: Items
+    panel: Panel,
+    names: Mapping[str, str],
+    *,
+    session_id: int,
+    seat: str,
+    items: Items,
+    keys: PanelKeys | None = None,
 ) -> list[Row]:
     """The panel's controls as DynamicItems, row by row. A button's custom_id carries the
     session, the seat, its move's key and its index (unique in the message); a select option's
     value is its move's key."""
+    keys = keys or PanelKeys.of(panel)
     rows: list[Row] = []
     for row in control_rows(panel):
         built: Row = []
         for index, control in row:
-            if isinstance(control, Button):
-                key = action_key(panel.stamp, control.action)
-            else:
-                key = action_key(panel.stamp, control.placeholder)
+            key = keys.controls[index]
             custom_id = f"cb:g:{session_id}:{seat}:{key}:{index}"
             if isinstance(control, Button):
                 button: discord.ui.Button[discord.ui.View] = discord.ui.Button(
@@ -139,12 +174,12 @@ def control_items(
                     options=[
                         discord.SelectOption(
                             label=names_in(o.label, names)[:100],
-                            value=action_key(panel.stamp, o.action),
+                            value=value,
                             description=names_in(o.description, names)[:100] or None,
                             emoji=o.emoji,
                             default=o.default,
                         )
-                        for o in control.options[:25]
+                        for o, value in zip(control.options[:25], keys.options[index], strict=False)
                     ],
                 )
                 built.append(items.game_select(select))
@@ -160,11 +195,13 @@ def game_view(
     seat: str,
     items: Items,
     extra: list[discord.ui.Item[discord.ui.View]] | None = None,
+    keys: PanelKeys | None = None,
 ) -> discord.ui.View | None:
     """A classic view (rows of buttons and selects under embeds); ``extra`` items (e.g. "Show
     my hand") go in a free row, or at the end of the last row of buttons."""
     view = discord.ui.View(timeout=None)
-    rows = control_items(panel, names, session_id=session_id, seat=seat, items=items)[:5]
+    rows = control_items(panel, names, session_id=session_id, seat=seat, items=items, keys=keys)
+    rows = rows[:5]
     for row_number, row in enumerate(rows):
         for item in row:
             item.row = row_number
@@ -190,6 +227,7 @@ def layout_view(
     seat: str,
     items: Items,
     footer: str = "",
+    keys: PanelKeys | None = None,
 ) -> discord.ui.LayoutView:
     """A Components V2 message: the panel's text, its picture and all its rows of controls in
     one container (up to 40 components in all)."""
@@ -208,7 +246,9 @@ def layout_view(
                 )
             )
         )
-    for row in control_items(panel, names, session_id=session_id, seat=seat, items=items):
+    for row in control_items(
+        panel, names, session_id=session_id, seat=seat, items=items, keys=keys
+    ):
         container.add_item(discord.ui.ActionRow(*row))
     view = discord.ui.LayoutView(timeout=None)
     view.add_item(container)

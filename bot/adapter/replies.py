@@ -143,7 +143,7 @@ class Replies:
     async def update(self, interaction: discord.Interaction[Any], rendered: Rendered) -> None:
         """Show ``rendered`` on the clicked message itself (keeping the pictures it shows
         already: only a changed picture is uploaded)."""
-        kwargs = rendered.message()
+        kwargs = rendered.message(edit=True)
         kwargs.pop("content", None)
         message = interaction.message
         attachments = (

@@ -15,6 +15,7 @@ import discord
 from bot.adapter.items import Items
 from bot.adapter.pictures import PictureRef
 from bot.adapter.render import (
+    PanelKeys,
     content_digest,
     embed_of,
     game_view,
@@ -55,12 +56,14 @@ class Rendered:
     def v2(self) -> bool:
         return isinstance(self.view, discord.ui.LayoutView)
 
-    def message(self, note: str | None = None) -> dict[str, Any]:
-        """Keyword arguments for send / edit (files come apart). A V2 message has no content
-        or embeds: a note then goes first in its own text."""
+    def message(self, note: str | None = None, *, edit: bool = False) -> dict[str, Any]:
+        """Keyword arguments for send (or ``edit``; files come apart). A V2 message has no
+        content or embeds: a note then goes first in its own text. No view: a new message has
+        no components; an edited one loses its old ones (None, where MISSING would keep them)."""
         if self.v2:
             return {"view": self.view}
-        return {"content": note, "embeds": self.embeds, "view": sendable(self.view)}
+        view = self.view if edit else sendable(self.view)
+        return {"content": note, "embeds": self.embeds, "view": view}
 
 
 @dataclass
@@ -71,6 +74,18 @@ class TableParts:
     extra: list[PanelField]
     digest: str
     skippable: bool = False  # the host may end the step (its absent players' defaults played)
+    keys: PanelKeys = field(default_factory=lambda: PanelKeys([], [], {}, {}))
+
+
+@dataclass(frozen=True)
+class PanelEntry:
+    panel: Panel
+    digest: str
+    keys: PanelKeys
+
+
+TABLE_VIEW = "\x00table"  # the table's key among the viewers of a session's panels
+PARTS_KEPT = 1024  # panels kept (by session, version and viewer)
 
 
 class Screens:
@@ -79,6 +94,11 @@ class Screens:
         self.items = items
         # How many messages were drawn as discord.py objects, by kind (for benchmarks).
         self.renders: collections.Counter[str] = collections.Counter()
+        # What was drawn, by (session, version, viewer), with the state and row it was drawn
+        # from (a reloaded session must not get the old drawing).
+        self._parts: collections.OrderedDict[
+            tuple[int, int, str], tuple[object, object, PanelEntry | TableParts]
+        ] = collections.OrderedDict()
 
     # -- the lobby -------------------------------------------------------------------------------
     def lobby_payload(self, s: Session) -> tuple[discord.Embed, discord.ui.View]:
@@ -187,7 +207,17 @@ class Screens:
 
     async def table_parts(self, s: Session) -> TableParts:
         """What the table shows, with its digest: cheap next to drawing it (no discord.py
-        objects), so an unchanged table is recognised before anything is built."""
+        objects), so an unchanged table is recognised before anything is built. Once per
+        version of the session (a click's answer and the sync share it)."""
+        key = (s.id, s.version, TABLE_VIEW)
+        cached = self._cached(key, s)
+        if isinstance(cached, TableParts):
+            return cached
+        parts = await self._table_parts(s)
+        self._remember(key, s, parts)
+        return parts
+
+    async def _table_parts(self, s: Session) -> TableParts:
         if s.state is None:
             return TableParts([], [], f"lobby:{s.status}:{s.version}")
         game, names = s.game, s.names()
@@ -221,7 +251,7 @@ class Screens:
         digest = content_digest(
             *panels, extra=repr([[f.model_dump() for f in extra], s.status, skippable])
         )
-        return TableParts(panels, extra, digest, skippable)
+        return TableParts(panels, extra, digest, skippable, PanelKeys.of(merged_controls(panels)))
 
     def render_table(self, s: Session, parts: TableParts) -> Rendered:
         self.renders["table"] += 1
@@ -261,6 +291,7 @@ class Screens:
             seat="t",
             items=self.items,
             extra=buttons,
+            keys=parts.keys,
         )
         pictures = [PictureRef.of(p.image) for p in panels if p.image is not None]
         return Rendered(embeds, view, parts.digest, game, pictures)
@@ -268,18 +299,62 @@ class Screens:
     # -- a player's private panel ----------------------------------------------------------------
     def private_parts(self, s: Session, user_id: str) -> tuple[Panel, str]:
         """A player's private panel and its digest (nothing drawn yet)."""
+        entry = self.private_entry(s, user_id)
+        return entry.panel, entry.digest
+
+    def private_entry(self, s: Session, user_id: str) -> PanelEntry:
+        """A player's private panel, its digest and its controls' keys: once per version of
+        the session (checking a click, answering it and the sync share it)."""
+        key = (s.id, s.version, user_id)
+        cached = self._cached(key, s)
+        if isinstance(cached, PanelEntry):
+            return cached
         assert s.state is not None
         panel = s.game.panel(s.state, user_id)
         if s.status is not SessionStatus.ACTIVE:
             panel = panel.model_copy(update={"controls": []})
-        return panel, content_digest(panel)
+        entry = PanelEntry(panel, content_digest(panel), PanelKeys.of(panel))
+        self._remember(key, s, entry)
+        return entry
+
+    def keys_now(self, s: Session, viewer: str | None) -> PanelKeys:
+        """The keys of the controls ``viewer`` is shown now (None: the table's), to check a
+        click against (under the session's lock, so without awaiting anything)."""
+        if viewer is not None:
+            return self.private_entry(s, viewer).keys
+        cached = self._cached((s.id, s.version, TABLE_VIEW), s)
+        if isinstance(cached, TableParts):
+            return cached.keys
+        assert s.state is not None
+        return PanelKeys.of(merged_controls(s.game.table(s.state)))
+
+    def _cached(self, key: tuple[int, int, str], s: Session) -> PanelEntry | TableParts | None:
+        """What was drawn for this version, if it was drawn from this very state (a session
+        read again from the database, e.g. after ``forget``, is a new state)."""
+        found = self._parts.get(key)
+        if found is None or found[0] is not s.state or found[1] is not s.row:
+            return None
+        return found[2]
+
+    def _remember(
+        self, key: tuple[int, int, str], s: Session, value: PanelEntry | TableParts
+    ) -> None:
+        self._parts[key] = (s.state, s.row, value)
+        while len(self._parts) > PARTS_KEPT:
+            self._parts.popitem(last=False)
 
     def private_payload(self, s: Session, user_id: str, note: str = "") -> Rendered:
-        panel, digest = self.private_parts(s, user_id)
-        return self.render_private(s, user_id, panel, digest, note)
+        entry = self.private_entry(s, user_id)
+        return self.render_private(s, user_id, entry.panel, entry.digest, note, entry.keys)
 
     def render_private(
-        self, s: Session, user_id: str, panel: Panel, digest: str, note: str = ""
+        self,
+        s: Session,
+        user_id: str,
+        panel: Panel,
+        digest: str,
+        note: str = "",
+        keys: PanelKeys | None = None,
     ) -> Rendered:
         self.renders["private"] += 1
         player = s.player(user_id)
@@ -300,13 +375,16 @@ class Screens:
                 seat=seat,
                 items=self.items,
                 footer=f"Your private view · table in {where} · {footer}",
+                keys=keys,
             )
             return Rendered([], view, digest, s.game, pictures, panel)
         embed = with_image(embed_of(panel, s.names(), footer=footer), panel)
         embed.description = (
             embed.description or ""
         ) + f"\n\n-# Your private view · table in {where}"
-        classic = game_view(panel, s.names(), session_id=s.id, seat=seat, items=self.items)
+        classic = game_view(
+            panel, s.names(), session_id=s.id, seat=seat, items=self.items, keys=keys
+        )
         return Rendered([embed], classic, digest, s.game, pictures, panel)
 
     @staticmethod

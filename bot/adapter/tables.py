@@ -21,7 +21,7 @@ import contextlib
 import json
 import logging
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
@@ -97,6 +97,10 @@ class TableSync:
         self._edited_at: dict[tuple[int, str | None], float] = {}  # (session, view) → monotonic
         self._delayed: dict[int, asyncio.TimerHandle] = {}  # syncs waiting their turn
         self._message_locks: dict[int, asyncio.Lock] = {}
+        # Messages a click is about to answer (its callback shows the move): the worker leaves
+        # them to it, and syncs them after if the answer did not show the newest state.
+        self._claimed: dict[int, int] = {}
+        self._left_to_claim: dict[int, tuple[int, str | None]] = {}
         # What each player's DM shows now: (stamp, digest); from the database after a restart.
         self._dm_shown: dict[tuple[int, str], tuple[str | None, str | None]] = {}
         # Whether each player's current DM shows controls (unknown after a restart: assume so).
@@ -182,6 +186,31 @@ class TableSync:
     def _lock(self, message_id: int) -> asyncio.Lock:
         return self._message_locks.setdefault(message_id, asyncio.Lock())
 
+    @contextlib.contextmanager
+    def answering(self, message_id: int | None) -> Iterator[None]:
+        """While a click on ``message_id`` is being handled, its own answer will show the
+        move: the worker does not race it (it edits that message after, if still needed)."""
+        if message_id is None:
+            yield
+            return
+        self._claimed[message_id] = self._claimed.get(message_id, 0) + 1
+        try:
+            yield
+        finally:
+            self._claimed[message_id] -= 1
+            if not self._claimed[message_id]:
+                del self._claimed[message_id]
+                left = self._left_to_claim.pop(message_id, None)
+                if left is not None:
+                    session_id, view = left
+                    self.on_change(Change(session_id, frozenset({view}), posted=False))
+
+    def _leave_to_click(self, message_id: int, session_id: int, view: str | None) -> bool:
+        if message_id in self._claimed:
+            self._left_to_claim[message_id] = (session_id, view)
+            return True
+        return False
+
     # -- syncing ---------------------------------------------------------------------------------
     async def sync(self, session_id: int, pending: Pending | None = None) -> None:
         pending = pending or Pending(views=None, posts=True)
@@ -254,6 +283,8 @@ class TableSync:
             if stored is not None:
                 self._table_digests[s.id] = stored
         if self._table_digests.get(s.id) == parts.digest:
+            return
+        if self._leave_to_click(message_id, s.id, TABLE):
             return
         if self._throttled(s, TABLE, self.table_edit_interval):
             return
@@ -328,20 +359,26 @@ class TableSync:
             s = await self.service.load(session_id)
             if seat == "t":
                 parts = await self.screens.table_parts(s)
+                if self._table_digests.get(s.id) == parts.digest:
+                    return False  # the sync showed it meanwhile: only acknowledge
                 rendered = self.screens.render_table(s, parts)
             else:
                 if s.state is None or s.player(clicker) is None:
                     return False
-                panel, digest = self.screens.private_parts(s, clicker)
-                shown_stamp, _ = self._dm_state(s, clicker)
-                if panel.stamp != shown_stamp and s.status is SessionStatus.ACTIVE:
+                entry = self.screens.private_entry(s, clicker)
+                shown_stamp, shown_digest = self._dm_state(s, clicker)
+                if entry.panel.stamp != shown_stamp and s.status is SessionStatus.ACTIVE:
                     return False  # a new step: a new DM (which notifies), sent by the worker
-                rendered = self.screens.render_private(s, clicker, panel, digest)
+                if (shown_stamp, shown_digest) == (entry.panel.stamp, entry.digest):
+                    return False  # the sync showed it meanwhile: only acknowledge
+                rendered = self.screens.render_private(
+                    s, clicker, entry.panel, entry.digest, keys=entry.keys
+                )
             spent = (discord.utils.utcnow() - interaction.created_at).total_seconds()
             if max(elapsed, spent) > ANSWER_BUDGET or interaction.response.is_done():
                 return False
             attachments = await self._attachments(message.id, rendered)
-            kwargs = rendered.message()
+            kwargs = rendered.message(edit=True)
             kwargs.pop("content", None)
             if attachments is not None:
                 kwargs["attachments"] = attachments
@@ -467,7 +504,8 @@ class TableSync:
         if s.status is SessionStatus.ABANDONED:
             await self._close_dm(s, user_id)
             return
-        panel, digest = self.screens.private_parts(s, user_id)
+        entry = self.screens.private_entry(s, user_id)
+        panel, digest = entry.panel, entry.digest
         shown_stamp, shown_digest = self._dm_state(s, user_id)
         if shown_digest == digest and shown_stamp == panel.stamp:
             return
@@ -477,12 +515,14 @@ class TableSync:
         new_message = player.dm_message_id is None or (shown_stamp != panel.stamp and active)
         channel_id, message_id = player.dm_channel_id, player.dm_message_id
         if channel_id and message_id and not new_message:
+            if self._leave_to_click(message_id, s.id, user_id):
+                return
             if self._throttled(s, user_id, self.dm_edit_interval):
                 return
             async with self._lock(message_id):
                 if self._dm_state(s, user_id) == (panel.stamp, digest):
                     return  # a click's answer showed it meanwhile
-                rendered = self.screens.render_private(s, user_id, panel, digest)
+                rendered = self.screens.render_private(s, user_id, panel, digest, keys=entry.keys)
                 self._edited_at[(s.id, user_id)] = time.monotonic()
                 try:
                     await self._edit(channel_id, message_id, rendered)
@@ -494,7 +534,7 @@ class TableSync:
                     self._dm_shown[(s.id, user_id)] = (panel.stamp, digest)
                     self._dm_controls[(s.id, user_id)] = bool(panel.controls)
                     return
-        rendered = self.screens.render_private(s, user_id, panel, digest)
+        rendered = self.screens.render_private(s, user_id, panel, digest, keys=entry.keys)
         if channel_id and message_id and self._dm_controls.get((s.id, user_id), True):
             with contextlib.suppress(discord.HTTPException):  # close the old step's controls
                 await self._edit(

@@ -76,6 +76,7 @@ class Scheduler:
             ]
             if downtime > 0 and refunded:
                 await self.store.shift_timers(refunded, after=down_since, by=downtime)
+                self.service.timers_changed()
                 log.info("gave %.0f s of downtime back to %d session(s)", downtime, len(refunded))
         await self._heartbeat(force=True)
 
@@ -128,6 +129,8 @@ class Scheduler:
         except UserError:
             log.exception("deadline of session %s failed", timer.session_id)
             await self.store.delete_timer(timer.session_id, "deadline", timer.key)
+            self.service.timers_changed(timer.session_id)
             return
         if result is None:
             await self.store.delete_timer(timer.session_id, "deadline", timer.key)
+            self.service.timers_changed(timer.session_id)

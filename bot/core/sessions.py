@@ -129,6 +129,7 @@ class SessionService:
         self.new_seed = new_seed
         self._locks: dict[int, asyncio.Lock] = {}
         self._listeners: list[Callable[[Change], None]] = []
+        self._deadlines: dict[int, TimerRow | None] = {}
         # Sessions as last committed. One bot process owns its database, so after the first
         # load a session is served from memory; every write still checks the stored version
         # (UPDATE … WHERE version = ?), and a refused or failed write drops the cached copy.
@@ -156,9 +157,20 @@ class SessionService:
 
     # -- reads for front ends --------------------------------------------------------------------
     async def deadline(self, session_id: int) -> TimerRow | None:
-        """The deadline of the timed step in progress, if any."""
-        timers = await self.store.timers(session_id)
-        return next((t for t in timers if t.kind == "deadline"), None)
+        """The deadline of the timed step in progress, if any (kept in memory: every change
+        of a session's timers goes through the service, or tells it with timers_changed)."""
+        if session_id not in self._deadlines:
+            timers = await self.store.timers(session_id)
+            self._deadlines[session_id] = next((t for t in timers if t.kind == "deadline"), None)
+        return self._deadlines[session_id]
+
+    def timers_changed(self, session_id: int | None = None) -> None:
+        """Timers were changed in the store directly (fired, deleted, shifted): read them again
+        (None: every session's)."""
+        if session_id is None:
+            self._deadlines.clear()
+        else:
+            self._deadlines.pop(session_id, None)
 
     async def open_sessions_of(self, user_id: str) -> list[SessionRow]:
         return await self.store.sessions_of_user(user_id)
@@ -189,6 +201,7 @@ class SessionService:
 
     def forget(self, session_id: int) -> None:
         self._cache.pop(session_id, None)
+        self._deadlines.pop(session_id, None)
 
     @contextlib.contextmanager
     def _rewrite(self, session_id: int) -> Iterator[None]:
@@ -567,6 +580,7 @@ class SessionService:
                     applied.extend((player, a) for a in actions)
             if not applied:
                 await self.store.delete_timer(session_id, "deadline", key)
+                self.timers_changed(session_id)
                 return None
             log = [NewAction(p, _dump(a), "timeout") for p, a in applied]
             posts: list[NewPost] = []
@@ -630,6 +644,7 @@ class SessionService:
         state_json = new.model_dump_json()
         status = SessionStatus.FINISHED if outcome is not None else SessionStatus.ACTIVE
         outcome_json = outcome.model_dump_json() if outcome is not None else None
+        timers = [] if same_step else self._timers(s.game, new)  # [] once the game is over
         await self.store.commit_state(
             s.id,
             s.version,
@@ -637,11 +652,13 @@ class SessionService:
             status=status,
             new_actions=log,
             outcome=outcome_json,
-            timers=[] if same_step else self._timers(s.game, new),  # [] once the game is over
+            timers=timers,
             keep_timers=same_step,
             posts=_announcement_posts(new, s.row.announced) + posts,
             announced=len(new.announcements),
         )
+        if not same_step:
+            self._deadlines[s.id] = next((t for t in timers if t.kind == "deadline"), None)
         row = replace(
             s.row,
             state=state_json,

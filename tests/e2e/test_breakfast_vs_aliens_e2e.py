@@ -336,7 +336,8 @@ async def test_full_pancake_shield_reactions_private_toaster_peek_and_a_restart_
             use = await press(w.emu, first, control(w, "Use Magic Toaster"))
             assert use.type == 7 and not use.ephemeral  # the table, updated by the answer itself
             await w.settle()
-            (peek,) = use.followups()
+            # The peek follows the table's answer, from the same click handler.
+            (peek,) = await w.emu.wait_until(lambda: use.followups())
             assert peek.ephemeral_to == first
             assert "only you see these" in peek.current_text()
             assert card(hero).name in peek.current_text()
