@@ -5,7 +5,8 @@ custom_id formats (≤ 100 characters):
   the seat number of the private panel it belongs to; key names the button's move in its step
   (render.action_key), index keeps custom_ids unique; a select option's value is its move's key.
   A click is applied only if that move is still offered, in the same step, to that viewer.
-- ``cb:l:{session}:{verb}`` lobby and table buttons (join, leave, start, hand).
+- ``cb:l:{session}:{verb}`` lobby and table buttons (join, leave, start, hand; bot and unbot
+  seat and remove a bot player).
 - ``cb:o:{session}:{n}`` the lobby's option selects (value: ``{option}:{index}``).
 - ``cb:a:{session}:{verb}`` the abandon confirmation (yes / no).
 
@@ -24,7 +25,7 @@ from typing import Any, cast
 import discord
 
 GAME_ID = r"cb:g:(?P<sid>\d{1,18}):(?P<seat>t|\d{1,2}):(?P<key>[0-9a-f]{10}):(?P<idx>\d{1,2})"
-LOBBY_ID = r"cb:l:(?P<sid>\d{1,18}):(?P<verb>join|leave|start|hand)"
+LOBBY_ID = r"cb:l:(?P<sid>\d{1,18}):(?P<verb>join|leave|start|hand|bot|unbot)"
 OPTION_ID = r"cb:o:(?P<sid>\d{1,18}):(?P<n>\d)"
 ABANDON_ID = r"cb:a:(?P<sid>\d{1,18}):(?P<verb>yes|no)"
 

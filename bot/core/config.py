@@ -41,6 +41,18 @@ class Settings(BaseSettings):
     discord_api_base: str | None = Field(default=None)
     discord_gateway: str | None = Field(default=None)
     guild_ready_timeout: float = Field(default=2.0, ge=0)
+    bot_player_delay: float = Field(
+        default=2.0,
+        ge=0,
+        le=60,
+        description="Seconds a bot player takes for a move, on average (it varies a little, "
+        "as a person's would).",
+    )
+    playground_host: str = Field(
+        default="127.0.0.1",
+        description="Where `python -m bot play` serves its page (0.0.0.0: your whole network).",
+    )
+    playground_port: int = Field(default=8080, ge=0, le=65535)
     table_edit_interval: float = Field(
         default=1.0,
         ge=0,
