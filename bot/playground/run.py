@@ -25,6 +25,8 @@ def run_playground(
     logging.basicConfig(
         level=settings.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
+    # discord.py talks to a local emulator here: its login chatter and voice warnings are noise.
+    logging.getLogger("discord").setLevel(logging.ERROR)
     host = host or settings.playground_host
     port = settings.playground_port if port is None else port
     try:

@@ -108,6 +108,12 @@ async def test_cafe_carnage_with_two_friends_and_bot_players_in_the_browser(
         s = await bot.service.load(1)
         assert s.state is not None
         assert s.game.active_players(s.state) == {str(alice_id), str(bob_id)}
+        await caught_up(alice, emu.get_message(lobby.id))
+        shot = tmp_path / "playground.png"
+        await alice.screenshot(path=str(shot))
+        assert shot.stat().st_size > 10_000
+        if os.environ.get(SCREENSHOT_ENV):
+            shutil.copy(shot, os.environ[SCREENSHOT_ENV])
 
         for page, user in ((alice, alice_id), (bob, bob_id)):
             await open_dms(page)
@@ -135,12 +141,6 @@ async def test_cafe_carnage_with_two_friends_and_bot_players_in_the_browser(
         for mid in bobs:
             assert await alice.locator(f'[data-message-id="{mid}"]').count() == 0
 
-        await open_channel(alice)
-        shot = tmp_path / "playground.png"
-        await alice.screenshot(path=str(shot))
-        assert shot.stat().st_size > 10_000
-        if os.environ.get(SCREENSHOT_ENV):
-            shutil.copy(shot, os.environ[SCREENSHOT_ENV])
         no_script_errors(alice)
         no_script_errors(bob)
 
