@@ -315,3 +315,30 @@ async def test_a_robot_that_is_stopped_plays_no_more(service: SessionService) ->
     await robots.stop()
     await asyncio.sleep(0.15)
     assert robots.moves_played == 0
+
+
+@pytest.mark.parametrize("failure", ["raises", "illegal"])
+async def test_a_failing_strategy_never_stalls_the_table(
+    service: SessionService, monkeypatch: pytest.MonkeyPatch, failure: str
+) -> None:
+    """A strategy that raises or picks a move the rules refuse: the bot plays the rules'
+    default move instead, as for a player whose clock ran out."""
+
+    def broken(state: Any, player: str, rng: Rng) -> BaseModel:
+        if failure == "raises":
+            raise KeyError("?1")
+        return REGISTRY["monster-cafe"].parse_action({"type": "draw"}).model_copy()
+
+    monkeypatch.setattr("bot.core.robots.strategy_for", lambda game, uid: ("broken", broken))
+    robots = Robots(service, delay=0.0)
+    await robots.start()
+    s = await lobby(service, "cafe-carnage")
+    s = await service.add_robot(s.id, HOST)
+    s = await service.add_robot(s.id, HOST)
+    await service.start(s.id, HOST)
+    await robots.idle()
+    await robots.stop()
+    s = await service.load(s.id)
+    assert s.state is not None
+    assert s.game.active_players(s.state) == {HOST}  # the bots' defaults were played
+    assert robots.moves_played >= 2

@@ -25,7 +25,7 @@ from bot.core.seat_view import as_seen_by
 from bot.core.seats import is_robot, robot_number
 from bot.core.sessions import Session, SessionService
 from bot.core.store import SessionStatus
-from games.engine import Game, GameState, PlayerId, Strategy, play_timeout
+from games.engine import Game, GameState, PlayerId, Strategy
 from games.rng import Rng
 
 log = logging.getLogger(__name__)
@@ -168,7 +168,14 @@ class Robots:
                 raise _NotAwaited()
             if player not in s.game.active_players(s.state):
                 raise _NotAwaited()
-            return decide(s.game, s.state, player, decision_seed(s, player))
+            try:
+                return decide(s.game, s.state, player, decision_seed(s, player))
+            except Exception:
+                # A strategy that fails (e.g. it reached for a hidden card and found a token):
+                # the rules' default move, as for a player whose clock ran out.
+                log.exception("the strategy of bot player %s failed", player)
+                default: BaseModel = s.game.on_timeout(s.state, player)
+                return default
 
         try:
             await self.service.act_with(session_id, player, choose)
@@ -186,11 +193,9 @@ class Robots:
         s = await self.service.load(session_id)
         if s.state is None or player not in s.game.active_players(s.state):
             return False
-        _, actions = play_timeout(s.game, s.state, player, limit=1)
-        if not actions:
-            return False
         try:
-            await self.service.act(session_id, player, actions[0], expected_version=s.version)
+            move = s.game.on_timeout(s.state, player)
+            await self.service.act(session_id, player, move, expected_version=s.version)
         except UserError as exc:
             log.warning("default move of bot player %s failed: %s", player, exc.message)
             return False

@@ -35,6 +35,8 @@ from tests.playground.harness import (
     visible_message_ids,
 )
 
+pytestmark = pytest.mark.xdist_group("browser")
+
 SCREENSHOT_ENV = "CAFEBOT_SCREENSHOT"  # e.g. docs/playground.png: where to keep the picture
 CLICKS_PER_STEP = 3  # then the step's deadline decides for the person, as for someone away
 
@@ -145,11 +147,28 @@ async def test_cafe_carnage_with_two_friends_and_bot_players_in_the_browser(
         no_script_errors(bob)
 
 
-async def test_what_discord_would_refuse_is_shown_in_the_page(tmp_path: Path) -> None:
+async def test_the_command_box_autocompletes_and_refusals_are_shown(tmp_path: Path) -> None:
     async with playground(tmp_path, users=("Alice",)) as pg, browser() as b:
         alice = await open_page(b, pg, "Alice")
-        await slash(alice, "game new", {"game": "Monster Café"})
+        # The / box lists the synced /game commands; options come with their choices, and the
+        # setting option asks the bot for suggestions as you type (autocomplete).
+        await alice.locator("#composer-input").fill("/game")
+        listed = await alice.locator(".command-suggestion").evaluate_all(
+            "nodes => nodes.map(n => n.dataset.command)"
+        )
+        assert {"game new", "game join", "game rules", "game abandon"} <= set(listed)
+        await alice.locator('.command-suggestion[data-command="game new"]').click()
+        await alice.locator('.command-option[data-option="game"] select').select_option(
+            label="Café Carnage"
+        )
+        setting = alice.locator('.command-option[data-option="setting"] input')
+        await setting.fill("no_")
+        await alice.locator(".autocomplete-choice", has_text="no_repeats=on").click()
+        assert await setting.input_value() == "no_repeats=on"
+        await alice.locator("#composer-send").click()
+        await alice.locator("#command-form").wait_for(state="hidden")
         lobby = await pg.world.emu.wait_until(lambda: lobby_message(pg, pg.world.channels[0]))
+        assert (await pg.world.bot.service.load(1)).options.model_dump()["no_repeats"] is True
         # A click Discord's client could not make (no such button): refused with its reason.
         await alice.evaluate(
             "([message]) => act('/api/click', {message, custom_id: 'cb:l:1:nothing'})",
@@ -262,6 +281,15 @@ async def test_every_game_plays_to_its_end_in_the_page_with_bot_players(
         await ensure_pane(page, "channel", pane)
         last = emu.channel_messages(pg.world.channels[0])[-1]
         await page.locator(f'.message[data-message-id="{last.id}"]').wait_for()
+        # The final table's pictures (games that draw them) are shown, and every picture loads.
+        await caught_up(page, emu.get_message(lobby.id))
+        pictures = in_message(page, lobby.id, "img")
+        assert await pictures.count() == len(emu.get_message(lobby.id).files)
+        broken = "els => els.filter(i => !i.complete || i.naturalWidth === 0).length"
+        await page.wait_for_function(
+            "() => [...document.images].every(i => i.complete && i.naturalWidth > 0)"
+        )
+        assert await page.locator("img").evaluate_all(broken) == 0
         no_script_errors(page)
 
 
