@@ -6,10 +6,12 @@ loop and drives one browser window per local user, as people on one computer or 
 
 from __future__ import annotations
 
+import asyncio
 import os
 import shutil
 from pathlib import Path
 
+import discord
 import pytest
 from playwright.async_api import Page
 
@@ -56,12 +58,20 @@ async def answered(pg: Playground, before: int) -> None:
     )
 
 
-def lobby_message(pg: Playground, channel: int) -> Message:
+async def lobby_in(pg: Playground, channel: int) -> Message:
+    """Wait for the lobby the bot posts in ``channel``."""
+    found = await pg.world.emu.wait_until(lambda: lobby_message(pg, channel))
+    assert found is not None
+    return found
+
+
+def lobby_message(pg: Playground, channel: int) -> Message | None:
+    """The channel's lobby (later its table) message, once the bot has posted it."""
     emu = pg.world.emu
     for message in emu.channel_messages(channel):
         if any(cid and cid.endswith(":join") for _, cid, _ in message.buttons()):
             return emu.get_message(message.id)
-    raise AssertionError("no lobby in the channel")
+    return None
 
 
 async def press_in_page(pg: Playground, page: Page, control: Control) -> None:
@@ -86,7 +96,7 @@ async def test_cafe_carnage_with_two_friends_and_bot_players_in_the_browser(
         bob = await open_page(b, pg, "Bob")
 
         await slash(alice, "game new", {"game": "Café Carnage"})
-        lobby = await emu.wait_until(lambda: lobby_message(pg, channel))
+        lobby = await lobby_in(pg, channel)
         await click_button(bob, lobby.id, lobby.button("Join"))
         await emu.wait_until(lambda: "Bob" in emu.get_message(lobby.id).current_text())
         before = len(emu.interactions)
@@ -143,6 +153,14 @@ async def test_cafe_carnage_with_two_friends_and_bot_players_in_the_browser(
         for mid in bobs:
             assert await alice.locator(f'[data-message-id="{mid}"]').count() == 0
 
+        # One click makes Alice's window Bob's: it then holds Bob's DMs, and Alice's no more.
+        await alice.locator('.user-switch[data-user="Bob"]').click()
+        await alice.locator('.user-switch.active[data-user="Bob"]').wait_for()
+        await open_dms(alice)
+        await alice.locator(f'.message[data-message-id="{menu.id}"]').wait_for()
+        assert not (await visible_message_ids(alice)) & alices
+        assert "as=bob" in alice.url
+
         no_script_errors(alice)
         no_script_errors(bob)
 
@@ -167,8 +185,16 @@ async def test_the_command_box_autocompletes_and_refusals_are_shown(tmp_path: Pa
         assert await setting.input_value() == "no_repeats=on"
         await alice.locator("#composer-send").click()
         await alice.locator("#command-form").wait_for(state="hidden")
-        lobby = await pg.world.emu.wait_until(lambda: lobby_message(pg, pg.world.channels[0]))
+        lobby = await lobby_in(pg, pg.world.channels[0])
         assert (await pg.world.bot.service.load(1)).options.model_dump()["no_repeats"] is True
+        # A thread (more games in one channel) shows under its channel and holds a game.
+        alice.once("dialog", lambda dialog: asyncio.ensure_future(dialog.accept("second table")))
+        await alice.locator("#new-thread").click()
+        await alice.locator('.channel.thread.active[data-name="second table"]').wait_for()
+        await slash(alice, "game new", {"game": "Monster Café"})
+        thread = next(c for c in pg.world.emu.channels.values() if c.name == "second table")
+        await lobby_in(pg, thread.id)
+        await alice.locator(".message", has_text="Monster Café — lobby").wait_for()
         # A click Discord's client could not make (no such button): refused with its reason.
         await alice.evaluate(
             "([message]) => act('/api/click', {message, custom_id: 'cb:l:1:nothing'})",
@@ -178,11 +204,16 @@ async def test_the_command_box_autocompletes_and_refusals_are_shown(tmp_path: Pa
         # Something the bot sends that Discord would reject (content over 2000 characters) is
         # not silently accepted: the page says so.
         partial = pg.world.bot.get_partial_messageable(pg.world.channels[0])
-        with pytest.raises(Exception, match="2000"):
+        with pytest.raises(discord.HTTPException, match="2000"):
             await partial.send("x" * 2001)
         await alice.locator("#problems", has_text="Discord would reject").wait_for()
         await alice.locator("#problems .problem", has_text="content").first.wait_for()
         pg.world.emu.violations.clear()  # seen, as it should be
+
+
+def hand_button(table: Message) -> str | None:
+    """The custom_id of the table's Show my hand button, if it has one."""
+    return next((c for _, c, _ in table.buttons() if c and c.endswith(":hand")), None)
 
 
 def seats_for(game_id: str) -> int:
@@ -220,7 +251,7 @@ async def test_every_game_plays_to_its_end_in_the_page_with_bot_players(
         (alice_id,) = pg.world.users
         page = await open_page(b, pg, "Alice")
         await slash(page, "game new", {"game": game.title})
-        lobby = await emu.wait_until(lambda: lobby_message(pg, pg.world.channels[0]))
+        lobby = await lobby_in(pg, pg.world.channels[0])
         for _ in range(seats_for(game_id) - 1):
             before = len(emu.interactions)
             await click_button(page, lobby.id, emu.get_message(lobby.id).button("Add a bot"))
@@ -243,14 +274,7 @@ async def test_every_game_plays_to_its_end_in_the_page_with_bot_players(
             me_awaited = str(alice_id) in game.active_players(s.state)
             options = await reachable(pg, sid, lobby.id, alice_id) if me_awaited else []
             if me_awaited and not options and game.private_panel is not PrivatePanel.NEVER:
-                hand = next(
-                    (
-                        c
-                        for _, c, _ in emu.get_message(lobby.id).buttons()
-                        if c and c.endswith(":hand")
-                    ),
-                    None,
-                )
+                hand = hand_button(emu.get_message(lobby.id))
                 if hand is not None and clicks < CLICKS_PER_STEP:
                     await ensure_pane(page, "channel", pane)
                     pane = "channel"

@@ -28,12 +28,6 @@ function wantedUser() {
   return (params.get("as") || "").toLowerCase();
 }
 
-function pickMe(world) {
-  const wanted = wantedUser();
-  const found = world.users.find((u) => u.name.toLowerCase() === wanted || u.id === wanted);
-  return (found || world.users[0]).id;
-}
-
 function switchTo(user) {
   const url = new URL(location.href);
   url.searchParams.set("as", user.name.toLowerCase());
@@ -56,7 +50,7 @@ function connect(userId) {
     const world = JSON.parse(event.data);
     state.world = world;
     state.me = world.me.id;
-    if (!state.pane || !paneExists(state.pane)) state.pane = world.channels[0].id;
+    if (!state.pane) state.pane = world.channels[0].id;
     renderSidebar();
     renderHeader();
   });
@@ -88,23 +82,13 @@ function connect(userId) {
   };
 }
 
-if (!window.playgroundStarted) {
-  window.playgroundStarted = true;
-  // The user is known from ?as= (or the first user) once the world arrives: ask for it by name.
-  fetchFirstUser();
-}
-
-async function fetchFirstUser() {
-  // The events endpoint needs an id: learn the users from a first connection as nobody.
+async function start() {
+  // Who am I: ?as=name (or id) picks the local user, else the first one.
   const response = await fetch("/api/users");
   const users = await response.json();
   const wanted = wantedUser();
   const me = users.find((u) => u.name.toLowerCase() === wanted || u.id === wanted) || users[0];
   connect(me.id);
-}
-
-function paneExists(id) {
-  return state.world.channels.some((c) => c.id === id) || id === state.world.me.dm;
 }
 
 // ---------------------------------------------------------------------------------- sidebar
@@ -874,5 +858,7 @@ $("new-thread").onclick = async () => {
   const name = prompt("Name of the new thread", "another game");
   if (!name) return;
   const data = await act("/api/thread", { channel: state.pane, name });
-  if (data) { state.pane = data.id; setTimeout(() => openPane(data.id), 300); }
+  if (data) openPane(data.id);
 };
+
+start();
