@@ -52,3 +52,24 @@ async def test_three_friends_and_two_bot_players_play_a_round(tmp_path: Path) ->
         ]
         assert len(dm_opens) == 3
         assert bot.robots.moves_played >= 2 * 4  # two bots: three dishes and a ballot, confirmed
+
+
+async def test_bot_players_awaited_before_a_restart_move_after_it(tmp_path: Path) -> None:
+    async with world(tmp_path, 1) as w:
+        (host,) = w.users
+        w.bot_player_delay = 60.0  # the first process stops before its bots move
+        async with w.bot_running() as bot:
+            table = await (await w.emu.slash(host, w.channel, "game new", {"game": GAME})).final()
+            for _ in range(2):
+                await w.emu.click(host, table.id, w.emu.get_message(table.id).button("Add a bot"))
+            await w.emu.click(host, table.id, w.emu.get_message(table.id).button("Start"))
+            s = await bot.service.load(1)
+            assert s.state is not None
+            assert s.game.active_players(s.state) == {str(host), "bot-1", "bot-2"}
+        w.bot_player_delay = 0.0
+        async with w.bot_running() as bot:
+            await w.settle()
+            s = await bot.service.load(1)
+            assert s.state is not None
+            assert s.game.active_players(s.state) == {str(host)}  # the bots ordered
+            assert bot.robots.moves_played >= 2
