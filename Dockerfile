@@ -1,4 +1,5 @@
 # cafebot: docker build -t cafebot . && docker run -e DISCORD_TOKEN=… -v cafebot-data:/data cafebot
+# (without a token: the playground, e.g. -p 8080:8080 -e CAFEBOT_PLAYGROUND_HOST=0.0.0.0)
 FROM python:3.12-slim
 
 ENV PYTHONDONTWRITEBYTECODE=1 \
@@ -12,6 +13,7 @@ WORKDIR /app
 COPY pyproject.toml README.md ./
 COPY games ./games
 COPY bot ./bot
+COPY emulator ./emulator
 RUN pip install --no-cache-dir .
 
 USER cafebot

@@ -1,4 +1,5 @@
-"""Entry point: `python -m bot` runs the bot; `python -m bot simulate …` plays games offline."""
+"""Entry point: `python -m bot` runs the bot (without a token: the playground); `python -m bot
+play` serves the local playground; `python -m bot simulate …` plays games offline."""
 
 from __future__ import annotations
 
@@ -7,22 +8,13 @@ import asyncio
 import sys
 from pathlib import Path
 
-from bot.core.config import load_settings
+from bot.core.config import Settings, load_settings
 from bot.core.errors import ConfigError
 
-NO_TOKEN_HELP = """\
-cafebot has no Discord token, so it cannot connect to Discord.
-
-To add one:
-  1. Create an application and a bot at https://discord.com/developers/applications
-     (Bot → Reset Token), and invite it with the link shown in README.md ("Deploying").
-  2. Either export it:            export DISCORD_TOKEN=your-token
-     or copy the example config:  cp config.example.toml config.toml  (and set discord_token)
-  3. Run `make run` again.
-
-Meanwhile, see every game work without Discord:
-  .venv/bin/python -m bot simulate --game all --players 4 --games 20 --seed 1
-"""
+NO_TOKEN = (
+    "No Discord token, so here is the local playground instead (to play in Discord: "
+    "export DISCORD_TOKEN=… or set discord_token in config.toml; README.md says how)."
+)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -37,6 +29,14 @@ def main(argv: list[str] | None = None) -> int:
     sim.add_argument(
         "--strategy", default="random", help="'random', a game's own strategy, or 'all'"
     )
+    play = sub.add_parser(
+        "play", help="play every game in your browser: the real bot with a local Discord"
+    )
+    play.add_argument("--host", default=None, help="address to serve on (default 127.0.0.1)")
+    play.add_argument("--port", type=int, default=None, help="port to serve on (default 8080)")
+    play.add_argument(
+        "--users", default="Alice,Bob,Carol,Dave", help="local users, comma-separated"
+    )
     args = parser.parse_args(argv)
 
     if args.command == "simulate":
@@ -46,12 +46,27 @@ def main(argv: list[str] | None = None) -> int:
     except ConfigError as exc:
         print(exc, file=sys.stderr)
         return 2
+    if args.command == "play":
+        return _play(settings, args.host, args.port, args.users)
     if settings.discord_token is None or not settings.discord_token.get_secret_value().strip():
-        print(NO_TOKEN_HELP, file=sys.stderr)
-        return 2
+        print(NO_TOKEN, file=sys.stderr, flush=True)
+        return _play(settings, None, None, "Alice,Bob,Carol,Dave")
     from bot.app import run_bot  # imported late: discord.py is slow to import
 
     return run_bot(settings)
+
+
+def _play(settings: Settings, host: str | None, port: int | None, users: str) -> int:
+    names = tuple(dict.fromkeys(n.strip()[:32] for n in users.split(",") if n.strip()))
+    if not names:
+        print("--users needs at least one name", file=sys.stderr)
+        return 2
+    if port is not None and not 0 <= port <= 65535:
+        print("--port must be between 0 and 65535", file=sys.stderr)
+        return 2
+    from bot.playground.run import run_playground  # imported late: discord.py is slow to import
+
+    return run_playground(settings, host=host, port=port, users=names)
 
 
 def _simulate(args: argparse.Namespace) -> int:

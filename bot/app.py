@@ -26,6 +26,7 @@ from bot.adapter.replies import GameTree, Replies
 from bot.adapter.screens import Screens
 from bot.adapter.tables import TableSync
 from bot.core.config import Settings
+from bot.core.robots import Robots
 from bot.core.scheduler import Scheduler
 from bot.core.sessions import SessionService
 from bot.core.store import StorageUnusable, Store
@@ -38,6 +39,7 @@ class CafeBot(commands.Bot):
     service: SessionService
     tables: TableSync
     scheduler: Scheduler
+    robots: Robots
 
     def __init__(
         self,
@@ -115,6 +117,7 @@ class CafeBot(commands.Bot):
         )
         controls = Controls(service, screens, replies, self.tables)
         self.scheduler = Scheduler(self.store, service, clock=self.clock)
+        self.robots = Robots(service, delay=settings.bot_player_delay)
 
         self.add_dynamic_items(*items.all())
         self.tree.add_command(GameCommands(service, screens, self.tables, replies))
@@ -133,12 +136,15 @@ class CafeBot(commands.Bot):
         )
         await self.scheduler.start()
         self.tables.start()
+        await self.robots.start()  # bot seats awaited before a restart move again
         # Anything committed but not yet shown (a crash between commit and post) is shown now.
         await service.enqueue_unposted_announcements()
         for row in await service.open_sessions():
             self.tables.request_sync(row.id)
 
     async def close(self) -> None:
+        if hasattr(self, "robots"):
+            await self.robots.stop()
         if self.settings.stats_path is not None and self.screens is not None:
             stats = {"renders": dict(self.screens.renders), "clicks": self.clicks}
             self.settings.stats_path.write_text(json.dumps(stats), encoding="utf-8")

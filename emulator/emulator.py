@@ -266,6 +266,8 @@ class DiscordEmulator:
         self._conns: set[_GatewayConn] = set()
         self._bot_ready = asyncio.Event()
         self._changed = asyncio.Event()
+        self._listeners: list[Callable[[], None]] = []
+        self.change_count = 0
         self._runner: web.AppRunner | None = None
         self.port: int = 0
         self._routes: list[tuple[str, re.Pattern[str], str, Handler, bool]] = []
@@ -365,6 +367,16 @@ class DiscordEmulator:
     def _touch(self) -> None:
         self._changed.set()
         self._changed = asyncio.Event()
+        self.change_count += 1
+        for listener in list(self._listeners):
+            listener()
+
+    def on_change(self, listener: Callable[[], None]) -> Callable[[], None]:
+        """Call ``listener()`` after every change the emulator sees (a REST call answered, an
+        interaction acknowledged, a user's message); returns a callable that unsubscribes.
+        For live front ends (the playground); tests use ``wait_until``."""
+        self._listeners.append(listener)
+        return lambda: self._listeners.remove(listener) if listener in self._listeners else None
 
     async def wait_until(self, predicate: Callable[[], T], timeout: float = 5.0) -> T:
         """Wait until ``predicate()`` is truthy (re-checked on every state change)."""
@@ -488,6 +500,7 @@ class DiscordEmulator:
         payload = self._channel_payload(ch)
         payload["newly_created"] = True
         self._dispatch_soon("THREAD_CREATE", payload, INTENT_GUILDS, guild_id=guild.id)
+        self._touch()
         return tid
 
     def delete_channel(self, channel_id: int) -> None:

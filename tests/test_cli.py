@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import os
+import re
+import signal
 import subprocess
 import sys
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -30,12 +34,62 @@ def run_bot(
     )
 
 
-def test_without_a_token_it_explains_how_to_add_one(tmp_path: Path) -> None:
-    result = run_bot(cwd=tmp_path)
-    assert result.returncode == 2
-    assert "DISCORD_TOKEN" in result.stderr
-    assert "config.toml" in result.stderr
-    assert "simulate" in result.stderr
+def start_bot(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.Popen[str]:
+    clean = {k: v for k, v in os.environ.items() if not k.startswith(("CAFEBOT_", "DISCORD_"))}
+    clean["PYTHONPATH"] = str(ROOT)
+    return subprocess.Popen(
+        [sys.executable, "-m", "bot", *args],
+        cwd=cwd,
+        env=clean | (env or {}),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def playground_url(proc: subprocess.Popen[str]) -> str:
+    """The address the playground says it serves on (its first line on stdout)."""
+    assert proc.stdout is not None
+    line = proc.stdout.readline()
+    match = re.search(r"http://127\.0\.0\.1:\d+", line)
+    assert match, f"no address in {line!r} (stderr: {proc.stderr.read() if proc.stderr else ''})"
+    return match.group(0)
+
+
+def stop(proc: subprocess.Popen[str]) -> str:
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 0, err
+    return err
+
+
+def test_without_a_token_it_says_so_in_one_line_and_starts_the_playground(tmp_path: Path) -> None:
+    proc = start_bot(cwd=tmp_path, env={"CAFEBOT_PLAYGROUND_PORT": "0"})
+    try:
+        url = playground_url(proc)
+        with urllib.request.urlopen(url, timeout=10) as page:
+            assert "cafebot playground" in page.read().decode()
+        with urllib.request.urlopen(f"{url}/api/users", timeout=10) as answer:
+            assert [u["name"] for u in json.load(answer)] == ["Alice", "Bob", "Carol", "Dave"]
+    finally:
+        err = stop(proc)
+    notes = [line for line in err.splitlines() if "token" in line.lower()]
+    assert len(notes) == 1, err
+    assert "DISCORD_TOKEN" in notes[0] and "config.toml" in notes[0]
+
+
+def test_play_serves_the_given_users_and_refuses_a_busy_port(tmp_path: Path) -> None:
+    proc = start_bot("play", "--port", "0", "--users", "Zoé,Yann", cwd=tmp_path)
+    try:
+        url = playground_url(proc)
+        with urllib.request.urlopen(f"{url}/api/users", timeout=10) as answer:
+            assert [u["name"] for u in json.load(answer)] == ["Zoé", "Yann"]
+        port = url.rsplit(":", 1)[1]
+        busy = run_bot("play", "--port", port, cwd=tmp_path)
+        assert busy.returncode == 2
+        assert f"cannot serve the playground on 127.0.0.1:{port}" in busy.stderr
+    finally:
+        stop(proc)
 
 
 def test_a_bad_config_value_is_one_clear_line(tmp_path: Path) -> None:

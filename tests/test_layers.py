@@ -1,4 +1,5 @@
-"""Layers point one way: games ← core ← adapter ← composition root; no import cycles.
+"""Layers point one way: games ← core ← adapter ← composition roots (bot.app, and the playground,
+which also wires the emulator); nothing but bot.__main__ imports the playground; no import cycles.
 
 Walks every import statement of the project's packages (inside functions and TYPE_CHECKING
 blocks too: a hidden import is still a dependency) and checks who may import whom. Cycles are
@@ -20,6 +21,7 @@ LAYERS = {
     "bot.core": "core",
     "bot.adapter": "adapter",
     "bot.app": "root",
+    "bot.playground": "playground",  # a second composition root: emulator + bot + web page
     "bot.__main__": "main",
     "emulator": "emulator",
 }
@@ -30,7 +32,8 @@ ALLOWED = {
     "core": {"games", "core"},
     "adapter": {"games", "core", "adapter"},
     "root": {"games", "core", "adapter", "root"},
-    "main": {"games", "core", "root", "main"},
+    "playground": {"games", "core", "root", "emulator", "playground"},
+    "main": {"games", "core", "root", "playground", "main"},
     "emulator": {"emulator"},
 }
 # Third-party packages a layer must never import.

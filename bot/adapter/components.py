@@ -158,6 +158,10 @@ class Controls:
             work = self.service.join(sid, uid, user.display_name)
         elif verb == "leave":
             work = self.service.leave(sid, uid)
+        elif verb == "bot":
+            work = self.service.add_robot(sid, uid)
+        elif verb == "unbot":
+            work = self.service.remove_robot(sid, uid)
         else:
             work = self.service.start(sid, uid)
         s = await in_time(interaction, work, interaction.response.defer)

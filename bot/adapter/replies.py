@@ -14,6 +14,7 @@ from bot.adapter.messenger import Messenger
 from bot.adapter.pictures import Pictures
 from bot.adapter.screens import DM_CLOSED_HELP, Rendered, Screens
 from bot.core.errors import StaleVersion, UserError
+from bot.core.seats import is_robot, robot_name
 from bot.core.sessions import Session, SessionService
 from games.presentation import PLAYER_TOKEN
 
@@ -72,7 +73,7 @@ def friendly_error(exc: BaseException) -> str | None:
     if isinstance(exc, UserError):
         # Players named in a refusal ("waiting for {p:ID}") are shown as mentions; the answer
         # is ephemeral, so nobody is pinged.
-        return "⚠️ " + PLAYER_TOKEN.sub(lambda m: f"<@{m.group(1)}>", exc.message)
+        return "⚠️ " + PLAYER_TOKEN.sub(lambda m: _mention(m.group(1)), exc.message)
     if isinstance(exc, NotHere):
         return f"⚠️ {exc}"
     if isinstance(exc, UnreadableCommand):
@@ -88,6 +89,10 @@ def friendly_error(exc: BaseException) -> str | None:
     if isinstance(exc, app_commands.CheckFailure):
         return "⚠️ You can't use that here."
     return None
+
+
+def _mention(user_id: str) -> str:
+    return robot_name(user_id) if is_robot(user_id) else f"<@{user_id}>"
 
 
 class Replies:

@@ -24,6 +24,7 @@ from bot.adapter.render import (
     sendable,
 )
 from bot.core.options import describe_options, lobby_option_controls
+from bot.core.seats import ROBOT_LABEL, is_robot
 from bot.core.sessions import Session, SessionService
 from bot.core.store import SessionStatus
 from games.engine import Game, PrivatePanel
@@ -35,6 +36,7 @@ DM_CLOSED_HELP = (
     "message or `/game hand` shows it to you privately here."
 )
 COFFEE = 0xC8814B
+LOBBY_OPTION_ROWS = 3  # a lobby's selects, under its two rows of buttons
 
 
 @dataclass
@@ -110,7 +112,8 @@ class Screens:
         embed = discord.Embed(
             title=f"☕ {game.title} — lobby",
             description=f"{game.summary}\n\nPress **Join** to take a seat. The host starts the "
-            f"game when {game.min_players}–{game.max_players} players are seated.",
+            f"game when {game.min_players}–{game.max_players} players are seated, and may fill "
+            f"empty seats with bot players ({ROBOT_LABEL}).",
             colour=COFFEE,
         )
         embed.add_field(name="Host", value=names.get(s.row.host_id, "?"), inline=True)
@@ -120,24 +123,30 @@ class Screens:
         embed.add_field(name="Options", value=describe_options(game, s.options), inline=False)
         embed.set_footer(text=f"Game #{s.id} · /game rules {game.id} explains how to play")
         controls = lobby_option_controls(game, s.options)
-        return embed, self.lobby_view(s.id, controls)
+        robots = sum(1 for p in s.players if is_robot(p.user_id))
+        return embed, self.lobby_view(s.id, controls, robots=robots)
 
-    def lobby_view(self, session_id: int, option_selects: list[Select]) -> discord.ui.View:
+    def lobby_view(
+        self, session_id: int, option_selects: list[Select], *, robots: int = 0
+    ) -> discord.ui.View:
         view = discord.ui.View(timeout=None)
-        for verb, label, style in (
-            ("join", "Join", discord.ButtonStyle.success),
-            ("leave", "Leave", discord.ButtonStyle.secondary),
-            ("start", "Start", discord.ButtonStyle.primary),
-            ("help", "How to play", discord.ButtonStyle.secondary),
+        for verb, label, style, emoji in (
+            ("join", "Join", discord.ButtonStyle.success, None),
+            ("leave", "Leave", discord.ButtonStyle.secondary, None),
+            ("start", "Start", discord.ButtonStyle.primary, None),
+            ("help", "How to play", discord.ButtonStyle.secondary, None),
+            ("bot", "Add a bot player", discord.ButtonStyle.secondary, ROBOT_LABEL),
+            ("unbot", "Remove a bot", discord.ButtonStyle.secondary, None),
         ):
-            view.add_item(
-                self.items.lobby_button(_button(f"cb:l:{session_id}:{verb}", label, style))
-            )
-        for n, select in enumerate(option_selects[:4]):
+            button = _button(f"cb:l:{session_id}:{verb}", label, style, emoji=emoji)
+            button.disabled = verb == "unbot" and not robots
+            button.row = 1 if verb in ("bot", "unbot") else 0  # two rows of buttons
+            view.add_item(self.items.lobby_button(button))
+        for n, select in enumerate(option_selects[:LOBBY_OPTION_ROWS]):
             item: discord.ui.Select[discord.ui.View] = discord.ui.Select(
                 custom_id=f"cb:o:{session_id}:{n}",
                 placeholder=select.placeholder[:150],
-                row=n + 1,
+                row=n + 2,
                 options=[
                     discord.SelectOption(
                         label=o.label[:100],

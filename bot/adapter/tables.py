@@ -33,6 +33,7 @@ from bot.adapter.pictures import Pictures
 from bot.adapter.render import embed_of, mention_line, names_in
 from bot.adapter.screens import DM_CLOSED_HELP, Rendered, Screens
 from bot.core.errors import UserError
+from bot.core.seats import is_robot
 from bot.core.sessions import TABLE, Change, Session, SessionService
 from bot.core.store import CHANNEL, PostRow, SessionStatus
 from games.engine import PrivatePanel
@@ -237,6 +238,8 @@ class TableSync:
             return
         for player in s.players:
             uid = player.user_id
+            if is_robot(uid):
+                continue  # a bot player reads the state, not DMs
             if pending.wants(uid):
                 await self._part(s.id, f"DM of {uid}", partial(self._sync_dm, s, uid))
 
@@ -460,6 +463,8 @@ class TableSync:
         mentions = discord.AllowedMentions(users=True)
         if post.target != CHANNEL:
             user_id = post.target.removeprefix("user:")
+            if is_robot(user_id):
+                return None  # never DM a bot seat
             sent = await self.messenger.send_dm(user_id, key, content=payload["dm"][:2000])
             if sent is not None:
                 return sent.id

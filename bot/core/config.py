@@ -53,6 +53,18 @@ class Settings(BaseSettings):
         description="Seconds between edits of one player's DM caused by other players' moves "
         "(a player's own clicks update their DM at once); changes in between are shown together.",
     )
+    bot_player_delay: float = Field(
+        default=2.0,
+        ge=0,
+        le=60,
+        description="Seconds a bot player takes for a move, on average (it varies a little, "
+        "as a person's would).",
+    )
+    playground_host: str = Field(
+        default="127.0.0.1",
+        description="Where `python -m bot play` serves its page (0.0.0.0: your whole network).",
+    )
+    playground_port: int = Field(default=8080, ge=0, le=65535)
     table_edit_interval: float = Field(
         default=1.0,
         ge=0,

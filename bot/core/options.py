@@ -65,9 +65,9 @@ def describe_options(game: Game[Any, Any], options: BaseModel) -> str:
 
 
 def lobby_option_controls(game: Game[Any, Any], options: BaseModel) -> list[Select]:
-    """One select per option (at most 4: the lobby's buttons take the first row)."""
+    """One select per option (at most 3: the lobby's buttons take the first two rows)."""
     selects = []
-    for name, info in list(option_fields(game).items())[:4]:
+    for name, info in list(option_fields(game).items())[:3]:
         current = getattr(options, name)
         selects.append(
             Select(

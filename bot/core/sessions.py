@@ -26,6 +26,7 @@ from bot.core.errors import (
     StaleVersion,
     UserError,
 )
+from bot.core.seats import free_robot_id, is_robot, robot_name
 from bot.core.store import (
     CHANNEL,
     NewAction,
@@ -283,7 +284,8 @@ class SessionService:
         posts: list[NewPost] = []
         if s.state is not None and s.status is SessionStatus.ACTIVE:
             game = s.game
-            for user_id in [p for p in s.state.players if p in game.active_players(s.state)]:
+            awaited = [p for p in s.state.players if p in game.active_players(s.state)]
+            for user_id in [p for p in awaited if not is_robot(p)]:  # bot players need no nudge
                 text = (
                     f"⏰ **{game.title}** in <#{s.row.channel_id}> is waiting for your move — "
                     f"time runs out <t:{int(deadline)}:R>, then I'll decide for you as the rules "
@@ -429,6 +431,37 @@ class SessionService:
             with self._rewrite(session_id):
                 await self.store.update_lobby(session_id, s.version, remove=user_id)
             self._changed(session_id, frozenset({TABLE}), posted=False)
+            return await self.load(session_id)
+
+    async def add_robot(self, session_id: int, user_id: str) -> Session:
+        """The host seats a bot player (played by the game's strategy, see bot.core.robots)."""
+        async with self.lock(session_id):
+            s = await self.load(session_id)
+            self._require_lobby(s, "Bot players can only be seated in the lobby.")
+            if user_id != s.row.host_id:
+                raise NotAllowed("Only the host can add bot players.")
+            if len(s.players) >= s.game.max_players:
+                raise NotAllowed(f"The table is full ({s.game.max_players} players).")
+            robot = free_robot_id(s.player_ids)
+            with self._rewrite(session_id):
+                await self.store.update_lobby(session_id, s.version, add=(robot, robot_name(robot)))
+            self._changed(session_id)
+            return await self.load(session_id)
+
+    async def remove_robot(self, session_id: int, user_id: str) -> Session:
+        """The host takes back the bot player seated last."""
+        async with self.lock(session_id):
+            s = await self.load(session_id)
+            self._require_lobby(s, "Bot players can only be removed in the lobby.")
+            if user_id != s.row.host_id:
+                raise NotAllowed("Only the host can remove bot players.")
+            robots = [p for p in s.players if is_robot(p.user_id)]
+            if not robots:
+                raise NotAllowed("There is no bot player at this table.")
+            last = max(robots, key=lambda p: p.seat)
+            with self._rewrite(session_id):
+                await self.store.update_lobby(session_id, s.version, remove=last.user_id)
+            self._changed(session_id)
             return await self.load(session_id)
 
     async def set_option(self, session_id: int, user_id: str, key: str, value: Any) -> Session:

@@ -38,6 +38,7 @@ class World:
     clock: Clock = field(default_factory=Clock)
     seed: int = 20261122  # every game's seed: two worlds deal the same cards
     table_edit_interval: float = 0.0
+    bot_player_delay: float = 0.0  # bot players move at once: tests wait for them, not a clock
     bot: CafeBot | None = None
 
     @property
@@ -53,6 +54,7 @@ class World:
             # Every change shows at once by default: tests read the table after each move.
             table_edit_interval=self.table_edit_interval,
             dm_edit_interval=self.table_edit_interval,
+            bot_player_delay=self.bot_player_delay,
         )
         return CafeBot(settings, clock=self.clock, new_seed=lambda: self.seed)
 
@@ -69,9 +71,11 @@ class World:
                 self.bot = None
 
     async def settle(self) -> None:
-        """Let the bot finish the edits, DMs and announcements that follow a move."""
+        """Let the bot finish the edits, DMs and announcements that follow a move (and the
+        moves of bot players that follow it)."""
         bot = self.running
         for _ in range(3):
+            await bot.robots.idle()
             await bot.tables.idle()
 
     async def fire_timers(self) -> None:

@@ -1,0 +1,75 @@
+"""Bot players in Discord: three friends play a 5-player game with two bots filling the seats."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.e2e.harness import ephemeral_text, world
+from tests.e2e.test_cafe_carnage_e2e import confirm, order
+
+GAME = "cafe-carnage"
+
+
+async def test_three_friends_and_two_bot_players_play_a_round(tmp_path: Path) -> None:
+    async with world(tmp_path, 3) as w, w.bot_running() as bot:
+        host, bob, carol = w.users
+        emu = w.emu
+        table = await (await emu.slash(host, w.channel, "game new", {"game": GAME})).final()
+        for user in (bob, carol):
+            await emu.click(user, table.id, emu.get_message(table.id).button("Join"))
+        refused = await emu.click(bob, table.id, emu.get_message(table.id).button("Add a bot"))
+        assert "Only the host can add bot players" in ephemeral_text(refused)
+        for _ in range(3):
+            await emu.click(host, table.id, emu.get_message(table.id).button("Add a bot"))
+        await emu.click(host, table.id, emu.get_message(table.id).button("Remove a bot"))
+        await w.settle()
+        lobby = emu.get_message(table.id).current_text()
+        assert "Players (5/8)" in lobby
+        assert "🤖 Biscuit" in lobby and "🤖 Mocha" in lobby and "🤖 Crumble" not in lobby
+        await emu.click(host, table.id, emu.get_message(table.id).button("Start"))
+        await w.settle()
+
+        s = await bot.service.load(1)
+        assert s.player_ids == [str(host), str(bob), str(carol), "bot-1", "bot-2"]
+        assert s.state is not None
+        # The bots ordered at once; the table waits for the three friends only.
+        assert s.game.active_players(s.state) == {str(host), str(bob), str(carol)}
+        text = emu.get_message(table.id).current_text()
+        assert "🤖 Biscuit" in text and "🤖 Mocha" in text  # labelled as bots on the table
+        assert "bot-1" not in text and "<@bot" not in text
+
+        for user in w.users:
+            await confirm(w, user, await order(w, user, None))
+        await w.settle()
+        served = [t for t in w.channel_texts() if "Round 1 — dinner is served" in t]
+        assert len(served) == 1
+        assert "🤖 Biscuit" in served[0] and "🤖 Mocha" in served[0]
+        # Nobody tried to DM, ping or mention a bot seat.
+        everything = "\n".join(m.text() for m in emu.all_messages())
+        assert "bot-1" not in everything and "bot-2" not in everything
+        dm_opens = [
+            c for c in emu.rest_calls if c.method == "POST" and c.path == "/users/@me/channels"
+        ]
+        assert len(dm_opens) == 3
+        assert bot.robots.moves_played >= 2 * 4  # two bots: three dishes and a ballot, confirmed
+
+
+async def test_bot_players_awaited_before_a_restart_move_after_it(tmp_path: Path) -> None:
+    async with world(tmp_path, 1) as w:
+        (host,) = w.users
+        w.bot_player_delay = 60.0  # the first process stops before its bots move
+        async with w.bot_running() as bot:
+            table = await (await w.emu.slash(host, w.channel, "game new", {"game": GAME})).final()
+            for _ in range(2):
+                await w.emu.click(host, table.id, w.emu.get_message(table.id).button("Add a bot"))
+            await w.emu.click(host, table.id, w.emu.get_message(table.id).button("Start"))
+            s = await bot.service.load(1)
+            assert s.state is not None
+            assert s.game.active_players(s.state) == {str(host), "bot-1", "bot-2"}
+        w.bot_player_delay = 0.0
+        async with w.bot_running() as bot:
+            await w.settle()
+            s = await bot.service.load(1)
+            assert s.state is not None
+            assert s.game.active_players(s.state) == {str(host)}  # the bots ordered
+            assert bot.robots.moves_played >= 2
