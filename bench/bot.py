@@ -10,6 +10,12 @@ In the same run, the library's own limit: a bare discord.py bot (bench/bare_bot.
 process, the same emulator and intents) receives the same clicks on copies of the same DM
 messages and only acknowledges them; its CPU per click is printed beside ours. Run by hand:
     .venv/bin/python bench/bot.py [--sessions 100] [--players 4] [--rounds 2]
+
+With --game GAME (or all): a full game of each, in turn, played by its players at a person's
+pace (whoever the game awaits clicks a random offered control; tests/e2e/players.py), with the
+bot's production settings and Discord's rate limits, time scaled down by --time-scale. Prints
+what a real server would feel, per game: REST calls per click beyond the interaction's own
+callback, messages in the channel and in the game's thread, DMs sent and edited, 429s.
 """
 
 from __future__ import annotations
@@ -135,6 +141,79 @@ async def play_seat(
     latencies.append(result.latency)
 
 
+async def one_game(game_id: str, tmp: Path, pace: float, scale: float) -> dict[str, float]:
+    """A full game of ``game_id`` in its own emulator, counted: see the module's docstring."""
+    from bot.app import CafeBot
+    from bot.core.config import Settings
+    from emulator import running_bot
+    from games import REGISTRY
+    from tests.e2e.harness import Clock
+    from tests.e2e.players import play_to_the_end, seats_for
+
+    game = REGISTRY[game_id]
+    clock = Clock()
+    async with DiscordEmulator(rate_limit_scale=scale) as emu:
+        guild = emu.add_guild("Bench")
+        channel = emu.add_text_channel(guild, "cafe")
+        users = [emu.add_user(f"p{i}", guild=guild) for i in range(seats_for(game))]
+        settings = Settings(
+            discord_token="emulated",
+            database_path=tmp / f"{game_id}.sqlite3",
+            guild_ready_timeout=0.05,
+            table_edit_interval=1.0 * scale,
+            dm_edit_interval=1.0 * scale,
+            sqlite_synchronous="NORMAL",
+        )
+        bot = CafeBot(settings, clock=clock, new_seed=lambda: 20261123)
+        async with running_bot(emu, bot):
+            first_call, first_interaction = len(emu.rest_calls), len(emu.interactions)
+            await play_to_the_end(emu, bot, clock, game, channel, users, seed=1, pace=pace * scale)
+            await bot.tables.idle()
+            await asyncio.sleep(3 * scale)
+            calls = emu.rest_calls[first_call:]
+            interactions = len(emu.interactions) - first_interaction
+        dm_channels = {str(emu.dm_channel_id(u)) for u in users}
+        kinds = Counter(kind_of(c, dm_channels) for c in calls)
+        table = next(m for m in emu.channel_messages(channel))
+        return {
+            "interactions": interactions,
+            "beyond": (len(calls) - kinds["interaction callback"]) / interactions,
+            "channel": len(emu.channel_messages(channel)),
+            "thread": len(emu.channel_messages(table.id)),
+            "dm sent": kinds["DM message sent"],
+            "dm edited": kinds["DM message edited"],
+            "table edited": kinds["channel message edited"],
+            "429": len(emu.rate_limited),
+        }
+
+
+async def per_game(game_ids: list[str], pace: float, scale: float) -> None:
+    with tempfile.TemporaryDirectory(prefix="cafebot-bench-") as tmp:
+        print(
+            f"a full game each, clicks {pace:.1f} s apart, edits coalesced over 1 s "
+            f"(time x{scale}), Discord's rate limits"
+        )
+        head = (
+            "game",
+            "clicks",
+            "REST/click",
+            "channel",
+            "thread",
+            "DMs",
+            "DM edits",
+            "table edits",
+            "429",
+        )
+        print(f"{head[0]:<22}" + "".join(f"{h:>12}" for h in head[1:]))
+        for game_id in game_ids:
+            r = await one_game(game_id, Path(tmp), pace, scale)
+            print(
+                f"{game_id:<22}{r['interactions']:>12.0f}{r['beyond']:>12.2f}{r['channel']:>12.0f}"
+                f"{r['thread']:>12.0f}{r['dm sent']:>12.0f}{r['dm edited']:>12.0f}"
+                f"{r['table edited']:>12.0f}{r['429']:>12.0f}"
+            )
+
+
 def cpu_seconds(pid: int) -> float:
     """User + system CPU time of a process so far (from /proc/<pid>/stat)."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
@@ -204,7 +283,16 @@ async def main() -> None:
     parser.add_argument(
         "--rate", type=float, default=0, help="clicks per second in all (0: as fast as acked)"
     )
+    parser.add_argument("--game", help="a game id, or all: a full game of each (see above)")
+    parser.add_argument("--pace", type=float, default=1.0, help="seconds between clicks")
+    parser.add_argument("--time-scale", type=float, default=0.1)
     args = parser.parse_args()
+    if args.game:
+        from games import REGISTRY
+
+        ids = list(REGISTRY) if args.game == "all" else [args.game]
+        await per_game(ids, args.pace, args.time_scale)
+        return
 
     async with DiscordEmulator() as emu:
         guild = emu.add_guild("Bench")

@@ -36,7 +36,7 @@ from bot.core.errors import UserError
 from bot.core.seats import is_robot
 from bot.core.sessions import TABLE, Change, Session, SessionService
 from bot.core.store import CHANNEL, PostRow, SessionStatus
-from games.engine import PrivatePanel
+from games.engine import PrivatePanel, TurnStyle
 from games.presentation import Announcement
 
 log = logging.getLogger(__name__)
@@ -74,6 +74,43 @@ class Pending:
 
     def wants(self, view: str | None) -> bool:
         return self.views is None or view in self.views
+
+
+MAX_EMBEDS = 10
+MAX_EMBED_CHARS = 5500  # of Discord's 6,000 across a message's embeds, names not yet filled in
+
+
+def batches(posts: list[PostRow]) -> list[list[PostRow]]:
+    """Unsent posts in the order they go out: the channel announcements one transaction wrote
+    (one move) together, in chunks a message can hold; anything else alone. The same posts
+    always make the same batches, so a retry after a crash carries the same nonce."""
+    out: list[list[PostRow]] = []
+    size = 0
+    for post in posts:
+        last = out[-1] if out else None
+        if (
+            _announces(post)
+            and last is not None
+            and last[0].created_at == post.created_at
+            and _announces(last[0])
+            and len(last) < MAX_EMBEDS
+            and size + len(post.payload) <= MAX_EMBED_CHARS
+        ):
+            last.append(post)
+            size += len(post.payload)
+        else:
+            out.append([post])
+            size = len(post.payload)
+    return out
+
+
+def _announces(post: PostRow) -> bool:
+    return post.target == CHANNEL and "announcement" in json.loads(post.payload)
+
+
+# In a step where everyone works at once on their own panel, nobody waits on the table: it may
+# show the progress a few seconds late (fewer edits of a busy channel).
+SIMULTANEOUS_TABLE_SLOWDOWN = 5
 
 
 class TableSync:
@@ -144,10 +181,10 @@ class TableSync:
         finally:
             self._workers.pop(session_id, None)
 
-    async def idle(self) -> None:
-        """Wait until every pending sync is done, delayed edits included (retries of failed
-        posts are not waited for)."""
-        while self._workers or self._delayed:
+    async def idle(self, *, delayed: bool = True) -> None:
+        """Wait until every pending sync is done, delayed edits included unless ``delayed`` is
+        False (retries of failed posts are not waited for)."""
+        while self._workers or (delayed and self._delayed):
             if self._workers:
                 await asyncio.gather(*list(self._workers.values()), return_exceptions=True)
             else:
@@ -289,7 +326,10 @@ class TableSync:
             return
         if self._leave_to_click(message_id, s.id, TABLE):
             return
-        if self._throttled(s, TABLE, self.table_edit_interval):
+        interval = self.table_edit_interval
+        if s.game.turn_style is TurnStyle.SIMULTANEOUS:
+            interval *= SIMULTANEOUS_TABLE_SLOWDOWN
+        if self._throttled(s, TABLE, interval):
             return
         async with self._lock(message_id):
             if self._table_digests.get(s.id) == parts.digest:
@@ -370,13 +410,20 @@ class TableSync:
                     return False
                 entry = self.screens.private_entry(s, clicker)
                 shown_stamp, shown_digest = self._dm_state(s, clicker)
-                if entry.panel.stamp != shown_stamp and s.status is SessionStatus.ACTIVE:
-                    return False  # a new step: a new DM (which notifies), sent by the worker
-                if (shown_stamp, shown_digest) == (entry.panel.stamp, entry.digest):
+                new_step = entry.panel.stamp != shown_stamp and s.status is SessionStatus.ACTIVE
+                if not new_step and (shown_stamp, shown_digest) == (
+                    entry.panel.stamp,
+                    entry.digest,
+                ):
                     return False  # the sync showed it meanwhile: only acknowledge
-                rendered = self.screens.render_private(
-                    s, clicker, entry.panel, entry.digest, keys=entry.keys
-                )
+                if new_step:
+                    # The next step comes as a new DM (which notifies), sent by the worker; the
+                    # clicked one closes here, in the click's answer, instead of by an edit.
+                    rendered = self.screens.closed_step(s, v2=entry.panel.layout == "components")
+                else:
+                    rendered = self.screens.render_private(
+                        s, clicker, entry.panel, entry.digest, keys=entry.keys
+                    )
             spent = (discord.utils.utcnow() - interaction.created_at).total_seconds()
             if max(elapsed, spent) > ANSWER_BUDGET or interaction.response.is_done():
                 return False
@@ -394,8 +441,9 @@ class TableSync:
                 )
             if seat == "t":
                 self._table_digests[s.id] = rendered.digest
+            elif rendered.panel is None:  # the step's DM closed: the worker sends the next one
+                self._dm_controls[(s.id, clicker)] = False
             else:
-                assert rendered.panel is not None
                 self._dm_shown[(s.id, clicker)] = (rendered.panel.stamp, rendered.digest)
                 self._dm_controls[(s.id, clicker)] = bool(rendered.panel.controls)
             return True
@@ -403,13 +451,19 @@ class TableSync:
     # -- the outbox ------------------------------------------------------------------------------
     async def _flush_outbox(self, where: Where) -> None:
         """Post what the session's outbox holds, oldest first. A post that fails for a while
-        holds back the later ones (order matters: results before the next step)."""
+        holds back the later ones (order matters: results before the next step). The
+        announcements one move made go out as one message (up to 10 embeds)."""
         now = self.service.now()
-        for post in await self.service.unsent_posts(where.id):
+        for batch in batches(await self.service.unsent_posts(where.id)):
+            post = batch[0]
             if post.next_attempt_at > now:
                 return
             try:
-                message_id = await self._post(where, post)
+                message_id: int | None
+                if len(batch) > 1:
+                    message_id = await self._post_announcements(where, batch)
+                else:
+                    message_id = await self._post(where, post)
             except Exception as exc:
                 failure = failure_of(exc)
                 if failure is Failure.RETRY:
@@ -427,9 +481,26 @@ class TableSync:
                     self._channel_gone(where.channel_id, exc)
                 else:
                     log.exception("post %s of session %s was refused; dropped", post.id, where.id)
-                await self.service.mark_posted(post.id, None, failure=str(exc)[:200])
+                for each in batch:
+                    await self.service.mark_posted(each.id, None, failure=str(exc)[:200])
                 continue
-            await self.service.mark_posted(post.id, message_id)
+            for each in batch:
+                await self.service.mark_posted(each.id, message_id)
+
+    async def _post_announcements(self, where: Where, batch: list[PostRow]) -> int:
+        """Several announcements of one move in one message (one ping line for all)."""
+        announcements = [
+            Announcement.model_validate(json.loads(p.payload)["announcement"]) for p in batch
+        ]
+        pings = list(dict.fromkeys(p for a in announcements for p in a.ping))
+        message = await self.messenger.send(
+            await self._posts_go_to(where),
+            f"posts:{batch[0].id}:{batch[-1].id}",
+            content=mention_line(pings),
+            embeds=[embed_of(a, where.names) for a in announcements],
+            allowed_mentions=discord.AllowedMentions(users=True),
+        )
+        return message.id
 
     async def _posts_go_to(self, where: Where) -> int:
         """The game's thread, opened on the table message when the game has started and the bot

@@ -261,13 +261,23 @@ class PlaygroundServer:
             raise web.HTTPNotFound() from None
         name = request.match_info["name"]
         message = next((m for m in visible_messages(self.world, user) if m.id == mid), None)
-        if message is None or name not in message.files:
+        if message is None:
             raise web.HTTPNotFound()
-        kind = next(
-            (str(a.get("content_type")) for a in message.attachments if a["filename"] == name),
-            "application/octet-stream",
-        )
-        return web.Response(body=message.files[name], content_type=kind or None)
+        # The newest version holding that file: a page a moment behind an edit (a picture
+        # replaced or removed) still gets the picture it shows, as Discord's CDN would give it.
+        for version in reversed(message.versions()):
+            files = version.get("files") or {}
+            if name in files:
+                kind = next(
+                    (
+                        str(a.get("content_type"))
+                        for a in version.get("attachments") or []
+                        if a.get("filename") == name
+                    ),
+                    "application/octet-stream",
+                )
+                return web.Response(body=files[name], content_type=kind or None)
+        raise web.HTTPNotFound()
 
 
 def _answered(result: InteractionResult) -> dict[str, Any]:

@@ -240,10 +240,11 @@ async def _check(db: Path, emu: DiscordEmulator, channels: list[int], result: So
             expected = collections.Counter(a.title for a in s.state.announcements)
             result.announcements += sum(expected.values())
             table_id = row.table_message_id
-            posted = collections.Counter(
-                m.embeds[0]["title"]
+            posted = collections.Counter(  # one move's announcements share a message
+                e["title"]
                 for m in game_messages(emu, row.channel_id)
-                if m.embeds and m.id != table_id and not m.deleted
+                if m.id != table_id and not m.deleted
+                for e in m.embeds
             )
             result.duplicate_posts += sum(max(0, posted[t] - expected[t]) for t in posted)
             result.missing_posts += sum(max(0, expected[t] - posted[t]) for t in expected)

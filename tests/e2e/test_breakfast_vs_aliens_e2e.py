@@ -467,9 +467,7 @@ async def test_full_pancake_shield_reactions_private_toaster_peek_and_a_restart_
             for user in others:
                 assert card(alien).name not in seen_by(w, user)
             # Every announcement was posted exactly once, in order, across the restart.
-            posted = [
-                m.embeds[0]["title"] for m in w.game_messages() if m.embeds and m.id != old.id
-            ]
+            posted = [e["title"] for m in w.game_messages() if m.id != old.id for e in m.embeds]
             assert posted == [a.title for a in state.announcements]
             errors = [r for r in caplog.records if r.levelno >= logging.WARNING]
             assert errors == [], [r.getMessage() for r in errors]

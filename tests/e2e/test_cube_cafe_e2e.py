@@ -50,6 +50,17 @@ async def log_length(w: World) -> int:
     return len(await w.running.store.actions(1))
 
 
+def embed_texts(w: World) -> list[str]:
+    """Every announcement embed's text where the game talks (one move's announcements share a
+    message): its title, description and fields, line by line."""
+    out = []
+    for m in w.game_messages():
+        for e in m.embeds:
+            fields = [f"{f['name']}\n{f['value']}" for f in e.get("fields", [])]
+            out.append("\n".join([e.get("title", ""), e.get("description", ""), *fields]))
+    return out
+
+
 def title(message: Message) -> str:
     return str(message.embeds[0].get("title", ""))
 
@@ -348,7 +359,7 @@ async def test_a_three_player_game_by_dm_clicks_with_a_hand_a_restart_and_a_time
             log = await bot.store.actions(1)
             assert log[-1].player == carol.pid and log[-1].source == "timeout"
             assert json.loads(log[-1].action) == {"type": "done", "timed_out": True}
-            results = [t for t in w.channel_texts() if t.startswith("🍽️ Round 4 — feed your people")]
+            results = [t for t in embed_texts(w) if t.startswith("🍽️ Round 4 — feed your people")]
             assert len(results) == 1
             carol_line = next(line for line in results[0].split("\n") if line.startswith("Carol"))
             assert carol_line.endswith(f"⏰ out of time: {forfeit} staff forfeited"), carol_line
@@ -364,9 +375,7 @@ async def test_a_three_player_game_by_dm_clicks_with_a_hand_a_restart_and_a_time
             session = await bot.service.load(1)
             assert session.status == "finished" and session.outcome() is not None
             assert await bot.service.replay(1) == state
-            finals = [
-                t for t in w.channel_texts() if t.startswith("🏁 Cube Café — final standings")
-            ]
+            finals = [t for t in embed_texts(w) if t.startswith("🏁 Cube Café — final standings")]
             assert len(finals) == 1
             table = w.emu.get_message(table.id)
             assert title(table) == "☕ Cube Café — final"

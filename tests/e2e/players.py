@@ -1,0 +1,122 @@
+"""A player for any game, through Discord: whoever the game awaits clicks a random enabled
+control of that game on a message they can see (the table, their DMs, their private copies from
+/game hand); a step that drags on is ended by its deadline, as an absent player's would be.
+Used by tests/e2e/test_every_game_e2e.py and bench/bot.py --game."""
+
+from __future__ import annotations
+
+import asyncio
+
+from bot.app import CafeBot
+from bot.core.store import SessionStatus
+from emulator import DiscordEmulator, Message
+from games.engine import Game, PrivatePanel
+from games.rng import Rng
+from tests.e2e.harness import Clock, Control, controls, press
+
+CLICKS_PER_STEP = 12  # then the step's deadline is played, as for an absent player
+MAX_CLICKS = 3000
+
+
+def seats_for(game: Game[object, object]) -> int:
+    return min(max(3, game.min_players), game.max_players)
+
+
+def latest_with_controls(messages: list[Message], session_id: int) -> Message | None:
+    for message in reversed(messages):
+        if not message.deleted and controls(message, session_id):
+            return message
+    return None
+
+
+async def play_to_the_end(
+    emu: DiscordEmulator,
+    bot: CafeBot,
+    clock: Clock,
+    game: Game[object, object],
+    channel: int,
+    users: list[int],
+    seed: int,
+    pace: float = 0.0,
+) -> dict[str, int]:
+    """Open, fill and start a lobby for ``game`` in ``channel``, then click until it ends."""
+    host, *others = users
+    options: dict[str, object] = {"game": game.id}
+    if game.timer_option is not None:
+        options["timeout"] = 60
+    table = await (await emu.slash(host, channel, "game new", options)).final()
+    for user in others:
+        await emu.click(user, table.id, emu.get_message(table.id).button("Join"))
+    await emu.click(host, table.id, emu.get_message(table.id).button("Start"))
+    session = await bot.service.open_in_channel(channel)
+    assert session is not None
+    sid = session.id
+    rng = Rng(seed=seed)
+    counts = {"clicks": 0, "deadlines": 0, "hand": 0}
+    step, clicks_in_step = "", 0
+    while counts["clicks"] < MAX_CLICKS:
+        await bot.tables.idle(delayed=not pace)  # at a person's pace, edits may lag behind
+        s = await bot.service.load(sid)
+        if s.status is not SessionStatus.ACTIVE or s.state is None:
+            break
+        step_clock = game.clock(s.state)
+        key = step_clock.key if step_clock else ""
+        if key != step:
+            step, clicks_in_step = key, 0
+        active = sorted(game.active_players(s.state))
+        assert active, f"{game.id} waits for nobody but is not over"
+        user = int(rng.choice(active))
+        options = await reachable_controls(emu, game, sid, table.id, user, channel, counts)
+        if not options or clicks_in_step >= CLICKS_PER_STEP:
+            assert step_clock is not None, f"{game.id} has a step with no move and no clock"
+            deadline = await bot.service.deadline(sid)
+            assert deadline is not None, f"{game.id}: no deadline stored for step {key}"
+            clock.advance(max(0.0, deadline.due_at - clock()) + 1)
+            await bot.scheduler.run_due()
+            counts["deadlines"] += 1
+            clicks_in_step = 0
+            continue
+        await press(emu, user, rng.choice(options))
+        if pace:
+            await asyncio.sleep(pace)  # a person's pace: the edits in between coalesce
+        counts["clicks"] += 1
+        clicks_in_step += 1
+    await bot.tables.idle()
+    s = await bot.service.load(sid)
+    assert s.status is SessionStatus.FINISHED, f"{game.id} did not finish ({counts})"
+    # A quiet channel: the table is its only message; the play-by-play is in the game's thread.
+    assert [m.id for m in emu.channel_messages(channel)] == [table.id], game.id
+    assert emu.channel_messages(table.id), f"{game.id} posted nothing in its thread"
+    # Every picture the final table shows is attached to it.
+    final = emu.get_message(table.id)
+    wanted = [p.image.name for p in game.table(s.state) if p.image is not None]
+    assert sorted(final.files) == sorted(wanted), (game.id, sorted(final.files), wanted)
+    assert s.outcome() is not None
+    assert await bot.service.replay(sid) == s.state, f"{game.id} does not replay"
+    return counts
+
+
+async def reachable_controls(
+    emu: DiscordEmulator,
+    game: Game[object, object],
+    sid: int,
+    table_id: int,
+    user: int,
+    channel: int,
+    counts: dict[str, int],
+) -> list[Control]:
+    """The game controls ``user`` can click now: on the table, in their latest DM, or on the
+    private copy /game hand gives them."""
+    found = controls(emu.get_message(table_id), sid, "t")
+    if game.private_panel is PrivatePanel.DM:
+        dm = latest_with_controls(emu.dm_messages(user), sid)
+        if dm is not None:
+            found += controls(dm, sid)
+    if game.private_panel is not PrivatePanel.NEVER and not found:
+        await emu.slash(user, channel, "game hand", {})
+        counts["hand"] += 1
+    if game.private_panel is not PrivatePanel.NEVER:
+        copy = latest_with_controls(emu.ephemerals(user), sid)
+        if copy is not None:
+            found += controls(copy, sid)
+    return found
