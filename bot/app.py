@@ -93,6 +93,7 @@ class CafeBot(commands.Bot):
                 option_select=route("option_select"),
                 abandon_button=route("abandon_button"),
                 help_page=route("help_page"),
+                rematch_button=route("rematch_button"),
                 on_error=on_error,
             )
         )

@@ -223,3 +223,39 @@ class Controls:
             await interaction.edit_original_response(content=done, view=None)
         else:
             await interaction.response.edit_message(content=done, view=None)
+
+    async def rematch_button(
+        self, interaction: discord.Interaction[Any], match: re.Match[str], values: list[str]
+    ) -> None:
+        sid, user = int(match["sid"]), interaction.user
+
+        async def open_lobby() -> tuple[Session, bool, int | None]:
+            s, opened = await self.service.rematch(sid, str(user.id), user.display_name)
+            message_id = s.row.table_message_id
+            if message_id is None and s.status is SessionStatus.LOBBY:
+                message_id = await self.tables.post_table(s.id)
+            return s, opened, message_id
+
+        s, opened, message_id = await in_time(
+            interaction,
+            open_lobby(),
+            lambda: interaction.response.defer(ephemeral=True, thinking=True),
+        )
+        where = jump_link(interaction.guild_id, s.row.channel_id, message_id)
+        if opened:
+            text = (
+                f"🔁 Rematch! A new lobby of {s.game.title} is open: {where} — everyone from "
+                "this game is seated, and you host it."
+            )
+        elif s.status is SessionStatus.LOBBY:
+            text = f"🔁 The rematch is already open: {where} (game #{s.id})."
+        else:
+            text = f"🔁 This game's rematch is game #{s.id} ({s.status.value}): {where}."
+        await self.replies.reply(interaction, text)
+
+
+def jump_link(guild_id: int | None, channel_id: int, message_id: int | None) -> str:
+    """A link that opens a message (or its channel) in Discord."""
+    if message_id is None:
+        return f"<#{channel_id}>"
+    return f"https://discord.com/channels/{guild_id or '@me'}/{channel_id}/{message_id}"

@@ -9,6 +9,7 @@ custom_id formats (≤ 100 characters):
 - ``cb:h:{game}:{page}:{b|n}`` a page of a game's rules (back or next).
 - ``cb:o:{session}:{n}`` the lobby's option selects (value: ``{option}:{index}``).
 - ``cb:a:{session}:{verb}`` the abandon confirmation (yes / no).
+- ``cb:r:{session}`` a finished game's Rematch button.
 
 The item classes are made per bot by :func:`make_items`, bound to the handlers that answer them,
 so a click reaches its handler without looking anything up on the client.
@@ -29,6 +30,7 @@ LOBBY_ID = r"cb:l:(?P<sid>\d{1,18}):(?P<verb>join|leave|start|hand|skip|help)"
 HELP_ID = r"cb:h:(?P<game>[a-z0-9-]{1,40}):(?P<page>\d{1,2}):(?P<way>[bn])"
 OPTION_ID = r"cb:o:(?P<sid>\d{1,18}):(?P<n>\d)"
 ABANDON_ID = r"cb:a:(?P<sid>\d{1,18}):(?P<verb>yes|no)"
+REMATCH_ID = r"cb:r:(?P<sid>\d{1,18})"
 
 ButtonItem = discord.ui.Button[discord.ui.View]
 SelectItem = discord.ui.Select[discord.ui.View]
@@ -46,6 +48,7 @@ class Handlers:
     option_select: Handler
     abandon_button: Handler
     help_page: Handler
+    rematch_button: Handler
     # Turns an exception from a handler into an answer (an ephemeral error), so every click is
     # answered whatever happens.
     on_error: Callable[[discord.Interaction[Any], BaseException], Awaitable[None]]
@@ -61,6 +64,7 @@ class Items:
     option_select: type[discord.ui.DynamicItem[SelectItem]]
     abandon_button: type[discord.ui.DynamicItem[ButtonItem]]
     help_button: type[discord.ui.DynamicItem[ButtonItem]]
+    rematch_button: type[discord.ui.DynamicItem[ButtonItem]]
 
     def all(self) -> tuple[type[discord.ui.DynamicItem[Any]], ...]:
         return (
@@ -70,6 +74,7 @@ class Items:
             self.option_select,
             self.abandon_button,
             self.help_button,
+            self.rematch_button,
         )
 
 
@@ -131,4 +136,7 @@ def make_items(handlers: Handlers) -> Items:
             "AbandonButton", ButtonItem, ABANDON_ID, handlers, handlers.abandon_button
         ),
         help_button=_item_class("HelpButton", ButtonItem, HELP_ID, handlers, handlers.help_page),
+        rematch_button=_item_class(
+            "RematchButton", ButtonItem, REMATCH_ID, handlers, handlers.rematch_button
+        ),
     )

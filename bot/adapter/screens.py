@@ -21,6 +21,7 @@ from bot.adapter.render import (
     merged_controls,
     sendable,
 )
+from bot.adapter.results import ResultMessage, result_message
 from bot.core.options import describe_options, lobby_option_controls
 from bot.core.sessions import Session, SessionService
 from bot.core.store import SessionStatus
@@ -147,6 +148,12 @@ class Screens:
             button.disabled = not exists
             view.add_item(self.items.help_button(button))
         return embed, view
+
+    def result(
+        self, payload: dict[str, Any], names: dict[str, str], session_id: int
+    ) -> ResultMessage:
+        """A finished game's final message (standings, chart, Rematch)."""
+        return result_message(payload, names, session_id, self.items)
 
     def abandon_view(self, session_id: int) -> discord.ui.View:
         view = discord.ui.View(timeout=None)

@@ -104,6 +104,7 @@ class TableSync:
         self._shown: dict[int, Shown] = {}  # the pictures each message shows, by message id
         self._gone_channels: set[int] = set()  # deleted, or no longer ours to post in
         self._threads: dict[int, int | None] = {}  # session → its thread (None: no thread)
+        self._posting: dict[int, asyncio.Lock] = {}  # sessions whose first table is being posted
         self._retries: asyncio.Task[None] | None = None
         service.subscribe(self.on_change)
 
@@ -244,7 +245,11 @@ class TableSync:
 
     async def _sync_table(self, s: Session) -> None:
         message_id = s.row.table_message_id
-        if message_id is None or s.row.channel_id in self._gone_channels:
+        if s.row.channel_id in self._gone_channels:
+            return
+        if message_id is None:
+            if s.row.rematch_of is not None and s.status is SessionStatus.LOBBY:
+                await self.post_table(s.id)  # a rematch's lobby that was not posted yet
             return
         parts = await self.screens.table_parts(s)
         if self._table_digests.get(s.id) == parts.digest:
@@ -278,6 +283,30 @@ class TableSync:
                 await self.service.record_table_message(s.id, new.id)
                 self._threads.pop(s.id, None)
             self._table_digests[s.id] = table.digest
+
+    async def post_table(self, session_id: int) -> int | None:
+        """Post the table message of a session that has none yet (a lobby opened by a Rematch
+        button: not an answer to a command in its channel). Returns its id."""
+        async with self._posting.setdefault(session_id, asyncio.Lock()):
+            s = await self.service.load(session_id)
+            if s.row.table_message_id is not None:
+                return s.row.table_message_id
+            table = await self.screens.table_payload(s)
+            note = None
+            if s.row.rematch_of is not None:
+                note = (
+                    f"🔁 Rematch of game #{s.row.rematch_of}: everyone is seated again — "
+                    "**Leave** if you're out, and the host starts when ready."
+                )
+            message = await self.messenger.send(
+                s.row.channel_id,
+                f"table:{s.id}:first",
+                files=await self._files(table),
+                **table.message(note),
+            )
+            await self.service.record_table_message(s.id, message.id)
+            self._table_digests[s.id] = table.digest
+            return message.id
 
     async def _files(self, rendered: Rendered) -> list[discord.File]:
         if rendered.game is None or not rendered.pictures:
@@ -429,6 +458,8 @@ class TableSync:
             )
             return message.id
         target = await self._posts_go_to(where)
+        if "result" in payload:
+            return await self._post_result(target, key, where, payload["result"])
         if "announcement" in payload:
             announcement = Announcement.model_validate(payload["announcement"])
             message = await self.messenger.send(
@@ -441,6 +472,22 @@ class TableSync:
             return message.id
         message = await self.messenger.post_notice(
             target, names_in(payload["notice"], names), key, ping=payload.get("ping")
+        )
+        return message.id
+
+    async def _post_result(
+        self, target: int, key: str, where: Where, result: dict[str, Any]
+    ) -> int:
+        final = self.screens.result(result, where.names, where.id)
+        files: list[discord.File] = []
+        if final.chart is not None:
+            try:
+                files.append(await self.pictures.chart_file(final.chart))
+            except Exception:  # the standings matter more than the picture
+                log.exception("session %s: drawing the chart failed", where.id)
+                final.embed.set_image(url=None)
+        message = await self.messenger.send(
+            target, key, embed=final.embed, view=final.view, files=files
         )
         return message.id
 

@@ -381,6 +381,53 @@ class SessionService:
         self._changed(session_id)
         return await self.load(session_id)
 
+    async def rematch(self, session_id: int, user_id: str, name: str) -> tuple[Session, bool]:
+        """A new lobby in a finished game's channel with its options and every one of its
+        players seated, hosted by ``user_id`` (one of them). One per game: asked again, it is
+        the lobby already opened. Returns the lobby and whether it was opened now."""
+        async with self.lock(session_id):
+            old = await self.store.get_session(session_id)
+            if old is None:
+                raise NotFound(f"There is no game #{session_id}.")
+            existing = await self.store.rematch_of(session_id)
+            if existing is not None:
+                return await self.load(existing.id), False
+            if old.status is not SessionStatus.FINISHED:
+                raise NotAllowed("Only a finished game can be played again.")
+            seated = await self.store.players(session_id)
+            if user_id not in {p.user_id for p in seated}:
+                raise NotAllowed(
+                    "Only this game's players can call the rematch — `/game new` starts "
+                    "another game."
+                )
+            game = REGISTRY.get(old.game_id)
+            if game is None:
+                raise DamagedSession(f"Game #{old.id} is of an unknown kind ({old.game_id!r}).")
+            taken = await self.store.open_session_in_channel(old.channel_id)
+            if taken is not None:
+                title = REGISTRY[taken.game_id].title if taken.game_id in REGISTRY else "a game"
+                raise NotAllowed(
+                    f"<#{old.channel_id}> already has a game of {title} (#{taken.id}): finish "
+                    "or abandon it first."
+                )
+            try:
+                options = game.parse_options(json.loads(old.options))
+            except (IllegalAction, ValueError):
+                raise DamagedSession(f"Game #{old.id}'s options cannot be read.") from None
+            new_id = await self.store.create_session(
+                guild_id=old.guild_id,
+                channel_id=old.channel_id,
+                game_id=game.id,
+                host_id=user_id,
+                host_name=name[:32],
+                options=options.model_dump(mode="json"),
+                seed=self.new_seed(),
+                guests=[(p.user_id, p.name) for p in seated if p.user_id != user_id],
+                rematch_of=session_id,
+            )
+        self._changed(new_id)
+        return await self.load(new_id), True
+
     async def join(self, session_id: int, user_id: str, name: str) -> Session:
         async with self.lock(session_id):
             s = await self.load(session_id)
@@ -630,7 +677,7 @@ class SessionService:
             outcome=outcome_json,
             timers=[] if same_step else self._timers(s.game, new),  # [] once the game is over
             keep_timers=same_step,
-            posts=_announcement_posts(new, s.row.announced) + posts,
+            posts=_announcement_posts(new, s.row.announced) + posts + _result_posts(s, outcome),
             announced=len(new.announcements),
         )
         row = replace(
@@ -687,6 +734,13 @@ def _announcement_posts(state: GameState, already: int) -> list[NewPost]:
         NewPost({"announcement": a.model_dump(mode="json")}, target=CHANNEL)
         for a in state.announcements[already:]
     ]
+
+
+def _result_posts(s: Session, outcome: Outcome | None) -> list[NewPost]:
+    """The end of a game: one last post with the standings, the chart and the rematch."""
+    if outcome is None:
+        return []
+    return [NewPost({"result": {"game": s.game.id, "outcome": outcome.model_dump(mode="json")}})]
 
 
 def _dump(action: BaseModel) -> dict[str, Any]:

@@ -23,7 +23,7 @@ from typing import Any
 
 import aiosqlite
 
-from bot.core.errors import StaleVersion
+from bot.core.errors import NotAllowed, StaleVersion
 
 MIGRATIONS: list[str] = [
     # 1: the first schema
@@ -99,6 +99,12 @@ MIGRATIONS: list[str] = [
     ALTER TABLE sessions ADD COLUMN note TEXT;
     CREATE INDEX sessions_table_message ON sessions(table_message_id);
     """,
+    # 3: rematches. A lobby opened by a finished game's Rematch button names that game; one
+    # rematch per game (a second press finds the first).
+    """
+    ALTER TABLE sessions ADD COLUMN rematch_of INTEGER REFERENCES sessions(id);
+    CREATE UNIQUE INDEX sessions_rematch ON sessions(rematch_of) WHERE rematch_of IS NOT NULL;
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)
@@ -150,6 +156,7 @@ class SessionRow:
     created_at: float
     updated_at: float
     note: str | None = None
+    rematch_of: int | None = None  # the finished game whose Rematch button opened this lobby
 
 
 @dataclass
@@ -391,6 +398,11 @@ class Store:
         )
         return [_session_row(r) for r in rows]
 
+    async def rematch_of(self, session_id: int) -> SessionRow | None:
+        """The lobby (or game) a finished game's Rematch button opened, if any."""
+        row = await self._one("SELECT * FROM sessions WHERE rematch_of = ?", (session_id,))
+        return _session_row(row) if row else None
+
     async def players(self, session_id: int) -> list[PlayerRow]:
         rows = await self._all(
             "SELECT * FROM players WHERE session_id = ? ORDER BY seat", (session_id,)
@@ -442,20 +454,40 @@ class Store:
         host_name: str,
         options: dict[str, Any],
         seed: int,
+        guests: Iterable[tuple[str, str]] = (),
+        rematch_of: int | None = None,
     ) -> int:
+        """A new lobby with its host in seat 0 and ``guests`` (user id, name) seated after."""
         now = time.time()
+        try:
+            return await self._insert_session(
+                (guild_id, channel_id, game_id, host_id, json.dumps(options), seed, now, now),
+                rematch_of,
+                [(host_id, host_name), *guests],
+            )
+        except sqlite3.IntegrityError:
+            # Another lobby was opened in the channel (or this rematch) at the same moment.
+            raise NotAllowed(
+                "Another game was just opened there — `/game status` shows it."
+            ) from None
+
+    async def _insert_session(
+        self, values: tuple[Any, ...], rematch_of: int | None, seats: list[tuple[str, str]]
+    ) -> int:
         async with self.transaction() as db:
             cur = await db.execute(
                 "INSERT INTO sessions (guild_id, channel_id, game_id, status, host_id, options, "
-                "seed, created_at, updated_at) VALUES (?, ?, ?, 'lobby', ?, ?, ?, ?, ?)",
-                (guild_id, channel_id, game_id, host_id, json.dumps(options), seed, now, now),
+                "seed, created_at, updated_at, rematch_of) "
+                "VALUES (?, ?, ?, 'lobby', ?, ?, ?, ?, ?, ?)",
+                (*values, rematch_of),
             )
             session_id = cur.lastrowid
             assert session_id is not None
-            await db.execute(
-                "INSERT INTO players (session_id, user_id, seat, name) VALUES (?, ?, 0, ?)",
-                (session_id, host_id, host_name),
-            )
+            for seat, (user_id, name) in enumerate(seats):
+                await db.execute(
+                    "INSERT INTO players (session_id, user_id, seat, name) VALUES (?, ?, ?, ?)",
+                    (session_id, user_id, seat, name),
+                )
         return session_id
 
     async def _bump(
