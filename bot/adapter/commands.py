@@ -10,6 +10,8 @@ from typing import Any, TypeVar
 import discord
 from discord import app_commands
 
+from bot.adapter.mine import seated_games_embed
+from bot.adapter.render import jump_link
 from bot.adapter.replies import NotHere, Replies, in_time
 from bot.adapter.screens import Rendered, Screens
 from bot.adapter.tables import TableSync
@@ -29,7 +31,13 @@ TIMEOUT_CHOICES = [
 ]
 
 
-@app_commands.guild_only()
+# Discord sets where a command may be used per top-level command: the group is offered in DMs
+# with the bot too, for /game mine (and the rules); the rest refuse DMs when run.
+DM_COMMANDS = frozenset({"mine", "rules", "help"})
+
+
+@app_commands.allowed_contexts(guilds=True, dms=True, private_channels=False)
+@app_commands.allowed_installs(guilds=True, users=False)
 class GameCommands(app_commands.Group):
     def __init__(
         self, service: SessionService, screens: Screens, tables: TableSync, replies: Replies
@@ -41,9 +49,15 @@ class GameCommands(app_commands.Group):
         self.replies = replies
 
     async def interaction_check(self, interaction: discord.Interaction[Any]) -> bool:
-        # Discord hides these commands in DMs; a forged or outdated client may still send one.
+        command = interaction.command
+        name = command.name if command is not None else ""
+        if name in DM_COMMANDS:
+            return True
         if interaction.guild_id is None or interaction.channel_id is None:
-            raise NotHere("Use `/game` in a server channel or thread, not in a DM.")
+            raise NotHere(
+                f"`/game {name}` works in a server channel or thread, not in a DM. Here, "
+                "`/game mine` lists your games and `/game rules` explains them."
+            )
         return True
 
     # -- helpers ---------------------------------------------------------------------------------
@@ -188,6 +202,23 @@ class GameCommands(app_commands.Group):
         if s.game.private_panel is PrivatePanel.NEVER:
             raise UserError(f"{s.game.title} has no hidden hand: everything is on the table.")
         await self.replies.send_private_view(interaction, s.id)
+
+    @app_commands.command(
+        name="mine", description="Every game you're seated in, across servers (works in DMs too)"
+    )
+    async def mine(self, interaction: discord.Interaction[Any]) -> None:
+        games = await self._soon(interaction, self.service.seated_games(str(interaction.user.id)))
+
+        def place(row: SessionRow) -> str:
+            guild = interaction.client.get_guild(row.guild_id) if row.guild_id else None
+            channel = guild.get_channel_or_thread(row.channel_id) if guild else None
+            label = f"#{channel.name}" if channel is not None else "the table"
+            if guild is not None:
+                label += f" in {guild.name}"
+            link = jump_link(row.guild_id, row.channel_id, row.table_message_id)
+            return f"[{label}]({link})"
+
+        await self.replies.reply(interaction, None, embed=seated_games_embed(games, place))
 
     @app_commands.command(name="rules", description="How to play a game, in a few screens")
     @app_commands.choices(game=GAME_CHOICES)

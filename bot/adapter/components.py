@@ -13,7 +13,7 @@ from typing import Any
 
 import discord
 
-from bot.adapter.render import find_action, merged_controls
+from bot.adapter.render import find_action, jump_link, merged_controls
 from bot.adapter.replies import Replies, in_time
 from bot.adapter.screens import Rendered, Screens
 from bot.adapter.tables import TableSync
@@ -241,7 +241,7 @@ class Controls:
             open_lobby(),
             lambda: interaction.response.defer(ephemeral=True, thinking=True),
         )
-        where = jump_link(interaction.guild_id, s.row.channel_id, message_id)
+        where = jump_link(s.row.guild_id, s.row.channel_id, message_id)
         if opened:
             text = (
                 f"🔁 Rematch! A new lobby of {s.game.title} is open: {where} — everyone from "
@@ -252,10 +252,3 @@ class Controls:
         else:
             text = f"🔁 This game's rematch is game #{s.id} ({s.status.value}): {where}."
         await self.replies.reply(interaction, text)
-
-
-def jump_link(guild_id: int | None, channel_id: int, message_id: int | None) -> str:
-    """A link that opens a message (or its channel) in Discord."""
-    if message_id is None:
-        return f"<#{channel_id}>"
-    return f"https://discord.com/channels/{guild_id or '@me'}/{channel_id}/{message_id}"

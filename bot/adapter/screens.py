@@ -12,6 +12,7 @@ from typing import Any
 import discord
 
 from bot.adapter.items import Items
+from bot.adapter.mine import waiting_note
 from bot.adapter.pictures import PictureRef
 from bot.adapter.render import (
     content_digest,
@@ -279,12 +280,22 @@ class Screens:
         return self.render_private(s, user_id, panel, digest, note)
 
     def render_private(
-        self, s: Session, user_id: str, panel: Panel, digest: str, note: str = ""
+        self,
+        s: Session,
+        user_id: str,
+        panel: Panel,
+        digest: str,
+        note: str = "",
+        *,
+        elsewhere: int = 0,
     ) -> Rendered:
+        """``elsewhere``: how many other games wait for this player (said in the footer)."""
         player = s.player(user_id)
         assert player is not None
         where = f"<#{s.row.channel_id}>"
         footer = f"{s.game.title} · game #{s.id}"
+        if elsewhere and s.status is SessionStatus.ACTIVE:
+            footer += " · " + waiting_note(elsewhere, markdown=False)
         pictures = [PictureRef.of(panel.image)] if panel.image is not None else []
         seat = str(player.seat)
         if panel.layout == "components":

@@ -104,6 +104,7 @@ class TableSync:
         self._shown: dict[int, Shown] = {}  # the pictures each message shows, by message id
         self._gone_channels: set[int] = set()  # deleted, or no longer ours to post in
         self._threads: dict[int, int | None] = {}  # session → its thread (None: no thread)
+        self._elsewhere: dict[str, int] = {}  # other games waiting for each player, last known
         self._posting: dict[int, asyncio.Lock] = {}  # sessions whose first table is being posted
         self._retries: asyncio.Task[None] | None = None
         service.subscribe(self.on_change)
@@ -357,7 +358,10 @@ class TableSync:
                 shown_stamp, _ = self._dm_state(s, clicker)
                 if panel.stamp != shown_stamp and s.status is SessionStatus.ACTIVE:
                     return False  # a new step: a new DM (which notifies), sent by the worker
-                rendered = self.screens.render_private(s, clicker, panel, digest)
+                elsewhere = self._elsewhere.get(clicker, 0)
+                rendered = self.screens.render_private(
+                    s, clicker, panel, digest, elsewhere=elsewhere
+                )
             spent = (discord.utils.utcnow() - interaction.created_at).total_seconds()
             if max(elapsed, spent) > ANSWER_BUDGET or interaction.response.is_done():
                 return False
@@ -510,6 +514,9 @@ class TableSync:
         shown_stamp, shown_digest = self._dm_state(s, user_id)
         if shown_digest == digest and shown_stamp == panel.stamp:
             return
+        if s.status is SessionStatus.ACTIVE:  # the footer says how many other games wait
+            self._elsewhere[user_id] = await self.service.waiting_elsewhere(user_id, s.id)
+        elsewhere = self._elsewhere.get(user_id, 0)
         # A new step (e.g. the next round's menu) is a new message, which notifies the player;
         # the end of the game is shown in the last one.
         active = s.status is SessionStatus.ACTIVE
@@ -521,7 +528,9 @@ class TableSync:
             async with self._lock(message_id):
                 if self._dm_state(s, user_id) == (panel.stamp, digest):
                     return  # a click's answer showed it meanwhile
-                rendered = self.screens.render_private(s, user_id, panel, digest)
+                rendered = self.screens.render_private(
+                    s, user_id, panel, digest, elsewhere=elsewhere
+                )
                 self._edited_at[(s.id, user_id)] = time.monotonic()
                 try:
                     await self._edit(channel_id, message_id, rendered)
@@ -533,7 +542,7 @@ class TableSync:
                     self._dm_shown[(s.id, user_id)] = (panel.stamp, digest)
                     self._dm_controls[(s.id, user_id)] = bool(panel.controls)
                     return
-        rendered = self.screens.render_private(s, user_id, panel, digest)
+        rendered = self.screens.render_private(s, user_id, panel, digest, elsewhere=elsewhere)
         if channel_id and message_id and self._dm_controls.get((s.id, user_id), True):
             with contextlib.suppress(discord.HTTPException):  # close the old step's controls
                 await self._edit(

@@ -110,6 +110,23 @@ class Change:
     posted: bool = True  # the change put something in the outbox
 
 
+@dataclass(frozen=True)
+class SeatedGame:
+    """One game a player is seated in, as /game mine lists it."""
+
+    row: SessionRow
+    title: str
+    step: str  # the table's headline (player tokens in it), or the lobby's count
+    awaited: list[str]  # whose move the table waits for (empty in a lobby)
+    deadline: float | None  # when the step's time runs out
+    yours: bool  # the table waits for this player
+    names: dict[str, str] = field(default_factory=dict)  # the players' names by id
+
+    @property
+    def lobby(self) -> bool:
+        return self.row.status is SessionStatus.LOBBY
+
+
 @dataclass
 class ActResult:
     session: Session
@@ -162,6 +179,37 @@ class SessionService:
 
     async def open_sessions_of(self, user_id: str) -> list[SessionRow]:
         return await self.store.sessions_of_user(user_id)
+
+    async def seated_games(self, user_id: str, *, steps: bool = True) -> list[SeatedGame]:
+        """Every open game ``user_id`` is seated in, across servers: those waiting for them
+        first, then by deadline. A game whose data cannot be loaded is listed as such.
+        ``steps`` False: without the table's headline (cheaper)."""
+        found: list[SeatedGame] = []
+        for row, deadline in await self.store.open_sessions_with_deadlines(user_id):
+            try:
+                s = await self.load(row.id)
+            except UserError:
+                found.append(SeatedGame(row, "a damaged game", "cannot be shown", [], None, False))
+                continue
+            if s.state is None:
+                step = f"lobby — {len(s.players)}/{s.game.max_players} seated"
+                found.append(SeatedGame(s.row, s.game.title, step, [], None, False, s.names()))
+                continue
+            active = s.game.active_players(s.state)
+            awaited = [p for p in s.state.players if p in active]
+            step = s.game.table(s.state)[0].title if steps else ""
+            yours = user_id in active
+            found.append(SeatedGame(s.row, s.game.title, step, awaited, deadline, yours, s.names()))
+        found.sort(key=lambda g: (not g.yours, g.deadline is None, g.deadline or 0.0, g.row.id))
+        return found
+
+    async def waiting_elsewhere(self, user_id: str, session_id: int) -> int:
+        """How many other games wait for ``user_id``'s move."""
+        return sum(
+            1
+            for g in await self.seated_games(user_id, steps=False)
+            if g.yours and g.row.id != session_id
+        )
 
     async def finished_in_guild(self, guild_id: int, limit: int = 10) -> list[SessionRow]:
         return await self.store.finished_in_guild(guild_id, limit=limit)

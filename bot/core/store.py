@@ -105,6 +105,10 @@ MIGRATIONS: list[str] = [
     ALTER TABLE sessions ADD COLUMN rematch_of INTEGER REFERENCES sessions(id);
     CREATE UNIQUE INDEX sessions_rematch ON sessions(rematch_of) WHERE rematch_of IS NOT NULL;
     """,
+    # 4: a player's games across servers (/game mine) are found by user.
+    """
+    CREATE INDEX players_user ON players(user_id);
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)
@@ -416,6 +420,24 @@ class Store:
             (user_id,),
         )
         return [_session_row(r) for r in rows]
+
+    async def open_sessions_with_deadlines(
+        self, user_id: str
+    ) -> list[tuple[SessionRow, float | None]]:
+        """The user's open sessions (any server), each with its step's deadline if any."""
+        rows = await self._all(
+            "SELECT s.*, t.due_at AS deadline FROM players p "
+            "JOIN sessions s ON s.id = p.session_id "
+            "LEFT JOIN timers t ON t.session_id = s.id AND t.kind = 'deadline' "
+            "WHERE p.user_id = ? AND s.status IN ('lobby', 'active') ORDER BY s.id",
+            (user_id,),
+        )
+        out: list[tuple[SessionRow, float | None]] = []
+        for r in rows:
+            values = dict(r)
+            deadline = values.pop("deadline")
+            out.append((_session_row_of(values), float(deadline) if deadline is not None else None))
+        return out
 
     async def actions(self, session_id: int) -> list[ActionRow]:
         rows = await self._all(
@@ -741,7 +763,10 @@ def _unlock(fd: int | None) -> None:
 
 
 def _session_row(row: aiosqlite.Row) -> SessionRow:
-    values = dict(row)
+    return _session_row_of(dict(row))
+
+
+def _session_row_of(values: dict[str, Any]) -> SessionRow:
     values["status"] = SessionStatus(values["status"])
     return SessionRow(**values)
 
