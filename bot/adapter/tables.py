@@ -514,8 +514,8 @@ class TableSync:
         shown_stamp, shown_digest = self._dm_state(s, user_id)
         if shown_digest == digest and shown_stamp == panel.stamp:
             return
-        if s.status is SessionStatus.ACTIVE:  # the footer says how many other games wait
-            self._elsewhere[user_id] = await self.service.waiting_elsewhere(user_id, s.id)
+        # The footer says how many other games wait for the player: counted afresh for a new
+        # message (a new step, which notifies), as last counted for an edit.
         elsewhere = self._elsewhere.get(user_id, 0)
         # A new step (e.g. the next round's menu) is a new message, which notifies the player;
         # the end of the game is shown in the last one.
@@ -542,6 +542,9 @@ class TableSync:
                     self._dm_shown[(s.id, user_id)] = (panel.stamp, digest)
                     self._dm_controls[(s.id, user_id)] = bool(panel.controls)
                     return
+        if active:
+            elsewhere = await self.service.waiting_elsewhere(user_id, s.id)
+            self._elsewhere[user_id] = elsewhere
         rendered = self.screens.render_private(s, user_id, panel, digest, elsewhere=elsewhere)
         if channel_id and message_id and self._dm_controls.get((s.id, user_id), True):
             with contextlib.suppress(discord.HTTPException):  # close the old step's controls
