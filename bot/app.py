@@ -94,6 +94,8 @@ class CafeBot(commands.Bot):
                 abandon_button=route("abandon_button"),
                 help_page=route("help_page"),
                 rematch_button=route("rematch_button"),
+                history_page=route("history_page"),
+                record_select=route("record_select"),
                 on_error=on_error,
             )
         )

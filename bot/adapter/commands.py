@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Awaitable
-from datetime import UTC, datetime
 from typing import Any, TypeVar
 
 import discord
 from discord import app_commands
 
+from bot.adapter.history import PER_PAGE, history_screen
 from bot.adapter.mine import seated_games_embed
 from bot.adapter.render import jump_link
 from bot.adapter.replies import NotHere, Replies, in_time
@@ -20,7 +19,7 @@ from bot.core.options import parse_setting, setting_suggestions
 from bot.core.sessions import Session, SessionService
 from bot.core.store import SessionRow
 from games import REGISTRY
-from games.engine import Outcome, PrivatePanel
+from games.engine import PrivatePanel
 from games.kit import TIMEOUT_CHOICES as TIMEOUTS
 
 T = TypeVar("T")
@@ -263,30 +262,23 @@ class GameCommands(app_commands.Group):
             view=self.screens.abandon_view(row.id),
         )
 
-    @app_commands.command(name="history", description="Finished games in this server")
+    @app_commands.command(
+        name="history", description="Games played in this server, with each game's record"
+    )
     async def history(self, interaction: discord.Interaction[Any]) -> None:
         if interaction.guild_id is None:
             raise UserError("Use this in a server.")
-        guild_id = interaction.guild_id
-
-        async def recent() -> list[tuple[SessionRow, dict[str, str]]]:
-            rows = await self.service.finished_in_guild(guild_id, limit=10)
-            return [(row, await self.service.names(row.id)) for row in rows]
-
-        found = await self._soon(interaction, recent())
-        if not found:
-            await self._say(interaction, "No finished games here yet — `/game new` to play one!")
-            return
-        embed = discord.Embed(title="🏆 Recent games", colour=0xC8814B)
-        for row, names in found:
-            title = REGISTRY[row.game_id].title if row.game_id in REGISTRY else row.game_id
-            when = datetime.fromtimestamp(row.updated_at, UTC)
-            embed.add_field(
-                name=f"{title} · #{row.id}",
-                value=_result_line(row.outcome, names) + f"\n<t:{int(when.timestamp())}:R>",
-                inline=False,
-            )
-        await self.replies.reply(interaction, None, embed=embed)
+        page = await in_time(
+            interaction,
+            self.service.history(interaction.guild_id, 0, PER_PAGE),
+            lambda: interaction.response.defer(thinking=True),
+        )
+        embed, view = history_screen(page, self.screens.items)
+        # In the channel, for everyone at the table; the records come privately on request.
+        if interaction.response.is_done():
+            await interaction.followup.send(embed=embed, view=view)
+        else:
+            await interaction.response.send_message(embed=embed, view=view)
 
 
 def help_overview() -> discord.Embed:
@@ -329,17 +321,3 @@ def _message_link(
     if message_id is None or interaction.guild_id is None:
         return ""
     return f" (https://discord.com/channels/{interaction.guild_id}/{channel_id}/{message_id})"
-
-
-def _result_line(outcome_json: str | None, names: dict[str, str]) -> str:
-    if not outcome_json:
-        return "finished"
-    try:
-        outcome = Outcome.model_validate(json.loads(outcome_json))
-    except ValueError:
-        return "finished"
-    if outcome.cooperative:
-        return "🎉 The table won!" if outcome.winners else "💥 The table lost."
-    winners = ", ".join(names.get(w, "?") for w in outcome.winners) or "nobody"
-    scores = ", ".join(f"{names.get(p, '?')} {v}" for p, v in outcome.scores.items())
-    return f"🏆 {winners} · {scores}"[:1024]

@@ -13,12 +13,14 @@ from typing import Any
 
 import discord
 
+from bot.adapter.history import PER_PAGE, history_screen, record_file
 from bot.adapter.render import find_action, jump_link, merged_controls
 from bot.adapter.replies import Replies, in_time
 from bot.adapter.screens import Rendered, Screens
 from bot.adapter.tables import TableSync
 from bot.core.errors import NotAllowed, StaleVersion, UserError
 from bot.core.options import choices_of, option_fields
+from bot.core.record import short
 from bot.core.sessions import Session, SessionService
 from bot.core.store import SessionStatus
 from games import REGISTRY
@@ -252,3 +254,39 @@ class Controls:
         else:
             text = f"🔁 This game's rematch is game #{s.id} ({s.status.value}): {where}."
         await self.replies.reply(interaction, text)
+
+    async def history_page(
+        self, interaction: discord.Interaction[Any], match: re.Match[str], values: list[str]
+    ) -> None:
+        guild_id = interaction.guild_id
+        if guild_id is None:
+            raise UserError("Use `/game history` in a server.")
+        page = await in_time(
+            interaction,
+            self.service.history(guild_id, int(match["page"]), PER_PAGE),
+            interaction.response.defer,
+        )
+        embed, view = history_screen(page, self.screens.items)
+        if interaction.response.is_done():
+            await interaction.edit_original_response(embed=embed, view=view)
+        else:
+            await interaction.response.edit_message(embed=embed, view=view)
+
+    async def record_select(
+        self, interaction: discord.Interaction[Any], match: re.Match[str], values: list[str]
+    ) -> None:
+        if len(values) != 1 or not re.fullmatch(r"[0-9]{1,18}", values[0]):
+            raise UserError("That game isn't offered.")
+        record = await in_time(
+            interaction,
+            self.service.record(int(values[0]), interaction.guild_id),
+            lambda: interaction.response.defer(ephemeral=True, thinking=True),
+        )
+        await self.replies.reply(
+            interaction,
+            f"📜 The record of game #{record.session}: its options, its seed and every move "
+            f"with its player and time. `python -m bot verify {record_file(record).filename}` "
+            "replays it and checks that the deal was the one sealed at the start "
+            f"(`{short(record.commitment)}`).",
+            file=record_file(record),
+        )

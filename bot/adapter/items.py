@@ -10,6 +10,8 @@ custom_id formats (≤ 100 characters):
 - ``cb:o:{session}:{n}`` the lobby's option selects (value: ``{option}:{index}``).
 - ``cb:a:{session}:{verb}`` the abandon confirmation (yes / no).
 - ``cb:r:{session}`` a finished game's Rematch button.
+- ``cb:y:{page}:{b|n}`` a page of the server's /game history (newer or older).
+- ``cb:x:{page}`` the history page's select of a game whose record to send (value: its id).
 
 The item classes are made per bot by :func:`make_items`, bound to the handlers that answer them,
 so a click reaches its handler without looking anything up on the client.
@@ -31,6 +33,8 @@ HELP_ID = r"cb:h:(?P<game>[a-z0-9-]{1,40}):(?P<page>\d{1,2}):(?P<way>[bn])"
 OPTION_ID = r"cb:o:(?P<sid>\d{1,18}):(?P<n>\d)"
 ABANDON_ID = r"cb:a:(?P<sid>\d{1,18}):(?P<verb>yes|no)"
 REMATCH_ID = r"cb:r:(?P<sid>\d{1,18})"
+HISTORY_ID = r"cb:y:(?P<page>\d{1,4}):(?P<way>[bn])"
+RECORD_ID = r"cb:x:(?P<page>\d{1,4})"
 
 ButtonItem = discord.ui.Button[discord.ui.View]
 SelectItem = discord.ui.Select[discord.ui.View]
@@ -49,6 +53,8 @@ class Handlers:
     abandon_button: Handler
     help_page: Handler
     rematch_button: Handler
+    history_page: Handler
+    record_select: Handler
     # Turns an exception from a handler into an answer (an ephemeral error), so every click is
     # answered whatever happens.
     on_error: Callable[[discord.Interaction[Any], BaseException], Awaitable[None]]
@@ -65,6 +71,8 @@ class Items:
     abandon_button: type[discord.ui.DynamicItem[ButtonItem]]
     help_button: type[discord.ui.DynamicItem[ButtonItem]]
     rematch_button: type[discord.ui.DynamicItem[ButtonItem]]
+    history_button: type[discord.ui.DynamicItem[ButtonItem]]
+    record_select: type[discord.ui.DynamicItem[SelectItem]]
 
     def all(self) -> tuple[type[discord.ui.DynamicItem[Any]], ...]:
         return (
@@ -75,6 +83,8 @@ class Items:
             self.abandon_button,
             self.help_button,
             self.rematch_button,
+            self.history_button,
+            self.record_select,
         )
 
 
@@ -138,5 +148,11 @@ def make_items(handlers: Handlers) -> Items:
         help_button=_item_class("HelpButton", ButtonItem, HELP_ID, handlers, handlers.help_page),
         rematch_button=_item_class(
             "RematchButton", ButtonItem, REMATCH_ID, handlers, handlers.rematch_button
+        ),
+        history_button=_item_class(
+            "HistoryButton", ButtonItem, HISTORY_ID, handlers, handlers.history_page
+        ),
+        record_select=_item_class(
+            "RecordSelect", SelectItem, RECORD_ID, handlers, handlers.record_select
         ),
     )

@@ -16,6 +16,7 @@ from bot.adapter.chart import ascii_label, plain
 from bot.adapter.items import Items
 from bot.adapter.pictures import PictureRef
 from bot.adapter.render import names_in
+from bot.core.record import short
 from games import REGISTRY
 from games.engine import Outcome
 from games.presentation import Picture
@@ -63,7 +64,13 @@ def result_message(
     chart = _chart(outcome, names, title, session_id)
     if chart is not None:
         embed.set_image(url=f"attachment://{chart.name}")
-    embed.set_footer(text=f"Game #{session_id} · Rematch opens a new lobby with everyone seated")
+    footer = f"Game #{session_id}"
+    if "seed" in payload and "commitment" in payload:
+        footer += (
+            f" · seed {payload['seed']}, sealed as {short(str(payload['commitment']))} at the "
+            "start: /game history has the record to check"
+        )
+    embed.set_footer(text=footer + " · Rematch opens a new lobby with everyone seated")
     view = discord.ui.View(timeout=None)
     button: discord.ui.Button[discord.ui.View] = discord.ui.Button(
         label="Rematch",

@@ -24,6 +24,7 @@ from bot.adapter.render import (
 )
 from bot.adapter.results import ResultMessage, result_message
 from bot.core.options import describe_options, lobby_option_controls
+from bot.core.record import short
 from bot.core.sessions import Session, SessionService
 from bot.core.store import SessionStatus
 from games.engine import Game, PrivatePanel
@@ -238,12 +239,14 @@ class Screens:
             return Rendered([closed], None, parts.digest)
         game, names, panels = s.game, s.names(), parts.panels
         last = len(panels) - 1
+        # The deal is sealed from the start: the seed's commitment, checked at the end.
+        footer = f"🔒 sealed {short(s.commitment)} · Game #{s.id}"
         embeds = [
             with_image(
                 embed_of(
                     panel,
                     names,
-                    footer=f"Game #{s.id}" if i == last else "",
+                    footer=footer if i == last else "",
                     extra_fields=parts.extra if i == last else None,
                 ),
                 panel,

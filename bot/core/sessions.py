@@ -26,6 +26,7 @@ from bot.core.errors import (
     StaleVersion,
     UserError,
 )
+from bot.core.record import GameRecord, RecordedAction, commitment, effective
 from bot.core.store import (
     CHANNEL,
     NewAction,
@@ -86,6 +87,12 @@ class Session:
             return None
         return self.game.outcome(self.state)
 
+    @property
+    def commitment(self) -> str:
+        """The SHA-256 of the game, its options and its seed: shown from the start, checked
+        against the seed revealed at the end (see bot.core.record)."""
+        return commitment(self.game.id, json.loads(self.row.options), self.row.seed)
+
 
 def notice(text: str, ping: list[str] | None = None) -> NewPost:
     """A short channel message (player tokens in ``text`` become names)."""
@@ -125,6 +132,16 @@ class SeatedGame:
     @property
     def lobby(self) -> bool:
         return self.row.status is SessionStatus.LOBBY
+
+
+@dataclass(frozen=True)
+class HistoryPage:
+    """One page of a server's ended games, newest first."""
+
+    games: list[tuple[SessionRow, dict[str, str]]]  # each with its players' names
+    page: int  # from 0
+    pages: int
+    total: int
 
 
 @dataclass
@@ -211,8 +228,57 @@ class SessionService:
             if g.yours and g.row.id != session_id
         )
 
-    async def finished_in_guild(self, guild_id: int, limit: int = 10) -> list[SessionRow]:
-        return await self.store.finished_in_guild(guild_id, limit=limit)
+    async def history(self, guild_id: int, page: int, per_page: int = 5) -> HistoryPage:
+        """A page of the server's finished and abandoned games (a page past the end: the
+        last one)."""
+        rows, total = await self.store.ended_in_guild(
+            guild_id, offset=max(0, page) * per_page, limit=per_page
+        )
+        pages = max(1, -(-total // per_page))
+        if page >= pages and total:
+            return await self.history(guild_id, pages - 1, per_page)
+        games = [(row, await self.names(row.id)) for row in rows]
+        return HistoryPage(games, max(0, page), pages, total)
+
+    async def record(self, session_id: int, guild_id: int | None) -> GameRecord:
+        """The full record of an ended game of this server: options, seed, every action."""
+        row = await self.store.get_session(session_id)
+        if row is None or row.guild_id != guild_id:
+            raise NotFound(f"There is no game #{session_id} in this server.")
+        if row.status.is_open:
+            raise NotAllowed(
+                "A game's record (with its seed) is given once the game has ended, so it "
+                "cannot reveal the deal while you play."
+            )
+        if row.state is None:
+            raise NotAllowed("That lobby closed before the game started: there is no record.")
+        players = await self.store.players(session_id)
+        log = await self.store.actions(session_id)
+        options = json.loads(row.options)
+        return GameRecord(
+            game=row.game_id,
+            session=row.id,
+            status=row.status.value,
+            players=[p.user_id for p in players],
+            names={p.user_id: p.name for p in players},
+            options=options,
+            seed=row.seed,
+            commitment=commitment(row.game_id, options, row.seed),
+            created_at=row.created_at,
+            ended_at=row.updated_at,
+            actions=[
+                RecordedAction(
+                    seq=a.seq,
+                    player=a.player,
+                    action=json.loads(a.action),
+                    source=a.source,
+                    at=a.created_at,
+                    undoes=a.undoes,
+                )
+                for a in log
+            ],
+            outcome=json.loads(row.outcome) if row.outcome else None,
+        )
 
     async def open_sessions(self) -> list[SessionRow]:
         return await self.store.sessions_with_status(SessionStatus.LOBBY, SessionStatus.ACTIVE)
@@ -755,7 +821,7 @@ class SessionService:
             raise NotAllowed("That game has not started.")
         game = s.game
         state = new_game(game, s.player_ids, s.options, s.row.seed)
-        for entry in await self.store.actions(session_id):
+        for entry in effective(await self.store.actions(session_id)):
             action = game.parse_action(json.loads(entry.action))
             state = apply(game, state, entry.player, action)
         replayed: GameState = state
@@ -788,7 +854,13 @@ def _result_posts(s: Session, outcome: Outcome | None) -> list[NewPost]:
     """The end of a game: one last post with the standings, the chart and the rematch."""
     if outcome is None:
         return []
-    return [NewPost({"result": {"game": s.game.id, "outcome": outcome.model_dump(mode="json")}})]
+    result = {
+        "game": s.game.id,
+        "outcome": outcome.model_dump(mode="json"),
+        "seed": s.row.seed,  # revealed now that the game is over
+        "commitment": s.commitment,
+    }
+    return [NewPost({"result": result})]
 
 
 def _dump(action: BaseModel) -> dict[str, Any]:

@@ -109,6 +109,12 @@ MIGRATIONS: list[str] = [
     """
     CREATE INDEX players_user ON players(user_id);
     """,
+    # 5: /game history pages through a server's ended games, newest first; an undo is an
+    # entry of the action log naming the move it takes back (the log stays append-only).
+    """
+    CREATE INDEX sessions_guild_ended ON sessions(guild_id, updated_at);
+    ALTER TABLE actions ADD COLUMN undoes INTEGER;
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)
@@ -183,6 +189,7 @@ class ActionRow:
     action: str
     source: str
     created_at: float
+    undoes: int | None = None  # an undo: the seq of the move it takes back
 
 
 @dataclass
@@ -198,6 +205,7 @@ class NewAction:
     player: str
     action: dict[str, Any]
     source: str = "player"
+    undoes: int | None = None
 
 
 CHANNEL = "channel"  # an outbox target: the session's channel (else "user:<id>", a DM)
@@ -394,13 +402,18 @@ class Store:
         rows = await self._all(f"SELECT * FROM sessions WHERE status IN ({marks})", statuses)
         return [_session_row(r) for r in rows]
 
-    async def finished_in_guild(self, guild_id: int, limit: int = 10) -> list[SessionRow]:
+    async def ended_in_guild(
+        self, guild_id: int, *, offset: int = 0, limit: int = 10
+    ) -> tuple[list[SessionRow], int]:
+        """A page of the server's games that were played and ended (finished or abandoned;
+        not lobbies closed before the start), newest first, and how many there are."""
+        where = "WHERE guild_id = ? AND status IN ('finished', 'abandoned') AND state IS NOT NULL"
         rows = await self._all(
-            "SELECT * FROM sessions WHERE guild_id = ? AND status = 'finished' "
-            "ORDER BY updated_at DESC LIMIT ?",
-            (guild_id, limit),
+            f"SELECT * FROM sessions {where} ORDER BY updated_at DESC, id DESC LIMIT ? OFFSET ?",
+            (guild_id, limit, offset),
         )
-        return [_session_row(r) for r in rows]
+        total = await self._one(f"SELECT COUNT(*) FROM sessions {where}", (guild_id,))
+        return [_session_row(r) for r in rows], int(total[0]) if total else 0
 
     async def rematch_of(self, session_id: int) -> SessionRow | None:
         """The lobby (or game) a finished game's Rematch button opened, if any."""
@@ -583,10 +596,18 @@ class Store:
             now = time.time()
             for a in new_actions:  # the next seq is computed in the INSERT: one trip each
                 await db.execute(
-                    "INSERT INTO actions (session_id, seq, player, action, source, created_at) "
-                    "SELECT ?, COALESCE(MAX(seq), 0) + 1, ?, ?, ?, ? FROM actions "
+                    "INSERT INTO actions (session_id, seq, player, action, source, created_at, "
+                    "undoes) SELECT ?, COALESCE(MAX(seq), 0) + 1, ?, ?, ?, ?, ? FROM actions "
                     "WHERE session_id = ?",
-                    (session_id, a.player, json.dumps(a.action), a.source, now, session_id),
+                    (
+                        session_id,
+                        a.player,
+                        json.dumps(a.action),
+                        a.source,
+                        now,
+                        a.undoes,
+                        session_id,
+                    ),
                 )
             if not keep_timers:
                 await db.execute("DELETE FROM timers WHERE session_id = ?", (session_id,))
