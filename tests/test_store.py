@@ -271,3 +271,31 @@ async def test_a_stale_write_fails_alone_in_a_group_commit(service: SessionServi
     row_a, row_b = await store.get_session(a.id), await store.get_session(b.id)
     assert row_a is not None and row_a.version == a.version
     assert row_b is not None and row_b.version == b.version + 1
+
+
+async def test_results_are_backfilled_from_the_stored_outcomes(tmp_path: Path) -> None:
+    """A database from before /game stats (schema 5) gets the results of its finished games
+    when it is opened; a game that ends afterwards adds its own with its last move."""
+    path = tmp_path / "old.sqlite3"
+    store = await Store.open(path)
+    service = SessionService(store)
+    for channel in (1, 2):
+        await play_random(service, await started(service, players=3, channel=channel), seed=channel)
+    written = await store.leaderboard(1)
+    assert sum(line.games for line in written) == 6
+    # As a schema-5 database was: no results table.
+    for statement in ("DROP TABLE results", "DROP INDEX sessions_guild_game"):
+        await store.raw_execute(statement)
+    await store.raw_execute("UPDATE schema_version SET version = 5")
+    await store.close()
+
+    store = await Store.open(path)
+    try:
+        assert await store.leaderboard(1) == written
+        finished = await store.sessions_with_status("finished")
+        scores = [json.loads(r.outcome or "{}")["scores"] for r in finished]
+        for line in written:
+            mine = [s[line.key] for s in scores if line.key in s]
+            assert (line.games, line.best) == (len(mine), max(mine))
+    finally:
+        await store.close()

@@ -13,6 +13,7 @@ from bot.adapter.mine import seated_games_embed
 from bot.adapter.render import jump_link
 from bot.adapter.replies import NotHere, Replies, in_time
 from bot.adapter.screens import Rendered, Screens
+from bot.adapter.stats import leaderboard_embed, record_embed
 from bot.adapter.tables import TableSync
 from bot.core.errors import NotAllowed, NotFound, UserError
 from bot.core.options import parse_setting, setting_suggestions
@@ -279,6 +280,38 @@ class GameCommands(app_commands.Group):
             await interaction.followup.send(embed=embed, view=view)
         else:
             await interaction.response.send_message(embed=embed, view=view)
+
+    @app_commands.command(
+        name="stats", description="This server's leaderboard, or one player's record"
+    )
+    @app_commands.describe(
+        game="Only this game (best and average scores need one)",
+        player="Show this player's record instead of the leaderboard",
+    )
+    @app_commands.choices(game=GAME_CHOICES)
+    async def stats(
+        self,
+        interaction: discord.Interaction[Any],
+        game: app_commands.Choice[str] | None = None,
+        player: discord.User | None = None,
+    ) -> None:
+        guild = interaction.guild
+        if interaction.guild_id is None:
+            raise UserError("Use this in a server.")
+        guild_id = interaction.guild_id
+        guild_name = guild.name if guild is not None else "this server"
+        game_id = game.value if game is not None else None
+        if game_id is not None and game_id not in REGISTRY:
+            raise NotFound("I don't know that game.")
+        if player is not None:
+            lines = await self._soon(
+                interaction, self.service.player_record(guild_id, str(player.id), game_id)
+            )
+            embed = record_embed(player.display_name, lines, guild_name, game_id)
+        else:
+            board = await self._soon(interaction, self.service.leaderboard(guild_id, game_id))
+            embed = leaderboard_embed(board, guild_name)
+        await self.replies.reply(interaction, None, embed=embed)
 
 
 def help_overview() -> discord.Embed:

@@ -26,7 +26,7 @@ def history_screen(page: HistoryPage, items: Items) -> tuple[discord.Embed, disc
         embed.description = "No game has been played to its end here yet — `/game new` to play one!"
         return embed, view
     for row, names in page.games:
-        title = REGISTRY[row.game_id].title if row.game_id in REGISTRY else row.game_id
+        title = _title(row.game_id)
         when = int(datetime.fromtimestamp(row.updated_at, UTC).timestamp())
         embed.add_field(
             name=f"{title} · #{row.id}",
@@ -57,9 +57,7 @@ def history_screen(page: HistoryPage, items: Items) -> tuple[discord.Embed, disc
         row=1,
         options=[
             discord.SelectOption(
-                label=f"#{row.id} · {REGISTRY[row.game_id].title if row.game_id in REGISTRY else row.game_id}"[
-                    :100
-                ],
+                label=f"#{row.id} · {_title(row.game_id)}"[:100],
                 value=str(row.id),
                 description=("finished" if row.status is SessionStatus.FINISHED else "abandoned"),
             )
@@ -68,6 +66,10 @@ def history_screen(page: HistoryPage, items: Items) -> tuple[discord.Embed, disc
     )
     view.add_item(items.record_select(select))
     return embed, view
+
+
+def _title(game_id: str) -> str:
+    return REGISTRY[game_id].title if game_id in REGISTRY else game_id
 
 
 def result_line(row: SessionRow, names: dict[str, str]) -> str:

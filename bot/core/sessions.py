@@ -31,10 +31,12 @@ from bot.core.store import (
     CHANNEL,
     NewAction,
     NewPost,
+    NewResult,
     PlayerRow,
     PostRow,
     SessionRow,
     SessionStatus,
+    StatRow,
     Store,
     TimerRow,
 )
@@ -144,6 +146,16 @@ class HistoryPage:
     total: int
 
 
+@dataclass(frozen=True)
+class Leaderboard:
+    """A server's best players, of one game (``game_id``) or of all."""
+
+    game_id: str | None
+    lines: list[StatRow]  # key: the user id
+    names: dict[str, str]
+    finished: dict[str, int]  # games finished in the server, by game id
+
+
 @dataclass
 class ActResult:
     session: Session
@@ -239,6 +251,21 @@ class SessionService:
             return await self.history(guild_id, pages - 1, per_page)
         games = [(row, await self.names(row.id)) for row in rows]
         return HistoryPage(games, max(0, page), pages, total)
+
+    async def leaderboard(
+        self, guild_id: int, game_id: str | None = None, limit: int = 10
+    ) -> Leaderboard:
+        if game_id is not None and game_id not in REGISTRY:
+            raise NotFound(f"There is no game called {game_id!r}.")
+        lines = await self.store.leaderboard(guild_id, game_id, limit)
+        names = await self.store.latest_names([line.key for line in lines])
+        return Leaderboard(game_id, lines, names, await self.store.games_finished(guild_id))
+
+    async def player_record(
+        self, guild_id: int, user_id: str, game_id: str | None = None
+    ) -> list[StatRow]:
+        """``user_id``'s results in the server, per game (key: the game id)."""
+        return await self.store.player_record(guild_id, user_id, game_id)
 
     async def record(self, session_id: int, guild_id: int | None) -> GameRecord:
         """The full record of an ended game of this server: options, seed, every action."""
@@ -793,6 +820,7 @@ class SessionService:
             keep_timers=same_step,
             posts=_announcement_posts(new, s.row.announced) + posts + _result_posts(s, outcome),
             announced=len(new.announcements),
+            results=_results_of(outcome),
         )
         row = replace(
             s.row,
@@ -847,6 +875,15 @@ def _announcement_posts(state: GameState, already: int) -> list[NewPost]:
     return [
         NewPost({"announcement": a.model_dump(mode="json")}, target=CHANNEL)
         for a in state.announcements[already:]
+    ]
+
+
+def _results_of(outcome: Outcome | None) -> list[NewResult] | None:
+    if outcome is None:
+        return None
+    return [
+        NewResult(p, score, p in outcome.winners, outcome.cooperative)
+        for p, score in outcome.scores.items()
     ]
 
 

@@ -105,15 +105,36 @@ MIGRATIONS: list[str] = [
     ALTER TABLE sessions ADD COLUMN rematch_of INTEGER REFERENCES sessions(id);
     CREATE UNIQUE INDEX sessions_rematch ON sessions(rematch_of) WHERE rematch_of IS NOT NULL;
     """,
-    # 4: a player's games across servers (/game mine) are found by user.
+    # 4: a player's games across servers (/game mine) are found by user, newest last.
     """
-    CREATE INDEX players_user ON players(user_id);
+    CREATE INDEX players_user ON players(user_id, session_id);
     """,
     # 5: /game history pages through a server's ended games, newest first; an undo is an
     # entry of the action log naming the move it takes back (the log stays append-only).
     """
     CREATE INDEX sessions_guild_ended ON sessions(guild_id, updated_at);
     ALTER TABLE actions ADD COLUMN undoes INTEGER;
+    """,
+    # 6: results, one row per player of a finished game, written with the move that ends it
+    # (and backfilled from the stored outcomes): /game stats aggregates them in SQL. The
+    # indexes cover the aggregates (a server's board, by game or not; one player's record).
+    """
+    CREATE TABLE results (
+        session_id INTEGER NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+        user_id TEXT NOT NULL,
+        guild_id INTEGER,
+        game_id TEXT NOT NULL,
+        score INTEGER NOT NULL,
+        won INTEGER NOT NULL CHECK (won IN (0, 1)),
+        cooperative INTEGER NOT NULL CHECK (cooperative IN (0, 1)),
+        finished_at REAL NOT NULL,
+        PRIMARY KEY (session_id, user_id)
+    );
+    CREATE INDEX results_board
+        ON results(guild_id, game_id, user_id, won, score, cooperative);
+    CREATE INDEX results_player
+        ON results(guild_id, user_id, game_id, won, score, cooperative);
+    CREATE INDEX sessions_guild_game ON sessions(guild_id, status, game_id);
     """,
 ]
 
@@ -208,6 +229,28 @@ class NewAction:
     undoes: int | None = None
 
 
+@dataclass
+class NewResult:
+    """One player's result in a finished game (a cooperative game: won = the table won)."""
+
+    user_id: str
+    score: int
+    won: bool
+    cooperative: bool = False
+
+
+@dataclass
+class StatRow:
+    """Aggregated results: of one player (a leaderboard line) or of one game (a record line)."""
+
+    key: str  # the user id, or the game id
+    games: int
+    wins: int
+    best: int
+    average: float
+    cooperative: bool = False  # a cooperative game's (its wins are table wins)
+
+
 CHANNEL = "channel"  # an outbox target: the session's channel (else "user:<id>", a DM)
 
 
@@ -238,6 +281,10 @@ class Store:
 
     def __init__(self, conn: aiosqlite.Connection, owner_lock: int | None = None) -> None:
         self._conn = conn
+        # Long reads (a big server's /game stats, history pages) go through a second,
+        # read-only connection: in WAL mode they read a snapshot without holding the writer's
+        # lock, so moves keep committing meanwhile.
+        self._reader: aiosqlite.Connection | None = None
         self._owner_lock = owner_lock  # the open lock file that makes this process the owner
         # One connection serves every session: a transaction must not interleave with another
         # one's statements (nor may a read see another's uncommitted rows), so every use of the
@@ -272,6 +319,7 @@ class Store:
             await conn.execute("PRAGMA busy_timeout=5000")
             await conn.execute(f"PRAGMA synchronous={synchronous}")
             await store._migrate()
+            store._reader = await _open_reader(path)
             if owner:
                 await store.set_meta("opened_at", repr(time.time()))
         except sqlite3.OperationalError as exc:
@@ -286,6 +334,9 @@ class Store:
         return store
 
     async def close(self) -> None:
+        if self._reader is not None:
+            await self._reader.close()
+            self._reader = None
         await self._conn.close()
         _unlock(self._owner_lock)
         self._owner_lock = None
@@ -306,6 +357,9 @@ class Store:
             async with self.transaction():
                 for statement in _split_sql(MIGRATIONS[number]):
                     await self._conn.execute(statement)
+                backfill = BACKFILLS.get(number + 1)
+                if backfill is not None:
+                    await backfill(self._conn)
                 await self._conn.execute("DELETE FROM schema_version")
                 await self._conn.execute(
                     "INSERT INTO schema_version (version) VALUES (?)", (number + 1,)
@@ -375,6 +429,12 @@ class Store:
         async with self._lock:
             return list(await self._conn.execute_fetchall(sql, tuple(args)))
 
+    async def _read(self, sql: str, args: Iterable[Any] = ()) -> list[aiosqlite.Row]:
+        """A long read, on the read-only connection (what was committed when it began)."""
+        if self._reader is None:
+            return await self._all(sql, args)
+        return list(await self._reader.execute_fetchall(sql, tuple(args)))
+
     async def get_session(self, session_id: int) -> SessionRow | None:
         row = await self._one("SELECT * FROM sessions WHERE id = ?", (session_id,))
         return _session_row(row) if row else None
@@ -408,17 +468,71 @@ class Store:
         """A page of the server's games that were played and ended (finished or abandoned;
         not lobbies closed before the start), newest first, and how many there are."""
         where = "WHERE guild_id = ? AND status IN ('finished', 'abandoned') AND state IS NOT NULL"
-        rows = await self._all(
+        rows = await self._read(
             f"SELECT * FROM sessions {where} ORDER BY updated_at DESC, id DESC LIMIT ? OFFSET ?",
             (guild_id, limit, offset),
         )
-        total = await self._one(f"SELECT COUNT(*) FROM sessions {where}", (guild_id,))
-        return [_session_row(r) for r in rows], int(total[0]) if total else 0
+        counted = await self._read(f"SELECT COUNT(*) FROM sessions {where}", (guild_id,))
+        return [_session_row(r) for r in rows], int(counted[0][0])
 
     async def rematch_of(self, session_id: int) -> SessionRow | None:
         """The lobby (or game) a finished game's Rematch button opened, if any."""
         row = await self._one("SELECT * FROM sessions WHERE rematch_of = ?", (session_id,))
         return _session_row(row) if row else None
+
+    # -- statistics: aggregated in SQL over the results' covering indexes --------------------------
+    async def leaderboard(
+        self, guild_id: int, game_id: str | None = None, limit: int = 10
+    ) -> list[StatRow]:
+        """The server's best players (of one game, or of all): most wins, then the best win
+        rate, then the most games."""
+        game = "AND game_id = ? " if game_id is not None else ""
+        args: tuple[Any, ...] = (guild_id, game_id) if game_id is not None else (guild_id,)
+        rows = await self._read(
+            "SELECT user_id, COUNT(*) AS games, SUM(won) AS wins, MAX(score) AS best, "
+            "AVG(score) AS average, MAX(cooperative) FROM results "
+            f"WHERE guild_id = ? {game}GROUP BY user_id "
+            "ORDER BY SUM(won) DESC, 1.0 * SUM(won) / COUNT(*) DESC, COUNT(*) DESC, user_id "
+            "LIMIT ?",
+            (*args, limit),
+        )
+        return [_stat_row(r) for r in rows]
+
+    async def player_record(
+        self, guild_id: int, user_id: str, game_id: str | None = None
+    ) -> list[StatRow]:
+        """One player's results in the server, per game (most played first)."""
+        game = "AND game_id = ? " if game_id is not None else ""
+        args: tuple[Any, ...] = (guild_id, user_id) + ((game_id,) if game_id is not None else ())
+        rows = await self._read(
+            "SELECT game_id, COUNT(*) AS games, SUM(won) AS wins, MAX(score) AS best, "
+            "AVG(score) AS average, MAX(cooperative) FROM results "
+            f"WHERE guild_id = ? AND user_id = ? {game}"
+            "GROUP BY game_id ORDER BY COUNT(*) DESC, game_id",
+            args,
+        )
+        return [_stat_row(r) for r in rows]
+
+    async def games_finished(self, guild_id: int) -> dict[str, int]:
+        """How many games of each kind the server finished."""
+        rows = await self._read(
+            "SELECT game_id, COUNT(*) FROM sessions WHERE guild_id = ? AND status = 'finished' "
+            "GROUP BY game_id",
+            (guild_id,),
+        )
+        return {str(r[0]): int(r[1]) for r in rows}
+
+    async def latest_names(self, user_ids: list[str]) -> dict[str, str]:
+        """Each user's name as of their latest game."""
+        names: dict[str, str] = {}
+        for user_id in user_ids:
+            rows = await self._read(
+                "SELECT name FROM players WHERE user_id = ? ORDER BY session_id DESC LIMIT 1",
+                (user_id,),
+            )
+            if rows:
+                names[user_id] = str(rows[0][0])
+        return names
 
     async def players(self, session_id: int) -> list[PlayerRow]:
         rows = await self._all(
@@ -581,10 +695,11 @@ class Store:
         keep_timers: bool = False,
         posts: list[NewPost] | None = None,
         announced: int | None = None,
+        results: list[NewResult] | None = None,
     ) -> None:
         """Write a new state, append its actions and posts and replace the timers, atomically;
         returns once committed (durable). Concurrent calls for different sessions share a
-        commit."""
+        commit. ``results``: the game ended with these (for /game stats)."""
 
         async def write(db: aiosqlite.Connection) -> None:
             # The guarded UPDATE comes first: a stale version fails before anything is written.
@@ -608,6 +723,13 @@ class Store:
                         a.undoes,
                         session_id,
                     ),
+                )
+            for r in results or []:
+                await db.execute(
+                    "INSERT INTO results (session_id, user_id, guild_id, game_id, score, won, "
+                    "cooperative, finished_at) SELECT id, ?, guild_id, game_id, ?, ?, ?, ? "
+                    "FROM sessions WHERE id = ?",
+                    (r.user_id, r.score, int(r.won), int(r.cooperative), now, session_id),
                 )
             if not keep_timers:
                 await db.execute("DELETE FROM timers WHERE session_id = ?", (session_id,))
@@ -759,6 +881,56 @@ class Store:
     async def raw_execute(self, sql: str, args: Iterable[Any] = ()) -> None:
         """For tests that damage a database on purpose."""
         await self._write(sql, args)
+
+
+def _stat_row(row: aiosqlite.Row) -> StatRow:
+    return StatRow(
+        key=str(row[0]),
+        games=int(row[1]),
+        wins=int(row[2]),
+        best=int(row[3]),
+        average=float(row[4]),
+        cooperative=bool(row[5]),
+    )
+
+
+async def _backfill_results(db: aiosqlite.Connection) -> None:
+    """Migration 6: the results of the games finished before it (outcomes parsed here, in
+    Python: no database's JSON functions needed)."""
+    rows = await db.execute_fetchall(
+        "SELECT id, outcome, updated_at FROM sessions WHERE status = 'finished' "
+        "AND outcome IS NOT NULL"
+    )
+    for session_id, outcome_json, finished_at in rows:
+        try:
+            outcome = json.loads(outcome_json)
+            scores = {str(p): int(s) for p, s in outcome["scores"].items()}
+            winners = {str(p) for p in outcome.get("winners", [])}
+            cooperative = int(bool(outcome.get("cooperative", False)))
+        except (ValueError, KeyError, TypeError, AttributeError):
+            continue  # a damaged outcome counts for nothing
+        for user_id, score in scores.items():
+            await db.execute(
+                "INSERT INTO results (session_id, user_id, guild_id, game_id, score, won, "
+                "cooperative, finished_at) SELECT id, ?, guild_id, game_id, ?, ?, ?, ? "
+                "FROM sessions WHERE id = ?",
+                (user_id, score, int(user_id in winners), cooperative, finished_at, session_id),
+            )
+
+
+# Python steps of migrations (backfills), by migration number: run after its SQL, in its
+# transaction.
+BACKFILLS: dict[int, Callable[[aiosqlite.Connection], Awaitable[None]]] = {
+    6: _backfill_results,
+}
+
+
+async def _open_reader(path: Path | str) -> aiosqlite.Connection:
+    reader = await aiosqlite.connect(str(path), isolation_level=None)
+    reader.row_factory = aiosqlite.Row
+    await reader.execute("PRAGMA query_only=ON")
+    await reader.execute("PRAGMA busy_timeout=5000")
+    return reader
 
 
 def _lock_owner(path: Path) -> int:
