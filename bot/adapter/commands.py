@@ -10,7 +10,7 @@ from discord import app_commands
 
 from bot.adapter.history import PER_PAGE, history_screen
 from bot.adapter.mine import seated_games_embed
-from bot.adapter.render import jump_link
+from bot.adapter.render import jump_link, names_in
 from bot.adapter.replies import NotHere, Replies, in_time
 from bot.adapter.screens import Rendered, Screens
 from bot.adapter.stats import leaderboard_embed, record_embed
@@ -202,6 +202,14 @@ class GameCommands(app_commands.Group):
         if s.game.private_panel is PrivatePanel.NEVER:
             raise UserError(f"{s.game.title} has no hidden hand: everything is on the table.")
         await self.replies.send_private_view(interaction, s.id)
+
+    @app_commands.command(name="undo", description="Ask to take back your last move")
+    async def undo(self, interaction: discord.Interaction[Any]) -> None:
+        s = await self._open_session(interaction)
+        answer = await self._soon(
+            interaction, self.service.ask_undo(s.id, str(interaction.user.id))
+        )
+        await self._say(interaction, names_in(answer.text, s.names()))
 
     @app_commands.command(
         name="mine", description="Every game you're seated in, across servers (works in DMs too)"

@@ -14,7 +14,7 @@ from typing import Any
 import discord
 
 from bot.adapter.history import PER_PAGE, history_screen, record_file
-from bot.adapter.render import find_action, jump_link, merged_controls
+from bot.adapter.render import find_action, jump_link, merged_controls, names_in
 from bot.adapter.replies import Replies, in_time
 from bot.adapter.screens import Rendered, Screens
 from bot.adapter.tables import TableSync
@@ -290,3 +290,22 @@ class Controls:
             f"(`{short(record.commitment)}`).",
             file=record_file(record),
         )
+
+    async def undo_button(
+        self, interaction: discord.Interaction[Any], match: re.Match[str], values: list[str]
+    ) -> None:
+        sid, seq, agree = int(match["sid"]), int(match["seq"]), match["verb"] == "yes"
+        answer = await in_time(
+            interaction,
+            self.service.answer_undo(sid, str(interaction.user.id), seq, agree),
+            interaction.response.defer,
+        )
+        line = names_in(answer.text, await self.service.names(sid))
+        message = interaction.message
+        content = f"{message.content if message is not None else ''}\n{line}"[-2000:]
+        # Settled: the buttons go; else they stay for the others.
+        view = None if answer.settled else self.screens.undo_view(sid, seq)
+        if interaction.response.is_done():
+            await interaction.edit_original_response(content=content, view=view)
+        else:
+            await interaction.response.edit_message(content=content, view=view)

@@ -12,6 +12,7 @@ custom_id formats (≤ 100 characters):
 - ``cb:r:{session}`` a finished game's Rematch button.
 - ``cb:y:{page}:{b|n}`` a page of the server's /game history (newer or older).
 - ``cb:x:{page}`` the history page's select of a game whose record to send (value: its id).
+- ``cb:u:{session}:{seq}:{yes|no}`` agree to (or object to) the undo of move ``seq``.
 
 The item classes are made per bot by :func:`make_items`, bound to the handlers that answer them,
 so a click reaches its handler without looking anything up on the client.
@@ -35,6 +36,7 @@ ABANDON_ID = r"cb:a:(?P<sid>\d{1,18}):(?P<verb>yes|no)"
 REMATCH_ID = r"cb:r:(?P<sid>\d{1,18})"
 HISTORY_ID = r"cb:y:(?P<page>\d{1,4}):(?P<way>[bn])"
 RECORD_ID = r"cb:x:(?P<page>\d{1,4})"
+UNDO_ID = r"cb:u:(?P<sid>\d{1,18}):(?P<seq>\d{1,9}):(?P<verb>yes|no)"
 
 ButtonItem = discord.ui.Button[discord.ui.View]
 SelectItem = discord.ui.Select[discord.ui.View]
@@ -55,6 +57,7 @@ class Handlers:
     rematch_button: Handler
     history_page: Handler
     record_select: Handler
+    undo_button: Handler
     # Turns an exception from a handler into an answer (an ephemeral error), so every click is
     # answered whatever happens.
     on_error: Callable[[discord.Interaction[Any], BaseException], Awaitable[None]]
@@ -73,6 +76,7 @@ class Items:
     rematch_button: type[discord.ui.DynamicItem[ButtonItem]]
     history_button: type[discord.ui.DynamicItem[ButtonItem]]
     record_select: type[discord.ui.DynamicItem[SelectItem]]
+    undo_button: type[discord.ui.DynamicItem[ButtonItem]]
 
     def all(self) -> tuple[type[discord.ui.DynamicItem[Any]], ...]:
         return (
@@ -85,6 +89,7 @@ class Items:
             self.rematch_button,
             self.history_button,
             self.record_select,
+            self.undo_button,
         )
 
 
@@ -155,4 +160,5 @@ def make_items(handlers: Handlers) -> Items:
         record_select=_item_class(
             "RecordSelect", SelectItem, RECORD_ID, handlers, handlers.record_select
         ),
+        undo_button=_item_class("UndoButton", ButtonItem, UNDO_ID, handlers, handlers.undo_button),
     )

@@ -157,6 +157,17 @@ class Screens:
         """A finished game's final message (standings, chart, Rematch)."""
         return result_message(payload, names, session_id, self.items)
 
+    def undo_view(self, session_id: int, seq: int) -> discord.ui.View:
+        """Agree / Object under a request to take back move ``seq``."""
+        view = discord.ui.View(timeout=None)
+        for verb, label, style, emoji in (
+            ("yes", "Agree", discord.ButtonStyle.success, "👍"),
+            ("no", "Object", discord.ButtonStyle.danger, "✋"),
+        ):
+            button = _button(f"cb:u:{session_id}:{seq}:{verb}", label, style, emoji)
+            view.add_item(self.items.undo_button(button))
+        return view
+
     def abandon_view(self, session_id: int) -> discord.ui.View:
         view = discord.ui.View(timeout=None)
         view.add_item(

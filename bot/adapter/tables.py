@@ -464,6 +464,21 @@ class TableSync:
         target = await self._posts_go_to(where)
         if "result" in payload:
             return await self._post_result(target, key, where, payload["result"])
+        if "undo_request" in payload:
+            request = payload["undo_request"]
+            text = (
+                f"↩️ {names.get(request['player'], 'Someone')} asks to take back "
+                f"**{names_in(request['label'], names)}**. Agree, or object: without an "
+                f"objection it is taken back <t:{int(request['due'])}:R>."
+            )
+            message = await self.messenger.send(
+                target,
+                key,
+                content=" ".join(filter(None, [mention_line(payload.get("ping", [])), text])),
+                view=self.screens.undo_view(where.id, int(request["seq"])),
+                allowed_mentions=mentions,
+            )
+            return message.id
         if "announcement" in payload:
             announcement = Announcement.model_validate(payload["announcement"])
             message = await self.messenger.send(

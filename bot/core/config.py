@@ -48,6 +48,13 @@ class Settings(BaseSettings):
         description="Seconds between edits of one player's DM caused by other players' moves "
         "(a player's own clicks update their DM at once); changes in between are shown together.",
     )
+    undo_wait: float = Field(
+        default=60.0,
+        ge=10,
+        le=3600,
+        description="Seconds the other players have to object to an undo (/game undo) that "
+        "concerns them; without an objection it is granted then.",
+    )
     table_edit_interval: float = Field(
         default=1.0,
         ge=0,

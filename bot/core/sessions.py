@@ -39,13 +39,16 @@ from bot.core.store import (
     StatRow,
     Store,
     TimerRow,
+    UndoRequestRow,
 )
+from bot.core.undo import UndoPlan, plan_undo
 from games import REGISTRY
 from games.engine import (
     Game,
     GameState,
     IllegalAction,
     Outcome,
+    Undo,
     apply,
     clock_key,
     new_game,
@@ -156,6 +159,17 @@ class Leaderboard:
     finished: dict[str, int]  # games finished in the server, by game id
 
 
+@dataclass(frozen=True)
+class UndoAnswer:
+    """What became of an undo: asked, or settled (taken back or not), with a line saying so."""
+
+    text: str
+    undone: bool = False
+    settled: bool = True
+    due: float | None = None  # a request waiting: granted then unless someone objects
+    seq: int | None = None  # the move asked about
+
+
 @dataclass
 class ActResult:
     session: Session
@@ -169,10 +183,12 @@ class SessionService:
         store: Store,
         now: Callable[[], float] = time.time,
         new_seed: Callable[[], int] = lambda: secrets.randbits(62),
+        undo_wait: float = 60.0,
     ) -> None:
         self.store = store
         self.now = now
         self.new_seed = new_seed
+        self.undo_wait = undo_wait  # seconds the others have to object to an undo
         self._locks: dict[int, asyncio.Lock] = {}
         self._listeners: list[Callable[[Change], None]] = []
         # Sessions as last committed. One bot process owns its database, so after the first
@@ -784,11 +800,13 @@ class SessionService:
         new: GameState,
         log: list[NewAction],
         posts: list[NewPost] | None = None,
+        *,
+        settle_undo: bool = False,
     ) -> Session:
         """Write ``new``, its log entries and what it must post; return the session as now
         stored."""
         try:
-            committed = await self._write_state(s, old, new, log, posts or [])
+            committed = await self._write_state(s, old, new, log, posts or [], settle_undo)
         except BaseException:
             self.forget(s.id)  # e.g. a stale version: read the truth next time
             raise
@@ -802,6 +820,7 @@ class SessionService:
         new: GameState,
         log: list[NewAction],
         posts: list[NewPost],
+        settle_undo: bool = False,
     ) -> Session:
         outcome = s.game.outcome(new)
         old_key = clock_key(s.game, old)
@@ -821,6 +840,7 @@ class SessionService:
             posts=_announcement_posts(new, s.row.announced) + posts + _result_posts(s, outcome),
             announced=len(new.announcements),
             results=_results_of(outcome),
+            settle_undo=settle_undo or outcome is not None,  # no undo once it is over
         )
         row = replace(
             s.row,
@@ -841,6 +861,136 @@ class SessionService:
         if clock.remind:
             timers.append(TimerRow(0, "reminder", clock.key, now + clock.seconds / 2))
         return timers
+
+    # -- undo ------------------------------------------------------------------------------------
+    async def ask_undo(self, session_id: int, user_id: str) -> UndoAnswer:
+        """``user_id`` asks to take back their last move: at once when it affects nobody else
+        (Undo.FREE, or nobody else is seated), else the others are asked (a post with
+        buttons) and it is taken back when all agree or nobody objects in time."""
+        async with self.lock(session_id):
+            s = await self.load(session_id)
+            self._require_playing(s)
+            if s.player(user_id) is None:
+                raise NotAllowed("You're not playing in this game.")
+            plan = await self._plan_undo(s, user_id)
+            others = [p for p in s.player_ids if p != user_id]
+            if plan.policy is Undo.FREE or not others:
+                await self._undo(s, plan, "it affected nobody else yet")
+                answer = UndoAnswer(f"↩️ Taken back: {plan.label}.", undone=True)
+            else:
+                answer = await self._ask_others(s, plan, user_id, others)
+        self._changed(session_id, None if answer.undone else frozenset())
+        return answer
+
+    async def _ask_others(
+        self, s: Session, plan: UndoPlan, user_id: str, others: list[str]
+    ) -> UndoAnswer:
+        now = self.now()
+        due = now + self.undo_wait
+        seq = plan.target.seq
+        request = {"seq": seq, "player": user_id, "label": plan.label, "due": due}
+        await self.store.ask_undo(
+            UndoRequestRow(s.id, seq, user_id, "", now, due),
+            [NewPost({"undo_request": request, "ping": others})],
+        )
+        return UndoAnswer(
+            f"↩️ Asked the others to let you take back {plan.label}: it is undone when they "
+            f"all agree, or if nobody objects <t:{int(due)}:R>.",
+            settled=False,
+            due=due,
+            seq=seq,
+        )
+
+    async def answer_undo(self, session_id: int, user_id: str, seq: int, agree: bool) -> UndoAnswer:
+        """Another player agrees to (or objects to) the undo of move ``seq``."""
+        async with self.lock(session_id):
+            request = await self.store.undo_request(session_id)
+            if request is None or request.seq != seq:
+                raise NotAllowed("That undo request is over.")
+            s = await self.load(session_id)
+            if s.player(user_id) is None:
+                raise NotAllowed("Only the players of this game decide.")
+            if user_id == request.player:
+                raise NotAllowed("It's your own request: the others decide.")
+            who = player_token(user_id)
+            if not agree:
+                text = f"✋ {who} objected: {player_token(request.player)}'s move stands."
+                await self.store.drop_undo(session_id, [notice(text)])
+                answer = UndoAnswer(text)
+            else:
+                agreed = sorted({*request.agreed_by, user_id})
+                waiting = [p for p in s.player_ids if p not in agreed and p != request.player]
+                if waiting:
+                    await self.store.agree_undo(session_id, seq, agreed)
+                    return UndoAnswer(
+                        f"👍 {names_of(agreed)} agreed; waiting for {names_of(waiting)}.",
+                        settled=False,
+                        due=request.due_at,
+                        seq=seq,
+                    )
+                answer = await self._grant(s, request, "everyone agreed")
+        self._changed(session_id)
+        return answer
+
+    async def settle_due_undos(self) -> int:
+        """Grant the requests nobody objected to in time (the scheduler calls this)."""
+        granted = 0
+        for request in await self.store.undo_requests_due(self.now()):
+            async with self.lock(request.session_id):
+                current = await self.store.undo_request(request.session_id)
+                if current is None or current.due_at > self.now():
+                    continue
+                try:
+                    s = await self.load(request.session_id)
+                except UserError:
+                    await self.store.drop_undo(request.session_id, [])
+                    continue
+                answer = await self._grant(s, current, "nobody objected")
+            granted += answer.undone
+            self._changed(request.session_id)
+        return granted
+
+    async def next_undo_due(self) -> float | None:
+        return await self.store.next_undo_due()
+
+    async def _grant(self, s: Session, request: UndoRequestRow, why: str) -> UndoAnswer:
+        """Take the move back if that is still possible (the game may have moved on)."""
+        try:
+            if s.status is not SessionStatus.ACTIVE:
+                raise NotAllowed("the game has ended.")
+            plan = await self._plan_undo(s, request.player, request.seq)
+        except UserError as exc:
+            text = (
+                f"↩️ {player_token(request.player)}'s move stands after all: "
+                f"{exc.message[0].lower()}{exc.message[1:]}"
+            )
+            await self.store.drop_undo(s.id, [notice(text)])
+            return UndoAnswer(text)
+        await self._undo(s, plan, why)
+        return UndoAnswer(
+            f"↩️ {player_token(request.player)} took back {plan.label} ({why}).", undone=True
+        )
+
+    async def _plan_undo(self, s: Session, player: str, seq: int | None = None) -> UndoPlan:
+        assert s.state is not None
+        return plan_undo(
+            s.game,
+            players=s.player_ids,
+            options=s.options,
+            seed=s.row.seed,
+            log=await self.store.actions(s.id),
+            current=s.state,
+            player=player,
+            names=s.names(),
+            seq=seq,
+        )
+
+    async def _undo(self, s: Session, plan: UndoPlan, why: str) -> None:
+        """Commit the state without the move, and the undo entry naming it."""
+        assert s.state is not None
+        entry = NewAction(plan.target.player, {"undo": plan.target.seq}, undoes=plan.target.seq)
+        text = f"↩️ {player_token(plan.target.player)} took back {plan.label} ({why})."
+        await self._commit(s, s.state, plan.state, [entry], [notice(text)], settle_undo=True)
 
     async def replay(self, session_id: int) -> GameState:
         """Rebuild the state from the seed and the action log."""

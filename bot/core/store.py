@@ -136,6 +136,20 @@ MIGRATIONS: list[str] = [
         ON results(guild_id, user_id, game_id, won, score, cooperative);
     CREATE INDEX sessions_guild_game ON sessions(guild_id, status, game_id);
     """,
+    # 7: undo by consent. A player's request to take back their last move waits here for the
+    # others' answers (one request per session); by ``due_at`` without an objection, it is
+    # granted. The undo itself is an entry of the action log (``actions.undoes``).
+    """
+    CREATE TABLE undo_requests (
+        session_id INTEGER PRIMARY KEY REFERENCES sessions(id) ON DELETE CASCADE,
+        seq INTEGER NOT NULL,
+        player TEXT NOT NULL,
+        agreed TEXT NOT NULL DEFAULT '',
+        asked_at REAL NOT NULL,
+        due_at REAL NOT NULL
+    );
+    CREATE INDEX undo_requests_due ON undo_requests(due_at);
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)
@@ -219,6 +233,20 @@ class TimerRow:
     kind: str
     key: str
     due_at: float
+
+
+@dataclass
+class UndoRequestRow:
+    session_id: int
+    seq: int  # the move to take back
+    player: str  # who asked (it is their move)
+    agreed: str  # the players who agreed so far, comma-separated
+    asked_at: float
+    due_at: float  # granted then, unless someone objected
+
+    @property
+    def agreed_by(self) -> list[str]:
+        return [p for p in self.agreed.split(",") if p]
 
 
 @dataclass
@@ -696,10 +724,12 @@ class Store:
         posts: list[NewPost] | None = None,
         announced: int | None = None,
         results: list[NewResult] | None = None,
+        settle_undo: bool = False,
     ) -> None:
         """Write a new state, append its actions and posts and replace the timers, atomically;
         returns once committed (durable). Concurrent calls for different sessions share a
-        commit. ``results``: the game ended with these (for /game stats)."""
+        commit. ``results``: the game ended with these (for /game stats); ``settle_undo``:
+        the session's undo request is settled by this change."""
 
         async def write(db: aiosqlite.Connection) -> None:
             # The guarded UPDATE comes first: a stale version fails before anything is written.
@@ -724,6 +754,8 @@ class Store:
                         session_id,
                     ),
                 )
+            if settle_undo:
+                await db.execute("DELETE FROM undo_requests WHERE session_id = ?", (session_id,))
             for r in results or []:
                 await db.execute(
                     "INSERT INTO results (session_id, user_id, guild_id, game_id, score, won, "
@@ -757,6 +789,7 @@ class Store:
             await self._bump(db, session_id, version, **cols)
             if status in ("finished", "abandoned"):
                 await db.execute("DELETE FROM timers WHERE session_id = ?", (session_id,))
+                await db.execute("DELETE FROM undo_requests WHERE session_id = ?", (session_id,))
             await self._insert_posts(db, session_id, posts or [])
 
     async def _insert_posts(
@@ -781,6 +814,58 @@ class Store:
                 "DELETE FROM timers WHERE session_id = ? AND kind = ? AND key = ?",
                 (session_id, kind, key),
             )
+            await self._insert_posts(db, session_id, posts)
+
+        await self._group_commit(write)
+
+    # -- undo requests ---------------------------------------------------------------------------
+    async def undo_request(self, session_id: int) -> UndoRequestRow | None:
+        row = await self._one("SELECT * FROM undo_requests WHERE session_id = ?", (session_id,))
+        return UndoRequestRow(**dict(row)) if row else None
+
+    async def undo_requests_due(self, now: float) -> list[UndoRequestRow]:
+        rows = await self._all(
+            "SELECT * FROM undo_requests WHERE due_at <= ? ORDER BY due_at", (now,)
+        )
+        return [UndoRequestRow(**dict(r)) for r in rows]
+
+    async def next_undo_due(self) -> float | None:
+        row = await self._one("SELECT MIN(due_at) FROM undo_requests")
+        return float(row[0]) if row and row[0] is not None else None
+
+    async def ask_undo(self, request: UndoRequestRow, posts: list[NewPost]) -> None:
+        """Store a request (refused if the session has one already) and what it posts."""
+        async with self.transaction() as db:
+            try:
+                await db.execute(
+                    "INSERT INTO undo_requests (session_id, seq, player, agreed, asked_at, "
+                    "due_at) VALUES (?, ?, ?, ?, ?, ?)",
+                    (
+                        request.session_id,
+                        request.seq,
+                        request.player,
+                        request.agreed,
+                        request.asked_at,
+                        request.due_at,
+                    ),
+                )
+            except sqlite3.IntegrityError:
+                raise NotAllowed(
+                    "Someone's undo is already being asked at this table: wait until it is settled."
+                ) from None
+            await self._insert_posts(db, request.session_id, posts)
+
+    async def agree_undo(self, session_id: int, seq: int, agreed: list[str]) -> None:
+        await self._write(
+            "UPDATE undo_requests SET agreed = ? WHERE session_id = ? AND seq = ?",
+            (",".join(agreed), session_id, seq),
+        )
+
+    async def drop_undo(self, session_id: int, posts: list[NewPost]) -> None:
+        """The request is settled without an undo (refused, or no longer possible)."""
+
+        async def write(db: aiosqlite.Connection) -> None:
+            await db.execute("DELETE FROM undo_requests WHERE session_id = ?", (session_id,))
             await self._insert_posts(db, session_id, posts)
 
         await self._group_commit(write)
