@@ -336,7 +336,8 @@ def help_overview() -> discord.Embed:
         name="Commands",
         value=(
             "`/game new` · `/game join` · `/game leave` · `/game start`\n"
-            "`/game status` · `/game hand` · `/game abandon` · `/game history`\n"
+            "`/game status` · `/game hand` · `/game undo` · `/game abandon`\n"
+            "`/game mine` (works in DMs) · `/game history` · `/game stats`\n"
             "`/game help game:…` or **How to play** in a lobby: the rules, page by page"
         ),
         inline=False,

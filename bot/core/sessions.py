@@ -914,8 +914,9 @@ class SessionService:
                 raise NotAllowed("It's your own request: the others decide.")
             who = player_token(user_id)
             if not agree:
+                # Nothing changes: the request's own message says so (no post of its own).
                 text = f"✋ {who} objected: {player_token(request.player)}'s move stands."
-                await self.store.drop_undo(session_id, [notice(text)])
+                await self.store.drop_undo(session_id, [])
                 answer = UndoAnswer(text)
             else:
                 agreed = sorted({*request.agreed_by, user_id})
