@@ -303,3 +303,26 @@ async def test_results_are_backfilled_from_the_stored_outcomes(tmp_path: Path) -
             assert (line.games, line.best) == (len(mine), max(mine))
     finally:
         await store.close()
+
+
+async def test_a_rematch_needs_a_finished_game_a_player_and_a_free_channel(
+    service: SessionService,
+) -> None:
+    s = await started(service, players=3, channel=900)
+    with pytest.raises(NotAllowed, match="finished"):
+        await service.rematch(s.id, "1000", "Host")
+    s = await play_random(service, s, seed=9)
+    assert s.status == "finished"
+    with pytest.raises(NotAllowed, match="Only this game's players"):
+        await service.rematch(s.id, "4242", "Outsider")
+    other = await service.create(
+        game_id="monster-cafe", channel_id=900, guild_id=1, host_id="7", host_name="Seven"
+    )
+    with pytest.raises(NotAllowed, match="already has a game"):
+        await service.rematch(s.id, "1001", "P0")
+    await service.abandon(other.id, "7", may_manage=False)
+    lobby, opened = await service.rematch(s.id, "1001", "P0")
+    assert opened and lobby.row.rematch_of == s.id and lobby.row.host_id == "1001"
+    assert lobby.player_ids == ["1001", "1000", "1002"]
+    again, opened = await service.rematch(s.id, "1002", "P1")
+    assert not opened and again.id == lobby.id
