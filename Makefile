@@ -34,6 +34,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/engine.py
 	$(BIN)/python bench/store.py
 	$(BIN)/python bench/bot.py
+	$(BIN)/python bench/stats.py
 
 soak: $(STAMP)
 	$(BIN)/python bench/soak.py

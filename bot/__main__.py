@@ -1,5 +1,6 @@
 """Entry point: `python -m bot` runs the bot (without a token: the playground); `python -m bot
-play` serves the local playground; `python -m bot simulate …` plays games offline."""
+play` serves the local playground; `python -m bot simulate …` plays games offline; `python -m
+bot verify RECORD.json` checks a game's record."""
 
 from __future__ import annotations
 
@@ -37,10 +38,17 @@ def main(argv: list[str] | None = None) -> int:
     play.add_argument(
         "--users", default="Alice,Bob,Carol,Dave", help="local users, comma-separated"
     )
+    check = sub.add_parser(
+        "verify",
+        help="check a game's record (from /game history): the sealed deal and every move",
+    )
+    check.add_argument("record", type=Path, help="the record's JSON file")
     args = parser.parse_args(argv)
 
     if args.command == "simulate":
         return _simulate(args)
+    if args.command == "verify":
+        return _verify(args.record)
     try:
         settings = load_settings(args.config)
     except ConfigError as exc:
@@ -96,6 +104,36 @@ def _simulate(args: argparse.Namespace) -> int:
         if summary.first_error:
             print(f"\nfirst error in {summary.game_id}:\n{summary.first_error}", file=sys.stderr)
     return 1 if failed else 0
+
+
+def _verify(path: Path) -> int:
+    """0: the record checks out; 1: it does not (the first thing wrong is printed); 2: it
+    cannot be read."""
+    from bot.core.record import RecordError, parse_record, scores_line, verify
+    from games import REGISTRY
+
+    try:
+        record = parse_record(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
+        print(f"cannot read {path}: {exc}", file=sys.stderr)
+        return 2
+    except RecordError as exc:
+        print(f"{path}: {exc}", file=sys.stderr)
+        return 2
+    game = REGISTRY.get(record.game)
+    title = game.title if game is not None else record.game
+    who = ", ".join(record.names.get(p, p) for p in record.players)
+    print(f"{title}, game #{record.session} ({record.status}), seed {record.seed}: {who}")
+    verdict = verify(record)
+    for line in verdict.lines:
+        print(line)
+    if not verdict.ok:
+        return 1
+    if verdict.outcome is not None:
+        print("Final scores: " + scores_line(verdict.outcome, record.names))
+    else:
+        print(f"The game was {record.status} before its end: no final scores.")
+    return 0
 
 
 if __name__ == "__main__":

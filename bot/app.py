@@ -71,7 +71,7 @@ class CafeBot(commands.Bot):
         self.store = await Store.open(
             settings.database_path, settings.sqlite_synchronous, owner=True
         )
-        service = SessionService(self.store, now=lambda: self.clock())
+        service = SessionService(self.store, now=lambda: self.clock(), undo_wait=settings.undo_wait)
         if self.new_seed is not None:
             service.new_seed = self.new_seed
         self.service = service
@@ -98,6 +98,10 @@ class CafeBot(commands.Bot):
                 option_select=route("option_select"),
                 abandon_button=route("abandon_button"),
                 help_page=route("help_page"),
+                rematch_button=route("rematch_button"),
+                history_page=route("history_page"),
+                record_select=route("record_select"),
+                undo_button=route("undo_button"),
                 on_error=on_error,
             )
         )

@@ -143,6 +143,9 @@ def test_simulate_plays_every_game(tmp_path: Path) -> None:
     for line in lines:
         assert " 0 errors, 0 replay mismatches" in line, line
         assert "3 games, 3 finished" in line, line
+    # Random players ask to take moves back now and then; each game still replays exactly.
+    taken_back = [int(n) for line in lines for n in re.findall(r"(\d+) taken back", line)]
+    assert len(taken_back) == len(lines) and sum(taken_back) > 0
 
 
 def test_simulate_refuses_an_unknown_game(tmp_path: Path) -> None:

@@ -2,23 +2,25 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Awaitable
-from datetime import UTC, datetime
 from typing import Any, TypeVar
 
 import discord
 from discord import app_commands
 
+from bot.adapter.history import PER_PAGE, history_screen
+from bot.adapter.mine import seated_games_embed
+from bot.adapter.render import jump_link, names_in
 from bot.adapter.replies import NotHere, Replies, in_time
 from bot.adapter.screens import Rendered, Screens
+from bot.adapter.stats import leaderboard_embed, record_embed
 from bot.adapter.tables import TableSync
 from bot.core.errors import NotAllowed, NotFound, UserError
 from bot.core.options import parse_setting, setting_suggestions
 from bot.core.sessions import Session, SessionService
 from bot.core.store import SessionRow
 from games import REGISTRY
-from games.engine import Outcome, PrivatePanel
+from games.engine import PrivatePanel
 from games.kit import TIMEOUT_CHOICES as TIMEOUTS
 
 T = TypeVar("T")
@@ -29,7 +31,13 @@ TIMEOUT_CHOICES = [
 ]
 
 
-@app_commands.guild_only()
+# Discord sets where a command may be used per top-level command: the group is offered in DMs
+# with the bot too, for /game mine (and the rules); the rest refuse DMs when run.
+DM_COMMANDS = frozenset({"mine", "rules", "help"})
+
+
+@app_commands.allowed_contexts(guilds=True, dms=True, private_channels=False)
+@app_commands.allowed_installs(guilds=True, users=False)
 class GameCommands(app_commands.Group):
     def __init__(
         self, service: SessionService, screens: Screens, tables: TableSync, replies: Replies
@@ -41,9 +49,15 @@ class GameCommands(app_commands.Group):
         self.replies = replies
 
     async def interaction_check(self, interaction: discord.Interaction[Any]) -> bool:
-        # Discord hides these commands in DMs; a forged or outdated client may still send one.
+        command = interaction.command
+        name = command.name if command is not None else ""
+        if name in DM_COMMANDS:
+            return True
         if interaction.guild_id is None or interaction.channel_id is None:
-            raise NotHere("Use `/game` in a server channel or thread, not in a DM.")
+            raise NotHere(
+                f"`/game {name}` works in a server channel or thread, not in a DM. Here, "
+                "`/game mine` lists your games and `/game rules` explains them."
+            )
         return True
 
     # -- helpers ---------------------------------------------------------------------------------
@@ -189,6 +203,31 @@ class GameCommands(app_commands.Group):
             raise UserError(f"{s.game.title} has no hidden hand: everything is on the table.")
         await self.replies.send_private_view(interaction, s.id)
 
+    @app_commands.command(name="undo", description="Ask to take back your last move")
+    async def undo(self, interaction: discord.Interaction[Any]) -> None:
+        s = await self._open_session(interaction)
+        answer = await self._soon(
+            interaction, self.service.ask_undo(s.id, str(interaction.user.id))
+        )
+        await self._say(interaction, names_in(answer.text, s.names()))
+
+    @app_commands.command(
+        name="mine", description="Every game you're seated in, across servers (works in DMs too)"
+    )
+    async def mine(self, interaction: discord.Interaction[Any]) -> None:
+        games = await self._soon(interaction, self.service.seated_games(str(interaction.user.id)))
+
+        def place(row: SessionRow) -> str:
+            guild = interaction.client.get_guild(row.guild_id) if row.guild_id else None
+            channel = guild.get_channel_or_thread(row.channel_id) if guild else None
+            label = f"#{channel.name}" if channel is not None else "the table"
+            if guild is not None:
+                label += f" in {guild.name}"
+            link = jump_link(row.guild_id, row.channel_id, row.table_message_id)
+            return f"[{label}]({link})"
+
+        await self.replies.reply(interaction, None, embed=seated_games_embed(games, place))
+
     @app_commands.command(name="rules", description="How to play a game, in a few screens")
     @app_commands.choices(game=GAME_CHOICES)
     async def rules(
@@ -232,29 +271,54 @@ class GameCommands(app_commands.Group):
             view=self.screens.abandon_view(row.id),
         )
 
-    @app_commands.command(name="history", description="Finished games in this server")
+    @app_commands.command(
+        name="history", description="Games played in this server, with each game's record"
+    )
     async def history(self, interaction: discord.Interaction[Any]) -> None:
         if interaction.guild_id is None:
             raise UserError("Use this in a server.")
+        page = await in_time(
+            interaction,
+            self.service.history(interaction.guild_id, 0, PER_PAGE),
+            lambda: interaction.response.defer(thinking=True),
+        )
+        embed, view = history_screen(page, self.screens.items)
+        # In the channel, for everyone at the table; the records come privately on request.
+        if interaction.response.is_done():
+            await interaction.followup.send(embed=embed, view=view)
+        else:
+            await interaction.response.send_message(embed=embed, view=view)
+
+    @app_commands.command(
+        name="stats", description="This server's leaderboard, or one player's record"
+    )
+    @app_commands.describe(
+        game="Only this game (best and average scores need one)",
+        player="Show this player's record instead of the leaderboard",
+    )
+    @app_commands.choices(game=GAME_CHOICES)
+    async def stats(
+        self,
+        interaction: discord.Interaction[Any],
+        game: app_commands.Choice[str] | None = None,
+        player: discord.User | None = None,
+    ) -> None:
+        guild = interaction.guild
+        if interaction.guild_id is None:
+            raise UserError("Use this in a server.")
         guild_id = interaction.guild_id
-
-        async def recent() -> list[tuple[SessionRow, dict[str, str]]]:
-            rows = await self.service.finished_in_guild(guild_id, limit=10)
-            return [(row, await self.service.names(row.id)) for row in rows]
-
-        found = await self._soon(interaction, recent())
-        if not found:
-            await self._say(interaction, "No finished games here yet — `/game new` to play one!")
-            return
-        embed = discord.Embed(title="🏆 Recent games", colour=0xC8814B)
-        for row, names in found:
-            title = REGISTRY[row.game_id].title if row.game_id in REGISTRY else row.game_id
-            when = datetime.fromtimestamp(row.updated_at, UTC)
-            embed.add_field(
-                name=f"{title} · #{row.id}",
-                value=_result_line(row.outcome, names) + f"\n<t:{int(when.timestamp())}:R>",
-                inline=False,
+        guild_name = guild.name if guild is not None else "this server"
+        game_id = game.value if game is not None else None
+        if game_id is not None and game_id not in REGISTRY:
+            raise NotFound("I don't know that game.")
+        if player is not None:
+            lines = await self._soon(
+                interaction, self.service.player_record(guild_id, str(player.id), game_id)
             )
+            embed = record_embed(player.display_name, lines, guild_name, game_id)
+        else:
+            board = await self._soon(interaction, self.service.leaderboard(guild_id, game_id))
+            embed = leaderboard_embed(board, guild_name)
         await self.replies.reply(interaction, None, embed=embed)
 
 
@@ -272,7 +336,8 @@ def help_overview() -> discord.Embed:
         name="Commands",
         value=(
             "`/game new` · `/game join` · `/game leave` · `/game start`\n"
-            "`/game status` · `/game hand` · `/game abandon` · `/game history`\n"
+            "`/game status` · `/game hand` · `/game undo` · `/game abandon`\n"
+            "`/game mine` (works in DMs) · `/game history` · `/game stats`\n"
             "`/game help game:…` or **How to play** in a lobby: the rules, page by page"
         ),
         inline=False,
@@ -298,17 +363,3 @@ def _message_link(
     if message_id is None or interaction.guild_id is None:
         return ""
     return f" (https://discord.com/channels/{interaction.guild_id}/{channel_id}/{message_id})"
-
-
-def _result_line(outcome_json: str | None, names: dict[str, str]) -> str:
-    if not outcome_json:
-        return "finished"
-    try:
-        outcome = Outcome.model_validate(json.loads(outcome_json))
-    except ValueError:
-        return "finished"
-    if outcome.cooperative:
-        return "🎉 The table won!" if outcome.winners else "💥 The table lost."
-    winners = ", ".join(names.get(w, "?") for w in outcome.winners) or "nobody"
-    scores = ", ".join(f"{names.get(p, '?')} {v}" for p, v in outcome.scores.items())
-    return f"🏆 {winners} · {scores}"[:1024]

@@ -13,11 +13,14 @@ from typing import Any
 
 import discord
 
+from bot.adapter.history import PER_PAGE, history_screen, record_file
+from bot.adapter.render import jump_link, names_in
 from bot.adapter.replies import Replies, in_time
 from bot.adapter.screens import Rendered, Screens
 from bot.adapter.tables import TableSync
 from bot.core.errors import NotAllowed, StaleVersion, UserError
 from bot.core.options import choices_of, option_fields
+from bot.core.record import short
 from bot.core.sessions import Session, SessionService
 from bot.core.store import SessionStatus
 from games import REGISTRY
@@ -225,3 +228,87 @@ class Controls:
             await interaction.edit_original_response(content=done, view=None)
         else:
             await interaction.response.edit_message(content=done, view=None)
+
+    async def rematch_button(
+        self, interaction: discord.Interaction[Any], match: re.Match[str], values: list[str]
+    ) -> None:
+        sid, user = int(match["sid"]), interaction.user
+
+        async def open_lobby() -> tuple[Session, bool, int | None]:
+            s, opened = await self.service.rematch(sid, str(user.id), user.display_name)
+            message_id = s.row.table_message_id
+            if message_id is None and s.status is SessionStatus.LOBBY:
+                message_id = await self.tables.post_table(s.id)
+            return s, opened, message_id
+
+        s, opened, message_id = await in_time(
+            interaction,
+            open_lobby(),
+            lambda: interaction.response.defer(ephemeral=True, thinking=True),
+        )
+        where = jump_link(s.row.guild_id, s.row.channel_id, message_id)
+        if opened:
+            text = (
+                f"🔁 Rematch! A new lobby of {s.game.title} is open: {where} — everyone from "
+                "this game is seated, and you host it."
+            )
+        elif s.status is SessionStatus.LOBBY:
+            text = f"🔁 The rematch is already open: {where} (game #{s.id})."
+        else:
+            text = f"🔁 This game's rematch is game #{s.id} ({s.status.value}): {where}."
+        await self.replies.reply(interaction, text)
+
+    async def history_page(
+        self, interaction: discord.Interaction[Any], match: re.Match[str], values: list[str]
+    ) -> None:
+        guild_id = interaction.guild_id
+        if guild_id is None:
+            raise UserError("Use `/game history` in a server.")
+        page = await in_time(
+            interaction,
+            self.service.history(guild_id, int(match["page"]), PER_PAGE),
+            interaction.response.defer,
+        )
+        embed, view = history_screen(page, self.screens.items)
+        if interaction.response.is_done():
+            await interaction.edit_original_response(embed=embed, view=view)
+        else:
+            await interaction.response.edit_message(embed=embed, view=view)
+
+    async def record_select(
+        self, interaction: discord.Interaction[Any], match: re.Match[str], values: list[str]
+    ) -> None:
+        if len(values) != 1 or not re.fullmatch(r"[0-9]{1,18}", values[0]):
+            raise UserError("That game isn't offered.")
+        record = await in_time(
+            interaction,
+            self.service.record(int(values[0]), interaction.guild_id),
+            lambda: interaction.response.defer(ephemeral=True, thinking=True),
+        )
+        await self.replies.reply(
+            interaction,
+            f"📜 The record of game #{record.session}: its options, its seed and every move "
+            f"with its player and time. `python -m bot verify {record_file(record).filename}` "
+            "replays it and checks that the deal was the one sealed at the start "
+            f"(`{short(record.commitment)}`).",
+            file=record_file(record),
+        )
+
+    async def undo_button(
+        self, interaction: discord.Interaction[Any], match: re.Match[str], values: list[str]
+    ) -> None:
+        sid, seq, agree = int(match["sid"]), int(match["seq"]), match["verb"] == "yes"
+        answer = await in_time(
+            interaction,
+            self.service.answer_undo(sid, str(interaction.user.id), seq, agree),
+            interaction.response.defer,
+        )
+        line = names_in(answer.text, await self.service.names(sid))
+        message = interaction.message
+        content = f"{message.content if message is not None else ''}\n{line}"[-2000:]
+        # Settled: the buttons go; else they stay for the others.
+        view = None if answer.settled else self.screens.undo_view(sid, seq)
+        if interaction.response.is_done():
+            await interaction.edit_original_response(content=content, view=view)
+        else:
+            await interaction.response.edit_message(content=content, view=view)

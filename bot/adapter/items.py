@@ -10,6 +10,10 @@ custom_id formats (≤ 100 characters):
 - ``cb:h:{game}:{page}:{b|n}`` a page of a game's rules (back or next).
 - ``cb:o:{session}:{n}`` the lobby's option selects (value: ``{option}:{index}``).
 - ``cb:a:{session}:{verb}`` the abandon confirmation (yes / no).
+- ``cb:r:{session}`` a finished game's Rematch button.
+- ``cb:y:{page}:{b|n}`` a page of the server's /game history (newer or older).
+- ``cb:x:{page}`` the history page's select of a game whose record to send (value: its id).
+- ``cb:u:{session}:{seq}:{yes|no}`` agree to (or object to) the undo of move ``seq``.
 
 The item classes are made per bot by :func:`make_items`, bound to the handlers that answer them,
 so a click reaches its handler without looking anything up on the client.
@@ -30,6 +34,10 @@ LOBBY_ID = r"cb:l:(?P<sid>\d{1,18}):(?P<verb>join|leave|start|hand|skip|help|bot
 HELP_ID = r"cb:h:(?P<game>[a-z0-9-]{1,40}):(?P<page>\d{1,2}):(?P<way>[bn])"
 OPTION_ID = r"cb:o:(?P<sid>\d{1,18}):(?P<n>\d)"
 ABANDON_ID = r"cb:a:(?P<sid>\d{1,18}):(?P<verb>yes|no)"
+REMATCH_ID = r"cb:r:(?P<sid>\d{1,18})"
+HISTORY_ID = r"cb:y:(?P<page>\d{1,4}):(?P<way>[bn])"
+RECORD_ID = r"cb:x:(?P<page>\d{1,4})"
+UNDO_ID = r"cb:u:(?P<sid>\d{1,18}):(?P<seq>\d{1,9}):(?P<verb>yes|no)"
 
 ButtonItem = discord.ui.Button[discord.ui.View]
 SelectItem = discord.ui.Select[discord.ui.View]
@@ -47,6 +55,10 @@ class Handlers:
     option_select: Handler
     abandon_button: Handler
     help_page: Handler
+    rematch_button: Handler
+    history_page: Handler
+    record_select: Handler
+    undo_button: Handler
     # Turns an exception from a handler into an answer (an ephemeral error), so every click is
     # answered whatever happens.
     on_error: Callable[[discord.Interaction[Any], BaseException], Awaitable[None]]
@@ -62,6 +74,10 @@ class Items:
     option_select: type[discord.ui.DynamicItem[SelectItem]]
     abandon_button: type[discord.ui.DynamicItem[ButtonItem]]
     help_button: type[discord.ui.DynamicItem[ButtonItem]]
+    rematch_button: type[discord.ui.DynamicItem[ButtonItem]]
+    history_button: type[discord.ui.DynamicItem[ButtonItem]]
+    record_select: type[discord.ui.DynamicItem[SelectItem]]
+    undo_button: type[discord.ui.DynamicItem[ButtonItem]]
 
     def all(self) -> tuple[type[discord.ui.DynamicItem[Any]], ...]:
         return (
@@ -71,6 +87,10 @@ class Items:
             self.option_select,
             self.abandon_button,
             self.help_button,
+            self.rematch_button,
+            self.history_button,
+            self.record_select,
+            self.undo_button,
         )
 
 
@@ -132,4 +152,14 @@ def make_items(handlers: Handlers) -> Items:
             "AbandonButton", ButtonItem, ABANDON_ID, handlers, handlers.abandon_button
         ),
         help_button=_item_class("HelpButton", ButtonItem, HELP_ID, handlers, handlers.help_page),
+        rematch_button=_item_class(
+            "RematchButton", ButtonItem, REMATCH_ID, handlers, handlers.rematch_button
+        ),
+        history_button=_item_class(
+            "HistoryButton", ButtonItem, HISTORY_ID, handlers, handlers.history_page
+        ),
+        record_select=_item_class(
+            "RecordSelect", SelectItem, RECORD_ID, handlers, handlers.record_select
+        ),
+        undo_button=_item_class("UndoButton", ButtonItem, UNDO_ID, handlers, handlers.undo_button),
     )

@@ -13,11 +13,14 @@ import hashlib
 import io
 import json
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, Protocol
 
 import discord
 
+from bot.adapter.chart import draw_chart
 from games.engine import Game
 from games.presentation import Picture
 
@@ -109,7 +112,20 @@ class Pictures:
             await self.memo.remember(f"pictures:{message_id}", json.dumps(shown))
 
     async def png(self, game: Game[Any, Any], ref: PictureRef) -> bytes:
-        cache_key = (game.id, ref.key)
+        """A game's picture (``Game.draw``)."""
+        return await self._drawn((game.id, ref.key), partial(game.draw, ref.spec))
+
+    async def chart(self, ref: PictureRef) -> bytes:
+        """The end-of-game chart (the adapter's own drawing, not a game's)."""
+        return await self._drawn(("chart", ref.key), partial(draw_chart, ref.spec))
+
+    async def chart_file(self, ref: PictureRef) -> discord.File:
+        data = await self.chart(ref)
+        self.stats.uploads += 1
+        return discord.File(io.BytesIO(data), filename=ref.name, description=ref.alt)
+
+    async def _drawn(self, cache_key: tuple[str, str], draw: Callable[[], bytes]) -> bytes:
+        """``draw()`` in a thread, once per key (cached; concurrent askers share one drawing)."""
         cached = self._cache.get(cache_key)
         if cached is not None:
             self._cache.move_to_end(cache_key)
@@ -123,7 +139,7 @@ class Pictures:
         try:
             loop = asyncio.get_running_loop()
             started = loop.time()
-            data = await asyncio.to_thread(game.draw, ref.spec)
+            data = await asyncio.to_thread(draw)
             self.stats.seconds_drawing += loop.time() - started
             self.stats.renders += 1
             self.stats.bytes_drawn += len(data)

@@ -38,6 +38,12 @@ def names_in(text: str, names: Mapping[str, str]) -> str:
     return PLAYER_TOKEN.sub(lambda m: names.get(m.group(1), "someone"), text)
 
 
+def jump_link(guild_id: int | None, channel_id: int, message_id: int | None = None) -> str:
+    """A link that opens a message (or its channel) in Discord."""
+    tail = f"/{message_id}" if message_id is not None else ""
+    return f"https://discord.com/channels/{guild_id or '@me'}/{channel_id}{tail}"
+
+
 def action_key(stamp: str, action: Any) -> str:
     """Names one move offered in one step: a click stays valid while the same move is still
     offered in the same step (other changes to the panel do not outdate it), and a control

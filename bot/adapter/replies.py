@@ -11,6 +11,7 @@ import discord
 from discord import app_commands
 
 from bot.adapter.messenger import Messenger
+from bot.adapter.mine import waiting_note
 from bot.adapter.pictures import Pictures
 from bot.adapter.screens import DM_CLOSED_HELP, Rendered, Screens
 from bot.core.errors import StaleVersion, UserError
@@ -208,7 +209,8 @@ class Replies:
                 interaction, "The game hasn't started yet — your hand comes at the start."
             )
             return
-        await self.show(interaction, self.screens.private_payload(s, uid))
+        note = waiting_note(await self.service.waiting_elsewhere(uid, s.id))
+        await self.show(interaction, self.screens.private_payload(s, uid, note=note), note or None)
 
     async def send_fresh_view(
         self, interaction: discord.Interaction[Any], session_id: int, seat: str

@@ -13,6 +13,7 @@ from typing import Any
 import discord
 
 from bot.adapter.items import Items
+from bot.adapter.mine import waiting_note
 from bot.adapter.pictures import PictureRef
 from bot.adapter.render import (
     PanelKeys,
@@ -23,7 +24,9 @@ from bot.adapter.render import (
     merged_controls,
     sendable,
 )
+from bot.adapter.results import ResultMessage, result_message
 from bot.core.options import describe_options, lobby_option_controls
+from bot.core.record import short
 from bot.core.seats import ROBOT_LABEL, is_robot
 from bot.core.sessions import Session, SessionService
 from bot.core.store import SessionStatus
@@ -183,6 +186,23 @@ class Screens:
             view.add_item(self.items.help_button(button))
         return embed, view
 
+    def result(
+        self, payload: dict[str, Any], names: dict[str, str], session_id: int
+    ) -> ResultMessage:
+        """A finished game's final message (standings, chart, Rematch)."""
+        return result_message(payload, names, session_id, self.items)
+
+    def undo_view(self, session_id: int, seq: int) -> discord.ui.View:
+        """Agree / Object under a request to take back move ``seq``."""
+        view = discord.ui.View(timeout=None)
+        for verb, label, style, emoji in (
+            ("yes", "Agree", discord.ButtonStyle.success, "👍"),
+            ("no", "Object", discord.ButtonStyle.danger, "✋"),
+        ):
+            button = _button(f"cb:u:{session_id}:{seq}:{verb}", label, style, emoji)
+            view.add_item(self.items.undo_button(button))
+        return view
+
     def abandon_view(self, session_id: int) -> discord.ui.View:
         view = discord.ui.View(timeout=None)
         view.add_item(
@@ -276,12 +296,14 @@ class Screens:
             return Rendered([closed], None, parts.digest)
         game, names, panels = s.game, s.names(), parts.panels
         last = len(panels) - 1
+        # The deal is sealed from the start: the seed's commitment, checked at the end.
+        footer = f"🔒 sealed {short(s.commitment)} · Game #{s.id}"
         embeds = [
             with_image(
                 embed_of(
                     panel,
                     names,
-                    footer=f"Game #{s.id}" if i == last else "",
+                    footer=footer if i == last else "",
                     extra_fields=parts.extra if i == last else None,
                 ),
                 panel,
@@ -364,12 +386,17 @@ class Screens:
         digest: str,
         note: str = "",
         keys: PanelKeys | None = None,
+        *,
+        elsewhere: int = 0,
     ) -> Rendered:
+        """``elsewhere``: how many other games wait for this player (said in the footer)."""
         self.renders["private"] += 1
         player = s.player(user_id)
         assert player is not None
         where = f"<#{s.row.channel_id}>"
         footer = f"{s.game.title} · game #{s.id}"
+        if elsewhere and s.status is SessionStatus.ACTIVE:
+            footer += " · " + waiting_note(elsewhere, markdown=False)
         pictures = [PictureRef.of(panel.image)] if panel.image is not None else []
         seat = str(player.seat)
         if panel.layout == "components":

@@ -145,6 +145,8 @@ class TableSync:
         self._dm_controls: dict[tuple[int, str], bool] = {}
         self._gone_channels: set[int] = set()  # deleted, or no longer ours to post in
         self._threads: dict[int, int | None] = {}  # session → its thread (None: no thread)
+        self._elsewhere: dict[str, int] = {}  # other games waiting for each player, last known
+        self._posting: dict[int, asyncio.Lock] = {}  # sessions whose first table is being posted
         self._retries: asyncio.Task[None] | None = None
         service.subscribe(self.on_change)
 
@@ -312,7 +314,11 @@ class TableSync:
 
     async def _sync_table(self, s: Session) -> None:
         message_id = s.row.table_message_id
-        if message_id is None or s.row.channel_id in self._gone_channels:
+        if s.row.channel_id in self._gone_channels:
+            return
+        if message_id is None:
+            if s.row.rematch_of is not None and s.status is SessionStatus.LOBBY:
+                await self.post_table(s.id)  # a rematch's lobby that was not posted yet
             return
         parts = await self.screens.table_parts(s)
         pictured = any(p.image is not None for p in parts.panels)
@@ -360,6 +366,30 @@ class TableSync:
             self._table_digests[s.id] = table.digest
             if pictured:
                 await self.service.remember(f"table:{s.id}", table.digest)
+
+    async def post_table(self, session_id: int) -> int | None:
+        """Post the table message of a session that has none yet (a lobby opened by a Rematch
+        button: not an answer to a command in its channel). Returns its id."""
+        async with self._posting.setdefault(session_id, asyncio.Lock()):
+            s = await self.service.load(session_id)
+            if s.row.table_message_id is not None:
+                return s.row.table_message_id
+            table = await self.screens.table_payload(s)
+            note = None
+            if s.row.rematch_of is not None:
+                note = (
+                    f"🔁 Rematch of game #{s.row.rematch_of}: everyone is seated again — "
+                    "**Leave** if you're out, and the host starts when ready."
+                )
+            message = await self.messenger.send(
+                s.row.channel_id,
+                f"table:{s.id}:first",
+                files=await self._files(table),
+                **table.message(note),
+            )
+            await self.service.record_table_message(s.id, message.id)
+            self._table_digests[s.id] = table.digest
+            return message.id
 
     async def _files(self, rendered: Rendered) -> list[discord.File]:
         if rendered.game is None or not rendered.pictures:
@@ -422,7 +452,12 @@ class TableSync:
                     rendered = self.screens.closed_step(s, v2=entry.panel.layout == "components")
                 else:
                     rendered = self.screens.render_private(
-                        s, clicker, entry.panel, entry.digest, keys=entry.keys
+                        s,
+                        clicker,
+                        entry.panel,
+                        entry.digest,
+                        keys=entry.keys,
+                        elsewhere=self._elsewhere.get(clicker, 0),
                     )
             spent = (discord.utils.utcnow() - interaction.created_at).total_seconds()
             if max(elapsed, spent) > ANSWER_BUDGET or interaction.response.is_done():
@@ -550,6 +585,23 @@ class TableSync:
             )
             return message.id
         target = await self._posts_go_to(where)
+        if "result" in payload:
+            return await self._post_result(target, key, where, payload["result"])
+        if "undo_request" in payload:
+            request = payload["undo_request"]
+            text = (
+                f"↩️ {names.get(request['player'], 'Someone')} asks to take back "
+                f"**{names_in(request['label'], names)}**. Agree, or object: without an "
+                f"objection it is taken back <t:{int(request['due'])}:R>."
+            )
+            message = await self.messenger.send(
+                target,
+                key,
+                content=" ".join(filter(None, [mention_line(payload.get("ping", [])), text])),
+                view=self.screens.undo_view(where.id, int(request["seq"])),
+                allowed_mentions=mentions,
+            )
+            return message.id
         if "announcement" in payload:
             announcement = Announcement.model_validate(payload["announcement"])
             message = await self.messenger.send(
@@ -562,6 +614,22 @@ class TableSync:
             return message.id
         message = await self.messenger.post_notice(
             target, names_in(payload["notice"], names), key, ping=payload.get("ping")
+        )
+        return message.id
+
+    async def _post_result(
+        self, target: int, key: str, where: Where, result: dict[str, Any]
+    ) -> int:
+        final = self.screens.result(result, where.names, where.id)
+        files: list[discord.File] = []
+        if final.chart is not None:
+            try:
+                files.append(await self.pictures.chart_file(final.chart))
+            except Exception:  # the standings matter more than the picture
+                log.exception("session %s: drawing the chart failed", where.id)
+                final.embed.set_image(url=None)
+        message = await self.messenger.send(
+            target, key, embed=final.embed, view=final.view, files=files
         )
         return message.id
 
@@ -585,6 +653,9 @@ class TableSync:
         shown_stamp, shown_digest = self._dm_state(s, user_id)
         if shown_digest == digest and shown_stamp == panel.stamp:
             return
+        # The footer says how many other games wait for the player: counted afresh for a new
+        # message (a new step, which notifies), as last counted for an edit.
+        elsewhere = self._elsewhere.get(user_id, 0)
         # A new step (e.g. the next round's menu) is a new message, which notifies the player;
         # the end of the game is shown in the last one.
         active = s.status is SessionStatus.ACTIVE
@@ -598,7 +669,9 @@ class TableSync:
             async with self._lock(message_id):
                 if self._dm_state(s, user_id) == (panel.stamp, digest):
                     return  # a click's answer showed it meanwhile
-                rendered = self.screens.render_private(s, user_id, panel, digest, keys=entry.keys)
+                rendered = self.screens.render_private(
+                    s, user_id, panel, digest, keys=entry.keys, elsewhere=elsewhere
+                )
                 self._edited_at[(s.id, user_id)] = time.monotonic()
                 try:
                     await self._edit(channel_id, message_id, rendered)
@@ -610,7 +683,12 @@ class TableSync:
                     self._dm_shown[(s.id, user_id)] = (panel.stamp, digest)
                     self._dm_controls[(s.id, user_id)] = bool(panel.controls)
                     return
-        rendered = self.screens.render_private(s, user_id, panel, digest, keys=entry.keys)
+        if active:
+            elsewhere = await self.service.waiting_elsewhere(user_id, s.id)
+            self._elsewhere[user_id] = elsewhere
+        rendered = self.screens.render_private(
+            s, user_id, panel, digest, keys=entry.keys, elsewhere=elsewhere
+        )
         if channel_id and message_id and self._dm_controls.get((s.id, user_id), True):
             with contextlib.suppress(discord.HTTPException):  # close the old step's controls
                 await self._edit(

@@ -65,6 +65,13 @@ class Settings(BaseSettings):
         description="Where `python -m bot play` serves its page (0.0.0.0: your whole network).",
     )
     playground_port: int = Field(default=8080, ge=0, le=65535)
+    undo_wait: float = Field(
+        default=60.0,
+        ge=10,
+        le=3600,
+        description="Seconds the other players have to object to an undo (/game undo) that "
+        "concerns them; without an objection it is granted then.",
+    )
     table_edit_interval: float = Field(
         default=1.0,
         ge=0,

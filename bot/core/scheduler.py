@@ -1,4 +1,4 @@
-"""Deadlines and reminders, kept as rows in SQLite so they survive restarts.
+"""Deadlines, reminders and undo requests, kept as rows in SQLite so they survive restarts.
 
 One task sleeps until the earliest timer (or until a session changes), fires what is due and goes
 back to sleep. At start it fires what fell due while the bot was down; games that ask for it
@@ -94,7 +94,12 @@ class Scheduler:
             now = self.clock()
             for timer in [t for t in timers if t.due_at <= now]:
                 await self._fire(timer)
+            # Undo requests nobody objected to in time are granted.
+            await self.service.settle_due_undos()
             upcoming = [t.due_at for t in timers if t.due_at > now]
+            undo_due = await self.service.next_undo_due()
+            if undo_due is not None:
+                upcoming.append(max(undo_due, now + 0.01))
             return min([MAX_SLEEP, *(d - now for d in upcoming)])
 
     async def _run(self) -> None:

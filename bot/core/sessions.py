@@ -26,24 +26,30 @@ from bot.core.errors import (
     StaleVersion,
     UserError,
 )
+from bot.core.record import GameRecord, RecordedAction, commitment, effective
 from bot.core.seats import free_robot_id, is_robot, robot_name
 from bot.core.store import (
     CHANNEL,
     NewAction,
     NewPost,
+    NewResult,
     PlayerRow,
     PostRow,
     SessionRow,
     SessionStatus,
+    StatRow,
     Store,
     TimerRow,
+    UndoRequestRow,
 )
+from bot.core.undo import UndoPlan, plan_undo
 from games import REGISTRY
 from games.engine import (
     Game,
     GameState,
     IllegalAction,
     Outcome,
+    Undo,
     apply,
     clock_key,
     new_game,
@@ -87,6 +93,12 @@ class Session:
             return None
         return self.game.outcome(self.state)
 
+    @property
+    def commitment(self) -> str:
+        """The SHA-256 of the game, its options and its seed: shown from the start, checked
+        against the seed revealed at the end (see bot.core.record)."""
+        return commitment(self.game.id, json.loads(self.row.options), self.row.seed)
+
 
 def notice(text: str, ping: list[str] | None = None) -> NewPost:
     """A short channel message (player tokens in ``text`` become names)."""
@@ -111,6 +123,54 @@ class Change:
     posted: bool = True  # the change put something in the outbox
 
 
+@dataclass(frozen=True)
+class SeatedGame:
+    """One game a player is seated in, as /game mine lists it."""
+
+    row: SessionRow
+    title: str
+    step: str  # the table's headline (player tokens in it), or the lobby's count
+    awaited: list[str]  # whose move the table waits for (empty in a lobby)
+    deadline: float | None  # when the step's time runs out
+    yours: bool  # the table waits for this player
+    names: dict[str, str] = field(default_factory=dict)  # the players' names by id
+
+    @property
+    def lobby(self) -> bool:
+        return self.row.status is SessionStatus.LOBBY
+
+
+@dataclass(frozen=True)
+class HistoryPage:
+    """One page of a server's ended games, newest first."""
+
+    games: list[tuple[SessionRow, dict[str, str]]]  # each with its players' names
+    page: int  # from 0
+    pages: int
+    total: int
+
+
+@dataclass(frozen=True)
+class Leaderboard:
+    """A server's best players, of one game (``game_id``) or of all."""
+
+    game_id: str | None
+    lines: list[StatRow]  # key: the user id
+    names: dict[str, str]
+    finished: dict[str, int]  # games finished in the server, by game id
+
+
+@dataclass(frozen=True)
+class UndoAnswer:
+    """What became of an undo: asked, or settled (taken back or not), with a line saying so."""
+
+    text: str
+    undone: bool = False
+    settled: bool = True
+    due: float | None = None  # a request waiting: granted then unless someone objects
+    seq: int | None = None  # the move asked about
+
+
 @dataclass
 class ActResult:
     session: Session
@@ -124,10 +184,12 @@ class SessionService:
         store: Store,
         now: Callable[[], float] = time.time,
         new_seed: Callable[[], int] = lambda: secrets.randbits(62),
+        undo_wait: float = 60.0,
     ) -> None:
         self.store = store
         self.now = now
         self.new_seed = new_seed
+        self.undo_wait = undo_wait  # seconds the others have to object to an undo
         self._locks: dict[int, asyncio.Lock] = {}
         self._listeners: list[Callable[[Change], None]] = []
         self._deadlines: dict[int, TimerRow | None] = {}
@@ -176,8 +238,103 @@ class SessionService:
     async def open_sessions_of(self, user_id: str) -> list[SessionRow]:
         return await self.store.sessions_of_user(user_id)
 
-    async def finished_in_guild(self, guild_id: int, limit: int = 10) -> list[SessionRow]:
-        return await self.store.finished_in_guild(guild_id, limit=limit)
+    async def seated_games(self, user_id: str, *, steps: bool = True) -> list[SeatedGame]:
+        """Every open game ``user_id`` is seated in, across servers: those waiting for them
+        first, then by deadline. A game whose data cannot be loaded is listed as such.
+        ``steps`` False: without the table's headline (cheaper)."""
+        found: list[SeatedGame] = []
+        for row, deadline in await self.store.open_sessions_with_deadlines(user_id):
+            try:
+                s = await self.load(row.id)
+            except UserError:
+                found.append(SeatedGame(row, "a damaged game", "cannot be shown", [], None, False))
+                continue
+            if s.state is None:
+                step = f"lobby — {len(s.players)}/{s.game.max_players} seated"
+                found.append(SeatedGame(s.row, s.game.title, step, [], None, False, s.names()))
+                continue
+            active = s.game.active_players(s.state)
+            awaited = [p for p in s.state.players if p in active]
+            step = s.game.table(s.state)[0].title if steps else ""
+            yours = user_id in active
+            found.append(SeatedGame(s.row, s.game.title, step, awaited, deadline, yours, s.names()))
+        found.sort(key=lambda g: (not g.yours, g.deadline is None, g.deadline or 0.0, g.row.id))
+        return found
+
+    async def waiting_elsewhere(self, user_id: str, session_id: int) -> int:
+        """How many other games wait for ``user_id``'s move."""
+        return sum(
+            1
+            for g in await self.seated_games(user_id, steps=False)
+            if g.yours and g.row.id != session_id
+        )
+
+    async def history(self, guild_id: int, page: int, per_page: int = 5) -> HistoryPage:
+        """A page of the server's finished and abandoned games (a page past the end: the
+        last one)."""
+        rows, total = await self.store.ended_in_guild(
+            guild_id, offset=max(0, page) * per_page, limit=per_page
+        )
+        pages = max(1, -(-total // per_page))
+        if page >= pages and total:
+            return await self.history(guild_id, pages - 1, per_page)
+        games = [(row, await self.names(row.id)) for row in rows]
+        return HistoryPage(games, max(0, page), pages, total)
+
+    async def leaderboard(
+        self, guild_id: int, game_id: str | None = None, limit: int = 10
+    ) -> Leaderboard:
+        if game_id is not None and game_id not in REGISTRY:
+            raise NotFound(f"There is no game called {game_id!r}.")
+        lines = await self.store.leaderboard(guild_id, game_id, limit)
+        names = await self.store.latest_names([line.key for line in lines])
+        return Leaderboard(game_id, lines, names, await self.store.games_finished(guild_id))
+
+    async def player_record(
+        self, guild_id: int, user_id: str, game_id: str | None = None
+    ) -> list[StatRow]:
+        """``user_id``'s results in the server, per game (key: the game id)."""
+        return await self.store.player_record(guild_id, user_id, game_id)
+
+    async def record(self, session_id: int, guild_id: int | None) -> GameRecord:
+        """The full record of an ended game of this server: options, seed, every action."""
+        row = await self.store.get_session(session_id)
+        if row is None or row.guild_id != guild_id:
+            raise NotFound(f"There is no game #{session_id} in this server.")
+        if row.status.is_open:
+            raise NotAllowed(
+                "A game's record (with its seed) is given once the game has ended, so it "
+                "cannot reveal the deal while you play."
+            )
+        if row.state is None:
+            raise NotAllowed("That lobby closed before the game started: there is no record.")
+        players = await self.store.players(session_id)
+        log = await self.store.actions(session_id)
+        options = json.loads(row.options)
+        return GameRecord(
+            game=row.game_id,
+            session=row.id,
+            status=row.status.value,
+            players=[p.user_id for p in players],
+            names={p.user_id: p.name for p in players},
+            options=options,
+            seed=row.seed,
+            commitment=commitment(row.game_id, options, row.seed),
+            created_at=row.created_at,
+            ended_at=row.updated_at,
+            actions=[
+                RecordedAction(
+                    seq=a.seq,
+                    player=a.player,
+                    action=json.loads(a.action),
+                    source=a.source,
+                    at=a.created_at,
+                    undoes=a.undoes,
+                )
+                for a in log
+            ],
+            outcome=json.loads(row.outcome) if row.outcome else None,
+        )
 
     async def open_sessions(self) -> list[SessionRow]:
         return await self.store.sessions_with_status(SessionStatus.LOBBY, SessionStatus.ACTIVE)
@@ -404,6 +561,53 @@ class SessionService:
         )
         self._changed(session_id)
         return await self.load(session_id)
+
+    async def rematch(self, session_id: int, user_id: str, name: str) -> tuple[Session, bool]:
+        """A new lobby in a finished game's channel with its options and every one of its
+        players seated, hosted by ``user_id`` (one of them). One per game: asked again, it is
+        the lobby already opened. Returns the lobby and whether it was opened now."""
+        async with self.lock(session_id):
+            old = await self.store.get_session(session_id)
+            if old is None:
+                raise NotFound(f"There is no game #{session_id}.")
+            existing = await self.store.rematch_of(session_id)
+            if existing is not None:
+                return await self.load(existing.id), False
+            if old.status is not SessionStatus.FINISHED:
+                raise NotAllowed("Only a finished game can be played again.")
+            seated = await self.store.players(session_id)
+            if user_id not in {p.user_id for p in seated}:
+                raise NotAllowed(
+                    "Only this game's players can call the rematch — `/game new` starts "
+                    "another game."
+                )
+            game = REGISTRY.get(old.game_id)
+            if game is None:
+                raise DamagedSession(f"Game #{old.id} is of an unknown kind ({old.game_id!r}).")
+            taken = await self.store.open_session_in_channel(old.channel_id)
+            if taken is not None:
+                title = REGISTRY[taken.game_id].title if taken.game_id in REGISTRY else "a game"
+                raise NotAllowed(
+                    f"<#{old.channel_id}> already has a game of {title} (#{taken.id}): finish "
+                    "or abandon it first."
+                )
+            try:
+                options = game.parse_options(json.loads(old.options))
+            except (IllegalAction, ValueError):
+                raise DamagedSession(f"Game #{old.id}'s options cannot be read.") from None
+            new_id = await self.store.create_session(
+                guild_id=old.guild_id,
+                channel_id=old.channel_id,
+                game_id=game.id,
+                host_id=user_id,
+                host_name=name[:32],
+                options=options.model_dump(mode="json"),
+                seed=self.new_seed(),
+                guests=[(p.user_id, p.name) for p in seated if p.user_id != user_id],
+                rematch_of=session_id,
+            )
+        self._changed(new_id)
+        return await self.load(new_id), True
 
     async def join(self, session_id: int, user_id: str, name: str) -> Session:
         async with self.lock(session_id):
@@ -652,11 +856,13 @@ class SessionService:
         new: GameState,
         log: list[NewAction],
         posts: list[NewPost] | None = None,
+        *,
+        settle_undo: bool = False,
     ) -> Session:
         """Write ``new``, its log entries and what it must post; return the session as now
         stored."""
         try:
-            committed = await self._write_state(s, old, new, log, posts or [])
+            committed = await self._write_state(s, old, new, log, posts or [], settle_undo)
         except BaseException:
             self.forget(s.id)  # e.g. a stale version: read the truth next time
             raise
@@ -670,6 +876,7 @@ class SessionService:
         new: GameState,
         log: list[NewAction],
         posts: list[NewPost],
+        settle_undo: bool = False,
     ) -> Session:
         outcome = s.game.outcome(new)
         old_key = clock_key(s.game, old)
@@ -687,8 +894,10 @@ class SessionService:
             outcome=outcome_json,
             timers=timers,
             keep_timers=same_step,
-            posts=_announcement_posts(new, s.row.announced) + posts,
+            posts=_announcement_posts(new, s.row.announced) + posts + _result_posts(s, outcome),
             announced=len(new.announcements),
+            results=_results_of(outcome),
+            settle_undo=settle_undo or outcome is not None,  # no undo once it is over
         )
         if not same_step:
             self._deadlines[s.id] = next((t for t in timers if t.kind == "deadline"), None)
@@ -712,6 +921,137 @@ class SessionService:
             timers.append(TimerRow(0, "reminder", clock.key, now + clock.seconds / 2))
         return timers
 
+    # -- undo ------------------------------------------------------------------------------------
+    async def ask_undo(self, session_id: int, user_id: str) -> UndoAnswer:
+        """``user_id`` asks to take back their last move: at once when it affects nobody else
+        (Undo.FREE, or nobody else is seated), else the others are asked (a post with
+        buttons) and it is taken back when all agree or nobody objects in time."""
+        async with self.lock(session_id):
+            s = await self.load(session_id)
+            self._require_playing(s)
+            if s.player(user_id) is None:
+                raise NotAllowed("You're not playing in this game.")
+            plan = await self._plan_undo(s, user_id)
+            others = [p for p in s.player_ids if p != user_id]
+            if plan.policy is Undo.FREE or not others:
+                await self._undo(s, plan, "it affected nobody else yet")
+                answer = UndoAnswer(f"↩️ Taken back: {plan.label}.", undone=True)
+            else:
+                answer = await self._ask_others(s, plan, user_id, others)
+        self._changed(session_id, None if answer.undone else frozenset())
+        return answer
+
+    async def _ask_others(
+        self, s: Session, plan: UndoPlan, user_id: str, others: list[str]
+    ) -> UndoAnswer:
+        now = self.now()
+        due = now + self.undo_wait
+        seq = plan.target.seq
+        request = {"seq": seq, "player": user_id, "label": plan.label, "due": due}
+        await self.store.ask_undo(
+            UndoRequestRow(s.id, seq, user_id, "", now, due),
+            [NewPost({"undo_request": request, "ping": others})],
+        )
+        return UndoAnswer(
+            f"↩️ Asked the others to let you take back {plan.label}: it is undone when they "
+            f"all agree, or if nobody objects <t:{int(due)}:R>.",
+            settled=False,
+            due=due,
+            seq=seq,
+        )
+
+    async def answer_undo(self, session_id: int, user_id: str, seq: int, agree: bool) -> UndoAnswer:
+        """Another player agrees to (or objects to) the undo of move ``seq``."""
+        async with self.lock(session_id):
+            request = await self.store.undo_request(session_id)
+            if request is None or request.seq != seq:
+                raise NotAllowed("That undo request is over.")
+            s = await self.load(session_id)
+            if s.player(user_id) is None:
+                raise NotAllowed("Only the players of this game decide.")
+            if user_id == request.player:
+                raise NotAllowed("It's your own request: the others decide.")
+            who = player_token(user_id)
+            if not agree:
+                # Nothing changes: the request's own message says so (no post of its own).
+                text = f"✋ {who} objected: {player_token(request.player)}'s move stands."
+                await self.store.drop_undo(session_id, [])
+                answer = UndoAnswer(text)
+            else:
+                agreed = sorted({*request.agreed_by, user_id})
+                waiting = [p for p in s.player_ids if p not in agreed and p != request.player]
+                if waiting:
+                    await self.store.agree_undo(session_id, seq, agreed)
+                    return UndoAnswer(
+                        f"👍 {names_of(agreed)} agreed; waiting for {names_of(waiting)}.",
+                        settled=False,
+                        due=request.due_at,
+                        seq=seq,
+                    )
+                answer = await self._grant(s, request, "everyone agreed")
+        self._changed(session_id)
+        return answer
+
+    async def settle_due_undos(self) -> int:
+        """Grant the requests nobody objected to in time (the scheduler calls this)."""
+        granted = 0
+        for request in await self.store.undo_requests_due(self.now()):
+            async with self.lock(request.session_id):
+                current = await self.store.undo_request(request.session_id)
+                if current is None or current.due_at > self.now():
+                    continue
+                try:
+                    s = await self.load(request.session_id)
+                except UserError:
+                    await self.store.drop_undo(request.session_id, [])
+                    continue
+                answer = await self._grant(s, current, "nobody objected")
+            granted += answer.undone
+            self._changed(request.session_id)
+        return granted
+
+    async def next_undo_due(self) -> float | None:
+        return await self.store.next_undo_due()
+
+    async def _grant(self, s: Session, request: UndoRequestRow, why: str) -> UndoAnswer:
+        """Take the move back if that is still possible (the game may have moved on)."""
+        try:
+            if s.status is not SessionStatus.ACTIVE:
+                raise NotAllowed("the game has ended.")
+            plan = await self._plan_undo(s, request.player, request.seq)
+        except UserError as exc:
+            text = (
+                f"↩️ {player_token(request.player)}'s move stands after all: "
+                f"{exc.message[0].lower()}{exc.message[1:]}"
+            )
+            await self.store.drop_undo(s.id, [notice(text)])
+            return UndoAnswer(text)
+        await self._undo(s, plan, why)
+        return UndoAnswer(
+            f"↩️ {player_token(request.player)} took back {plan.label} ({why}).", undone=True
+        )
+
+    async def _plan_undo(self, s: Session, player: str, seq: int | None = None) -> UndoPlan:
+        assert s.state is not None
+        return plan_undo(
+            s.game,
+            players=s.player_ids,
+            options=s.options,
+            seed=s.row.seed,
+            log=await self.store.actions(s.id),
+            current=s.state,
+            player=player,
+            names=s.names(),
+            seq=seq,
+        )
+
+    async def _undo(self, s: Session, plan: UndoPlan, why: str) -> None:
+        """Commit the state without the move, and the undo entry naming it."""
+        assert s.state is not None
+        entry = NewAction(plan.target.player, {"undo": plan.target.seq}, undoes=plan.target.seq)
+        text = f"↩️ {player_token(plan.target.player)} took back {plan.label} ({why})."
+        await self._commit(s, s.state, plan.state, [entry], [notice(text)], settle_undo=True)
+
     async def replay(self, session_id: int) -> GameState:
         """Rebuild the state from the seed and the action log."""
         s = await self.load(session_id)
@@ -719,7 +1059,7 @@ class SessionService:
             raise NotAllowed("That game has not started.")
         game = s.game
         state = new_game(game, s.player_ids, s.options, s.row.seed)
-        for entry in await self.store.actions(session_id):
+        for entry in effective(await self.store.actions(session_id)):
             action = game.parse_action(json.loads(entry.action))
             state = apply(game, state, entry.player, action)
         replayed: GameState = state
@@ -746,6 +1086,28 @@ def _announcement_posts(state: GameState, already: int) -> list[NewPost]:
         NewPost({"announcement": a.model_dump(mode="json")}, target=CHANNEL)
         for a in state.announcements[already:]
     ]
+
+
+def _results_of(outcome: Outcome | None) -> list[NewResult] | None:
+    if outcome is None:
+        return None
+    return [
+        NewResult(p, score, p in outcome.winners, outcome.cooperative)
+        for p, score in outcome.scores.items()
+    ]
+
+
+def _result_posts(s: Session, outcome: Outcome | None) -> list[NewPost]:
+    """The end of a game: one last post with the standings, the chart and the rematch."""
+    if outcome is None:
+        return []
+    result = {
+        "game": s.game.id,
+        "outcome": outcome.model_dump(mode="json"),
+        "seed": s.row.seed,  # revealed now that the game is over
+        "commitment": s.commitment,
+    }
+    return [NewPost({"result": result})]
 
 
 def _dump(action: BaseModel) -> dict[str, Any]:

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from bot.core.errors import UserError
 from bot.core.sessions import SessionService
 from bot.core.store import SessionStatus, Store
 from games import REGISTRY
@@ -29,6 +30,7 @@ class Summary:
     finished: int = 0
     actions: int = 0
     timeouts: int = 0
+    undos: int = 0  # moves taken back (asked at random, agreed by the others)
     errors: int = 0
     replay_mismatches: int = 0
     wins: int = 0  # cooperative games: games the table won
@@ -45,7 +47,8 @@ class Summary:
         rate = self.games / self.seconds if self.seconds else 0.0
         text = (
             f"{self.game_id} ({self.players}p, {self.strategy}): {self.games} games, "
-            f"{self.finished} finished, {self.actions} actions ({self.timeouts} timeouts), "
+            f"{self.finished} finished, {self.actions} actions ({self.timeouts} timeouts, "
+            f"{self.undos} taken back), "
             f"{self.errors} errors, {self.replay_mismatches} replay mismatches, {rate:.1f} games/s"
         )
         if self.cooperative and self.games:
@@ -75,6 +78,7 @@ async def simulate_game_type(
     seed: int,
     strategy_name: str = "random",
     timeout_rate: float = 0.03,
+    undo_rate: float = 0.0,
 ) -> Summary:
     strategies = {"random": random_strategy(game), **game.strategies()}
     strategy = strategies[strategy_name]
@@ -86,7 +90,15 @@ async def simulate_game_type(
         rng = Rng(seed=seed * 1_000_003 + number)
         try:
             await _play_one(
-                service, game, players, rng, strategy, summary, channel_base + number, timeout_rate
+                service,
+                game,
+                players,
+                rng,
+                strategy,
+                summary,
+                channel_base + number,
+                timeout_rate,
+                undo_rate,
             )
         except Exception as exc:  # a bug: count it, keep going, show the first one
             summary.errors += 1
@@ -105,6 +117,7 @@ async def _play_one(
     summary: Summary,
     channel_id: int,
     timeout_rate: float,
+    undo_rate: float,
 ) -> None:
     ids = [f"p{i + 1}" for i in range(players)]
     session = await service.create(
@@ -139,6 +152,11 @@ async def _play_one(
         session = (await service.act(session.id, player, action)).session
         summary.actions += 1
         game.check_invariants(session.state)
+        asks = session.status is SessionStatus.ACTIVE and rng.randint(1, 1000) <= undo_rate * 1000
+        if asks and await _take_back(service, session.id, player):
+            summary.undos += 1
+            session = await service.load(session.id)
+            game.check_invariants(session.state)
     outcome = session.outcome()
     if outcome is None:
         raise AssertionError(f"game did not end within {MAX_ACTIONS_PER_GAME} actions")
@@ -149,6 +167,24 @@ async def _play_one(
     replayed = await service.replay(session.id)
     if replayed != session.state:
         summary.replay_mismatches += 1
+
+
+async def _take_back(service: SessionService, session_id: int, player: str) -> bool:
+    """``player`` asks to take back their last move and everyone else agrees; whether it was
+    taken back (many moves may not be: they revealed something)."""
+    try:
+        answer = await service.ask_undo(session_id, player)
+    except UserError:
+        return False
+    if answer.undone:
+        return True
+    assert answer.seq is not None
+    s = await service.load(session_id)
+    for other in [p for p in s.player_ids if p != player]:
+        answer = await service.answer_undo(session_id, other, answer.seq, agree=True)
+        if answer.settled:
+            return answer.undone
+    return False
 
 
 async def run_simulation(
@@ -183,6 +219,8 @@ async def run_simulation(
                                 # Random play fuzzes deadlines too; a named strategy measures
                                 # how well the game can be played: nobody is timed out early.
                                 timeout_rate=0.03 if name == "random" else 0.0,
+                                # Random play asks for undos too (each replayed exactly).
+                                undo_rate=0.05 if name == "random" else 0.0,
                             )
                         )
             return summaries

@@ -23,7 +23,7 @@ from typing import Any
 
 import aiosqlite
 
-from bot.core.errors import StaleVersion
+from bot.core.errors import NotAllowed, StaleVersion
 
 MIGRATIONS: list[str] = [
     # 1: the first schema
@@ -99,6 +99,57 @@ MIGRATIONS: list[str] = [
     ALTER TABLE sessions ADD COLUMN note TEXT;
     CREATE INDEX sessions_table_message ON sessions(table_message_id);
     """,
+    # 3: rematches. A lobby opened by a finished game's Rematch button names that game; one
+    # rematch per game (a second press finds the first).
+    """
+    ALTER TABLE sessions ADD COLUMN rematch_of INTEGER REFERENCES sessions(id);
+    CREATE UNIQUE INDEX sessions_rematch ON sessions(rematch_of) WHERE rematch_of IS NOT NULL;
+    """,
+    # 4: a player's games across servers (/game mine) are found by user, newest last.
+    """
+    CREATE INDEX players_user ON players(user_id, session_id);
+    """,
+    # 5: /game history pages through a server's ended games, newest first; an undo is an
+    # entry of the action log naming the move it takes back (the log stays append-only).
+    """
+    CREATE INDEX sessions_guild_ended ON sessions(guild_id, updated_at);
+    ALTER TABLE actions ADD COLUMN undoes INTEGER;
+    """,
+    # 6: results, one row per player of a finished game, written with the move that ends it
+    # (and backfilled from the stored outcomes): /game stats aggregates them in SQL. The
+    # indexes cover the aggregates (a server's board, by game or not; one player's record).
+    """
+    CREATE TABLE results (
+        session_id INTEGER NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+        user_id TEXT NOT NULL,
+        guild_id INTEGER,
+        game_id TEXT NOT NULL,
+        score INTEGER NOT NULL,
+        won INTEGER NOT NULL CHECK (won IN (0, 1)),
+        cooperative INTEGER NOT NULL CHECK (cooperative IN (0, 1)),
+        finished_at REAL NOT NULL,
+        PRIMARY KEY (session_id, user_id)
+    );
+    CREATE INDEX results_board
+        ON results(guild_id, game_id, user_id, won, score, cooperative);
+    CREATE INDEX results_player
+        ON results(guild_id, user_id, game_id, won, score, cooperative);
+    CREATE INDEX sessions_guild_game ON sessions(guild_id, status, game_id);
+    """,
+    # 7: undo by consent. A player's request to take back their last move waits here for the
+    # others' answers (one request per session); by ``due_at`` without an objection, it is
+    # granted. The undo itself is an entry of the action log (``actions.undoes``).
+    """
+    CREATE TABLE undo_requests (
+        session_id INTEGER PRIMARY KEY REFERENCES sessions(id) ON DELETE CASCADE,
+        seq INTEGER NOT NULL,
+        player TEXT NOT NULL,
+        agreed TEXT NOT NULL DEFAULT '',
+        asked_at REAL NOT NULL,
+        due_at REAL NOT NULL
+    );
+    CREATE INDEX undo_requests_due ON undo_requests(due_at);
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)
@@ -150,6 +201,7 @@ class SessionRow:
     created_at: float
     updated_at: float
     note: str | None = None
+    rematch_of: int | None = None  # the finished game whose Rematch button opened this lobby
 
 
 @dataclass
@@ -172,6 +224,7 @@ class ActionRow:
     action: str
     source: str
     created_at: float
+    undoes: int | None = None  # an undo: the seq of the move it takes back
 
 
 @dataclass
@@ -183,10 +236,47 @@ class TimerRow:
 
 
 @dataclass
+class UndoRequestRow:
+    session_id: int
+    seq: int  # the move to take back
+    player: str  # who asked (it is their move)
+    agreed: str  # the players who agreed so far, comma-separated
+    asked_at: float
+    due_at: float  # granted then, unless someone objected
+
+    @property
+    def agreed_by(self) -> list[str]:
+        return [p for p in self.agreed.split(",") if p]
+
+
+@dataclass
 class NewAction:
     player: str
     action: dict[str, Any]
     source: str = "player"
+    undoes: int | None = None
+
+
+@dataclass
+class NewResult:
+    """One player's result in a finished game (a cooperative game: won = the table won)."""
+
+    user_id: str
+    score: int
+    won: bool
+    cooperative: bool = False
+
+
+@dataclass
+class StatRow:
+    """Aggregated results: of one player (a leaderboard line) or of one game (a record line)."""
+
+    key: str  # the user id, or the game id
+    games: int
+    wins: int
+    best: int
+    average: float
+    cooperative: bool = False  # a cooperative game's (its wins are table wins)
 
 
 CHANNEL = "channel"  # an outbox target: the session's channel (else "user:<id>", a DM)
@@ -219,6 +309,10 @@ class Store:
 
     def __init__(self, conn: aiosqlite.Connection, owner_lock: int | None = None) -> None:
         self._conn = conn
+        # Long reads (a big server's /game stats, history pages) go through a second,
+        # read-only connection: in WAL mode they read a snapshot without holding the writer's
+        # lock, so moves keep committing meanwhile.
+        self._reader: aiosqlite.Connection | None = None
         self._owner_lock = owner_lock  # the open lock file that makes this process the owner
         # One connection serves every session: a transaction must not interleave with another
         # one's statements (nor may a read see another's uncommitted rows), so every use of the
@@ -253,6 +347,7 @@ class Store:
             await conn.execute("PRAGMA busy_timeout=5000")
             await conn.execute(f"PRAGMA synchronous={synchronous}")
             await store._migrate()
+            store._reader = await _open_reader(path)
             if owner:
                 await store.set_meta("opened_at", repr(time.time()))
         except sqlite3.OperationalError as exc:
@@ -267,6 +362,9 @@ class Store:
         return store
 
     async def close(self) -> None:
+        if self._reader is not None:
+            await self._reader.close()
+            self._reader = None
         await self._conn.close()
         _unlock(self._owner_lock)
         self._owner_lock = None
@@ -287,6 +385,9 @@ class Store:
             async with self.transaction():
                 for statement in _split_sql(MIGRATIONS[number]):
                     await self._conn.execute(statement)
+                backfill = BACKFILLS.get(number + 1)
+                if backfill is not None:
+                    await backfill(self._conn)
                 await self._conn.execute("DELETE FROM schema_version")
                 await self._conn.execute(
                     "INSERT INTO schema_version (version) VALUES (?)", (number + 1,)
@@ -356,6 +457,12 @@ class Store:
         async with self._lock:
             return list(await self._conn.execute_fetchall(sql, tuple(args)))
 
+    async def _read(self, sql: str, args: Iterable[Any] = ()) -> list[aiosqlite.Row]:
+        """A long read, on the read-only connection (what was committed when it began)."""
+        if self._reader is None:
+            return await self._all(sql, args)
+        return list(await self._reader.execute_fetchall(sql, tuple(args)))
+
     async def get_session(self, session_id: int) -> SessionRow | None:
         row = await self._one("SELECT * FROM sessions WHERE id = ?", (session_id,))
         return _session_row(row) if row else None
@@ -383,13 +490,77 @@ class Store:
         rows = await self._all(f"SELECT * FROM sessions WHERE status IN ({marks})", statuses)
         return [_session_row(r) for r in rows]
 
-    async def finished_in_guild(self, guild_id: int, limit: int = 10) -> list[SessionRow]:
-        rows = await self._all(
-            "SELECT * FROM sessions WHERE guild_id = ? AND status = 'finished' "
-            "ORDER BY updated_at DESC LIMIT ?",
-            (guild_id, limit),
+    async def ended_in_guild(
+        self, guild_id: int, *, offset: int = 0, limit: int = 10
+    ) -> tuple[list[SessionRow], int]:
+        """A page of the server's games that were played and ended (finished or abandoned;
+        not lobbies closed before the start), newest first, and how many there are."""
+        where = "WHERE guild_id = ? AND status IN ('finished', 'abandoned') AND state IS NOT NULL"
+        rows = await self._read(
+            f"SELECT * FROM sessions {where} ORDER BY updated_at DESC, id DESC LIMIT ? OFFSET ?",
+            (guild_id, limit, offset),
         )
-        return [_session_row(r) for r in rows]
+        counted = await self._read(f"SELECT COUNT(*) FROM sessions {where}", (guild_id,))
+        return [_session_row(r) for r in rows], int(counted[0][0])
+
+    async def rematch_of(self, session_id: int) -> SessionRow | None:
+        """The lobby (or game) a finished game's Rematch button opened, if any."""
+        row = await self._one("SELECT * FROM sessions WHERE rematch_of = ?", (session_id,))
+        return _session_row(row) if row else None
+
+    # -- statistics: aggregated in SQL over the results' covering indexes --------------------------
+    async def leaderboard(
+        self, guild_id: int, game_id: str | None = None, limit: int = 10
+    ) -> list[StatRow]:
+        """The server's best players (of one game, or of all): most wins, then the best win
+        rate, then the most games."""
+        game = "AND game_id = ? " if game_id is not None else ""
+        args: tuple[Any, ...] = (guild_id, game_id) if game_id is not None else (guild_id,)
+        rows = await self._read(
+            "SELECT user_id, COUNT(*) AS games, SUM(won) AS wins, MAX(score) AS best, "
+            "AVG(score) AS average, MAX(cooperative) FROM results "
+            f"WHERE guild_id = ? {game}GROUP BY user_id "
+            "ORDER BY SUM(won) DESC, 1.0 * SUM(won) / COUNT(*) DESC, COUNT(*) DESC, user_id "
+            "LIMIT ?",
+            (*args, limit),
+        )
+        return [_stat_row(r) for r in rows]
+
+    async def player_record(
+        self, guild_id: int, user_id: str, game_id: str | None = None
+    ) -> list[StatRow]:
+        """One player's results in the server, per game (most played first)."""
+        game = "AND game_id = ? " if game_id is not None else ""
+        args: tuple[Any, ...] = (guild_id, user_id) + ((game_id,) if game_id is not None else ())
+        rows = await self._read(
+            "SELECT game_id, COUNT(*) AS games, SUM(won) AS wins, MAX(score) AS best, "
+            "AVG(score) AS average, MAX(cooperative) FROM results "
+            f"WHERE guild_id = ? AND user_id = ? {game}"
+            "GROUP BY game_id ORDER BY COUNT(*) DESC, game_id",
+            args,
+        )
+        return [_stat_row(r) for r in rows]
+
+    async def games_finished(self, guild_id: int) -> dict[str, int]:
+        """How many games of each kind the server finished."""
+        rows = await self._read(
+            "SELECT game_id, COUNT(*) FROM sessions WHERE guild_id = ? AND status = 'finished' "
+            "GROUP BY game_id",
+            (guild_id,),
+        )
+        return {str(r[0]): int(r[1]) for r in rows}
+
+    async def latest_names(self, user_ids: list[str]) -> dict[str, str]:
+        """Each user's name as of their latest game."""
+        names: dict[str, str] = {}
+        for user_id in user_ids:
+            rows = await self._read(
+                "SELECT name FROM players WHERE user_id = ? ORDER BY session_id DESC LIMIT 1",
+                (user_id,),
+            )
+            if rows:
+                names[user_id] = str(rows[0][0])
+        return names
 
     async def players(self, session_id: int) -> list[PlayerRow]:
         rows = await self._all(
@@ -404,6 +575,24 @@ class Store:
             (user_id,),
         )
         return [_session_row(r) for r in rows]
+
+    async def open_sessions_with_deadlines(
+        self, user_id: str
+    ) -> list[tuple[SessionRow, float | None]]:
+        """The user's open sessions (any server), each with its step's deadline if any."""
+        rows = await self._all(
+            "SELECT s.*, t.due_at AS deadline FROM players p "
+            "JOIN sessions s ON s.id = p.session_id "
+            "LEFT JOIN timers t ON t.session_id = s.id AND t.kind = 'deadline' "
+            "WHERE p.user_id = ? AND s.status IN ('lobby', 'active') ORDER BY s.id",
+            (user_id,),
+        )
+        out: list[tuple[SessionRow, float | None]] = []
+        for r in rows:
+            values = dict(r)
+            deadline = values.pop("deadline")
+            out.append((_session_row_of(values), float(deadline) if deadline is not None else None))
+        return out
 
     async def actions(self, session_id: int) -> list[ActionRow]:
         rows = await self._all(
@@ -442,20 +631,40 @@ class Store:
         host_name: str,
         options: dict[str, Any],
         seed: int,
+        guests: Iterable[tuple[str, str]] = (),
+        rematch_of: int | None = None,
     ) -> int:
+        """A new lobby with its host in seat 0 and ``guests`` (user id, name) seated after."""
         now = time.time()
+        try:
+            return await self._insert_session(
+                (guild_id, channel_id, game_id, host_id, json.dumps(options), seed, now, now),
+                rematch_of,
+                [(host_id, host_name), *guests],
+            )
+        except sqlite3.IntegrityError:
+            # Another lobby was opened in the channel (or this rematch) at the same moment.
+            raise NotAllowed(
+                "Another game was just opened there — `/game status` shows it."
+            ) from None
+
+    async def _insert_session(
+        self, values: tuple[Any, ...], rematch_of: int | None, seats: list[tuple[str, str]]
+    ) -> int:
         async with self.transaction() as db:
             cur = await db.execute(
                 "INSERT INTO sessions (guild_id, channel_id, game_id, status, host_id, options, "
-                "seed, created_at, updated_at) VALUES (?, ?, ?, 'lobby', ?, ?, ?, ?, ?)",
-                (guild_id, channel_id, game_id, host_id, json.dumps(options), seed, now, now),
+                "seed, created_at, updated_at, rematch_of) "
+                "VALUES (?, ?, ?, 'lobby', ?, ?, ?, ?, ?, ?)",
+                (*values, rematch_of),
             )
             session_id = cur.lastrowid
             assert session_id is not None
-            await db.execute(
-                "INSERT INTO players (session_id, user_id, seat, name) VALUES (?, ?, 0, ?)",
-                (session_id, host_id, host_name),
-            )
+            for seat, (user_id, name) in enumerate(seats):
+                await db.execute(
+                    "INSERT INTO players (session_id, user_id, seat, name) VALUES (?, ?, ?, ?)",
+                    (session_id, user_id, seat, name),
+                )
         return session_id
 
     async def _bump(
@@ -514,10 +723,13 @@ class Store:
         keep_timers: bool = False,
         posts: list[NewPost] | None = None,
         announced: int | None = None,
+        results: list[NewResult] | None = None,
+        settle_undo: bool = False,
     ) -> None:
         """Write a new state, append its actions and posts and replace the timers, atomically;
         returns once committed (durable). Concurrent calls for different sessions share a
-        commit."""
+        commit. ``results``: the game ended with these (for /game stats); ``settle_undo``:
+        the session's undo request is settled by this change."""
 
         async def write(db: aiosqlite.Connection) -> None:
             # The guarded UPDATE comes first: a stale version fails before anything is written.
@@ -529,10 +741,27 @@ class Store:
             now = time.time()
             for a in new_actions:  # the next seq is computed in the INSERT: one trip each
                 await db.execute(
-                    "INSERT INTO actions (session_id, seq, player, action, source, created_at) "
-                    "SELECT ?, COALESCE(MAX(seq), 0) + 1, ?, ?, ?, ? FROM actions "
+                    "INSERT INTO actions (session_id, seq, player, action, source, created_at, "
+                    "undoes) SELECT ?, COALESCE(MAX(seq), 0) + 1, ?, ?, ?, ?, ? FROM actions "
                     "WHERE session_id = ?",
-                    (session_id, a.player, json.dumps(a.action), a.source, now, session_id),
+                    (
+                        session_id,
+                        a.player,
+                        json.dumps(a.action),
+                        a.source,
+                        now,
+                        a.undoes,
+                        session_id,
+                    ),
+                )
+            if settle_undo:
+                await db.execute("DELETE FROM undo_requests WHERE session_id = ?", (session_id,))
+            for r in results or []:
+                await db.execute(
+                    "INSERT INTO results (session_id, user_id, guild_id, game_id, score, won, "
+                    "cooperative, finished_at) SELECT id, ?, guild_id, game_id, ?, ?, ?, ? "
+                    "FROM sessions WHERE id = ?",
+                    (r.user_id, r.score, int(r.won), int(r.cooperative), now, session_id),
                 )
             if not keep_timers:
                 await db.execute("DELETE FROM timers WHERE session_id = ?", (session_id,))
@@ -560,6 +789,7 @@ class Store:
             await self._bump(db, session_id, version, **cols)
             if status in ("finished", "abandoned"):
                 await db.execute("DELETE FROM timers WHERE session_id = ?", (session_id,))
+                await db.execute("DELETE FROM undo_requests WHERE session_id = ?", (session_id,))
             await self._insert_posts(db, session_id, posts or [])
 
     async def _insert_posts(
@@ -584,6 +814,58 @@ class Store:
                 "DELETE FROM timers WHERE session_id = ? AND kind = ? AND key = ?",
                 (session_id, kind, key),
             )
+            await self._insert_posts(db, session_id, posts)
+
+        await self._group_commit(write)
+
+    # -- undo requests ---------------------------------------------------------------------------
+    async def undo_request(self, session_id: int) -> UndoRequestRow | None:
+        row = await self._one("SELECT * FROM undo_requests WHERE session_id = ?", (session_id,))
+        return UndoRequestRow(**dict(row)) if row else None
+
+    async def undo_requests_due(self, now: float) -> list[UndoRequestRow]:
+        rows = await self._all(
+            "SELECT * FROM undo_requests WHERE due_at <= ? ORDER BY due_at", (now,)
+        )
+        return [UndoRequestRow(**dict(r)) for r in rows]
+
+    async def next_undo_due(self) -> float | None:
+        row = await self._one("SELECT MIN(due_at) FROM undo_requests")
+        return float(row[0]) if row and row[0] is not None else None
+
+    async def ask_undo(self, request: UndoRequestRow, posts: list[NewPost]) -> None:
+        """Store a request (refused if the session has one already) and what it posts."""
+        async with self.transaction() as db:
+            try:
+                await db.execute(
+                    "INSERT INTO undo_requests (session_id, seq, player, agreed, asked_at, "
+                    "due_at) VALUES (?, ?, ?, ?, ?, ?)",
+                    (
+                        request.session_id,
+                        request.seq,
+                        request.player,
+                        request.agreed,
+                        request.asked_at,
+                        request.due_at,
+                    ),
+                )
+            except sqlite3.IntegrityError:
+                raise NotAllowed(
+                    "Someone's undo is already being asked at this table: wait until it is settled."
+                ) from None
+            await self._insert_posts(db, request.session_id, posts)
+
+    async def agree_undo(self, session_id: int, seq: int, agreed: list[str]) -> None:
+        await self._write(
+            "UPDATE undo_requests SET agreed = ? WHERE session_id = ? AND seq = ?",
+            (",".join(agreed), session_id, seq),
+        )
+
+    async def drop_undo(self, session_id: int, posts: list[NewPost]) -> None:
+        """The request is settled without an undo (refused, or no longer possible)."""
+
+        async def write(db: aiosqlite.Connection) -> None:
+            await db.execute("DELETE FROM undo_requests WHERE session_id = ?", (session_id,))
             await self._insert_posts(db, session_id, posts)
 
         await self._group_commit(write)
@@ -686,6 +968,56 @@ class Store:
         await self._write(sql, args)
 
 
+def _stat_row(row: aiosqlite.Row) -> StatRow:
+    return StatRow(
+        key=str(row[0]),
+        games=int(row[1]),
+        wins=int(row[2]),
+        best=int(row[3]),
+        average=float(row[4]),
+        cooperative=bool(row[5]),
+    )
+
+
+async def _backfill_results(db: aiosqlite.Connection) -> None:
+    """Migration 6: the results of the games finished before it (outcomes parsed here, in
+    Python: no database's JSON functions needed)."""
+    rows = await db.execute_fetchall(
+        "SELECT id, outcome, updated_at FROM sessions WHERE status = 'finished' "
+        "AND outcome IS NOT NULL"
+    )
+    for session_id, outcome_json, finished_at in rows:
+        try:
+            outcome = json.loads(outcome_json)
+            scores = {str(p): int(s) for p, s in outcome["scores"].items()}
+            winners = {str(p) for p in outcome.get("winners", [])}
+            cooperative = int(bool(outcome.get("cooperative", False)))
+        except (ValueError, KeyError, TypeError, AttributeError):
+            continue  # a damaged outcome counts for nothing
+        for user_id, score in scores.items():
+            await db.execute(
+                "INSERT INTO results (session_id, user_id, guild_id, game_id, score, won, "
+                "cooperative, finished_at) SELECT id, ?, guild_id, game_id, ?, ?, ?, ? "
+                "FROM sessions WHERE id = ?",
+                (user_id, score, int(user_id in winners), cooperative, finished_at, session_id),
+            )
+
+
+# Python steps of migrations (backfills), by migration number: run after its SQL, in its
+# transaction.
+BACKFILLS: dict[int, Callable[[aiosqlite.Connection], Awaitable[None]]] = {
+    6: _backfill_results,
+}
+
+
+async def _open_reader(path: Path | str) -> aiosqlite.Connection:
+    reader = await aiosqlite.connect(str(path), isolation_level=None)
+    reader.row_factory = aiosqlite.Row
+    await reader.execute("PRAGMA query_only=ON")
+    await reader.execute("PRAGMA busy_timeout=5000")
+    return reader
+
+
 def _lock_owner(path: Path) -> int:
     lock_path = path.with_name(path.name + ".lock")
     try:
@@ -709,7 +1041,10 @@ def _unlock(fd: int | None) -> None:
 
 
 def _session_row(row: aiosqlite.Row) -> SessionRow:
-    values = dict(row)
+    return _session_row_of(dict(row))
+
+
+def _session_row_of(values: dict[str, Any]) -> SessionRow:
     values["status"] = SessionStatus(values["status"])
     return SessionRow(**values)
 

@@ -238,6 +238,8 @@ async def _check(db: Path, emu: DiscordEmulator, channels: list[int], result: So
                 result.replay_mismatches += 1
             assert s.state is not None
             expected = collections.Counter(a.title for a in s.state.announcements)
+            if s.outcome() is not None:  # and the final message, once
+                expected[f"🏁 {s.game.title} — game over"] += 1
             result.announcements += sum(expected.values())
             table_id = row.table_message_id
             posted = collections.Counter(  # one move's announcements share a message

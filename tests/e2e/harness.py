@@ -83,6 +83,21 @@ class World:
         await self.running.scheduler.run_due()
         await self.settle()
 
+    async def finish_by_deadlines(self, session_id: int = 1, limit: int = 300) -> None:
+        """Let every step of the game run out of time until it ends (as if everyone were away:
+        each deadline plays the default moves)."""
+        bot = self.running
+        for _ in range(limit):
+            s = await bot.service.load(session_id)
+            if not s.status.is_open:
+                await self.settle()
+                return
+            deadline = await bot.service.deadline(session_id)
+            assert deadline is not None, f"game #{session_id} has no deadline to wait for"
+            self.clock.advance(max(0.0, deadline.due_at - self.clock()) + 1)
+            await self.fire_timers()
+        raise AssertionError(f"game #{session_id} did not end after {limit} deadlines")
+
     # -- reading what players see ----------------------------------------------------------------
     def table_message(self, session_id: int = 1) -> Message:
         messages = [

@@ -91,6 +91,16 @@ async def play_to_the_end(
     final = emu.get_message(table.id)
     wanted = [p.image.name for p in game.table(s.state) if p.image is not None]
     assert sorted(final.files) == sorted(wanted), (game.id, sorted(final.files), wanted)
+    outcome = s.outcome()
+    assert outcome is not None
+    # The final message: the standings, the chart of how it went, and Rematch.
+    (final,) = [
+        m
+        for m in emu.channel_messages(table.id)
+        if ("Rematch", f"cb:r:{sid}", False) in m.buttons()
+    ]
+    assert outcome.progress, f"{game.id} has no progress to chart"
+    assert final.file("chart.png").startswith(b"\x89PNG"), game.id
     assert s.outcome() is not None
     assert await bot.service.replay(sid) == s.state, f"{game.id} does not replay"
     return counts

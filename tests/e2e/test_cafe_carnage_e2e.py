@@ -87,7 +87,7 @@ async def test_a_full_four_player_game_by_clicking(tmp_path: Path) -> None:
         assert session.status == "finished"
         assert await bot.service.replay(1) == session.state
         history = await w.emu.slash(w.users[1], w.channel, "game history")
-        assert "Café Carnage" in ephemeral_text(history)
+        assert "Café Carnage" in (await history.final()).current_text()
 
 
 async def test_restart_mid_round_with_old_components(tmp_path: Path) -> None:

@@ -78,6 +78,7 @@ async def test_fast_players_get_each_announcement_exactly_once(tmp_path: Path) -
             s = await bot.service.load(sid)
             assert s.state is not None
             expected = [a.title for a in s.state.announcements]
+            expected.append(f"🏁 {s.game.title} — game over")  # the final message, once
             posted = announcement_titles(w, channel, s.row.table_message_id)
             assert collections.Counter(posted) == collections.Counter(expected), (posted, expected)
             posts = await bot.store.posts(sid)

@@ -488,7 +488,7 @@ async def test_a_full_three_player_game_by_clicking_with_a_restart(tmp_path: Pat
             assert not finished_table.buttons() and not finished_table.selects()
             await check_table(bot, finished_table)
             history = await w.emu.slash(w.users[1], w.channel, "game history")
-            text = ephemeral_text(history)
+            text = (await history.final()).current_text()
             assert "Monster Café · #1" in text
             for pid in state.players:
                 c = state.collections[pid]
