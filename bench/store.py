@@ -21,7 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import aiosqlite
 
 from bot.core.sessions import Session, SessionService
-from bot.core.store import Store
+from bot.core.store.sqlite import SqliteStore
 from games.rng import Rng
 
 GAME = "cafe-carnage"
@@ -96,7 +96,7 @@ async def drive(service: SessionService, s: Session, deadline: float, lat: list[
 async def service_loop(
     path: Path, sessions: int, seconds: float, synchronous: str
 ) -> tuple[float, list[float]]:
-    store = await Store.open(path, synchronous)
+    store = await SqliteStore.open(path, synchronous)
     service = SessionService(store)
     started_sessions = [await start_session(service, n) for n in range(sessions)]
     latencies: list[float] = []

@@ -1,0 +1,504 @@
+"""The storage interface, and the SQL every backend shares.
+
+Sessions, seats, the append-only action log, timers and the outbox. Every write that changes a
+session's state is one transaction guarded by ``version`` (``UPDATE … WHERE version = ?``), so a
+stale writer is refused (:class:`StaleWrite`) instead of overwriting a newer state; the session
+service then reads the session again and decides anew. Schema changes are the numbered
+migrations of :mod:`bot.core.store.migrations`; a database written by newer code is refused.
+
+A backend gives three primitives (a read, a transaction, and a write that may be committed
+together with others) and its dialect; the statements are written once, with ``?`` parameters.
+A backend that several processes share (``shared``) also overrides the claims: timers and
+outbox rows taken by one process for a lease, and the right to show a session in Discord.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import socket
+import time
+from abc import ABC, abstractmethod
+from collections.abc import Awaitable, Callable, Iterable, Sequence
+from contextlib import AbstractAsyncContextManager
+from typing import Any, ClassVar, Protocol, TypeVar
+
+from bot.core.errors import StaleWrite
+from bot.core.store.migrations import MIGRATIONS, SCHEMA_VERSION
+from bot.core.store.rows import (
+    ActionRow,
+    NewAction,
+    NewerDatabase,
+    NewPost,
+    PlayerRow,
+    PostRow,
+    SessionRow,
+    TimerRow,
+    row_of,
+    session_row,
+)
+
+T = TypeVar("T")
+Record = dict[str, Any]
+
+
+class Tx(Protocol):
+    """One open transaction of a backend."""
+
+    async def execute(self, sql: str, args: Sequence[Any] = ()) -> int:
+        """Run a statement; returns the number of rows it changed."""
+        ...
+
+    async def fetch(self, sql: str, args: Sequence[Any] = ()) -> list[Record]: ...
+
+
+class Store(ABC):
+    """The only code that talks SQL."""
+
+    dialect: ClassVar[str]
+    # Several processes use this database at once: cached sessions must be checked, and timers,
+    # posts and table edits claimed (see the overrides of the PostgreSQL backend).
+    shared: ClassVar[bool] = False
+    # How long a claimed timer or post stays with the process that claimed it: one that dies
+    # holding a claim delays that timer or post by at most this.
+    claim_seconds: ClassVar[float] = 15.0
+    _for_update: ClassVar[str] = ""  # locks the rows a read-then-write transaction reads
+
+    def __init__(self) -> None:
+        # Names this process in the claims it holds (unique even when a process id is reused).
+        self.process_id = f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(4)}"
+
+    # -- what a backend provides -----------------------------------------------------------------
+    @abstractmethod
+    async def close(self) -> None: ...
+
+    @abstractmethod
+    async def _fetch(self, sql: str, args: Sequence[Any] = ()) -> list[Record]:
+        """A read outside any transaction."""
+
+    @abstractmethod
+    def _transaction(self) -> AbstractAsyncContextManager[Tx]:
+        """A transaction of its own, committed on leaving the block (rolled back on an error)."""
+
+    @abstractmethod
+    async def _write(self, work: Callable[[Tx], Awaitable[T]]) -> T:
+        """Run ``work`` in a transaction and return its result once committed. A backend may
+        commit it together with other writes; ``work`` that raises must raise before it writes
+        anything (the guarded UPDATE comes first), and then it alone fails."""
+
+    async def _lock_schema(self, tx: Tx) -> None:
+        """Keep other processes from migrating at the same time (within ``tx``)."""
+        return None  # SQLite: BEGIN IMMEDIATE already does
+
+    # -- the schema ------------------------------------------------------------------------------
+    async def _migrate(self) -> None:
+        async with self._transaction() as tx:
+            await self._lock_schema(tx)
+            await tx.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
+            rows = await tx.fetch("SELECT version FROM schema_version")
+            current = int(rows[0]["version"]) if rows else 0
+            if current > SCHEMA_VERSION:
+                raise NewerDatabase(
+                    f"This database has schema version {current}, newer than this cafebot "
+                    f"understands ({SCHEMA_VERSION}). Upgrade cafebot instead of downgrading."
+                )
+            for number in range(current, SCHEMA_VERSION):
+                for statement in MIGRATIONS[number].statements(self.dialect):
+                    await tx.execute(statement)
+            if current < SCHEMA_VERSION:
+                await tx.execute("DELETE FROM schema_version")
+                await tx.execute(
+                    "INSERT INTO schema_version (version) VALUES (?)", (SCHEMA_VERSION,)
+                )
+
+    async def schema_version(self) -> int:
+        rows = await self._fetch("SELECT version FROM schema_version")
+        return int(rows[0]["version"]) if rows else 0
+
+    # -- reads -----------------------------------------------------------------------------------
+    async def _one(self, sql: str, args: Sequence[Any] = ()) -> Record | None:
+        rows = await self._fetch(sql, args)
+        return rows[0] if rows else None
+
+    async def get_session(self, session_id: int) -> SessionRow | None:
+        row = await self._one("SELECT * FROM sessions WHERE id = ?", (session_id,))
+        return session_row(row) if row else None
+
+    async def session_stamp(self, session_id: int) -> tuple[int, int] | None:
+        """(version, shown) of a session as stored: whether a cached copy is still current."""
+        row = await self._one("SELECT version, shown FROM sessions WHERE id = ?", (session_id,))
+        return (int(row["version"]), int(row["shown"])) if row else None
+
+    async def open_session_in_channel(self, channel_id: int) -> SessionRow | None:
+        row = await self._one(
+            "SELECT * FROM sessions WHERE channel_id = ? AND status IN ('lobby', 'active')",
+            (channel_id,),
+        )
+        return session_row(row) if row else None
+
+    async def sessions_with_status(self, *statuses: str) -> list[SessionRow]:
+        marks = ",".join("?" for _ in statuses)
+        rows = await self._fetch(
+            f"SELECT * FROM sessions WHERE status IN ({marks}) ORDER BY id", statuses
+        )
+        return [session_row(r) for r in rows]
+
+    async def finished_in_guild(self, guild_id: int, limit: int = 10) -> list[SessionRow]:
+        rows = await self._fetch(
+            "SELECT * FROM sessions WHERE guild_id = ? AND status = 'finished' "
+            "ORDER BY updated_at DESC LIMIT ?",
+            (guild_id, limit),
+        )
+        return [session_row(r) for r in rows]
+
+    async def players(self, session_id: int) -> list[PlayerRow]:
+        rows = await self._fetch(
+            "SELECT * FROM players WHERE session_id = ? ORDER BY seat", (session_id,)
+        )
+        return [row_of(PlayerRow, r) for r in rows]
+
+    async def sessions_of_user(self, user_id: str) -> list[SessionRow]:
+        rows = await self._fetch(
+            "SELECT s.* FROM sessions s JOIN players p ON p.session_id = s.id "
+            "WHERE p.user_id = ? AND s.status IN ('lobby', 'active') ORDER BY s.id",
+            (user_id,),
+        )
+        return [session_row(r) for r in rows]
+
+    async def actions(self, session_id: int) -> list[ActionRow]:
+        rows = await self._fetch(
+            "SELECT * FROM actions WHERE session_id = ? ORDER BY seq", (session_id,)
+        )
+        return [row_of(ActionRow, r) for r in rows]
+
+    async def timers(self, session_id: int | None = None) -> list[TimerRow]:
+        if session_id is None:
+            rows = await self._fetch("SELECT * FROM timers ORDER BY due_at, session_id, kind")
+        else:
+            rows = await self._fetch(
+                "SELECT * FROM timers WHERE session_id = ? ORDER BY due_at, kind", (session_id,)
+            )
+        return [row_of(TimerRow, r) for r in rows]
+
+    async def get_meta(self, key: str) -> str | None:
+        row = await self._one("SELECT value FROM meta WHERE key = ?", (key,))
+        return str(row["value"]) if row else None
+
+    # -- claims (one owner: nothing to claim against; a shared backend overrides these) ----------
+    async def claim_due_timers(self, now: float) -> tuple[list[TimerRow], float | None]:
+        """The timers due at ``now``, taken by this process (no other fires them while the
+        claim lasts), and when the next one falls due (None: no timer)."""
+        timers = await self.timers()
+        due = [t for t in timers if t.due_at <= now]
+        upcoming = [t.due_at for t in timers if t.due_at > now]
+        return due, min(upcoming, default=None)
+
+    async def claim_posts(self, session_id: int, now: float) -> list[PostRow]:
+        """The unsent posts of a session, oldest first, taken by this process: none while
+        another process holds some of them (they go out in order, from one process)."""
+        return await self.unsent_posts(session_id)
+
+    async def acquire_presentation(self, session_id: int) -> tuple[bool, bool]:
+        """Take the right to edit and post a session's messages (one process at a time):
+        (held, taken over: another process presented it last, so what this one remembers of
+        its messages is out of date)."""
+        return True, False
+
+    async def release_presentation(self, session_id: int) -> None:
+        return None
+
+    # -- writes ----------------------------------------------------------------------------------
+    async def _run(self, sql: str, args: Iterable[Any] = ()) -> int:
+        """One statement, committed with whatever else is being written."""
+        params = tuple(args)
+
+        async def work(tx: Tx) -> int:
+            return await tx.execute(sql, params)
+
+        return await self._write(work)
+
+    async def set_meta(self, key: str, value: str) -> None:
+        await self._run(
+            "INSERT INTO meta (key, value) VALUES (?, ?) "
+            "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+            (key, value),
+        )
+
+    async def swap_meta(self, key: str, value: str) -> str | None:
+        """Set ``key`` and return its previous value, atomically (of processes starting at
+        once, one sees the old value, the others the new one)."""
+        async with self._transaction() as tx:
+            rows = await tx.fetch(f"SELECT value FROM meta WHERE key = ?{self._for_update}", (key,))
+            await tx.execute(
+                "INSERT INTO meta (key, value) VALUES (?, ?) "
+                "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                (key, value),
+            )
+        return str(rows[0]["value"]) if rows else None
+
+    async def create_session(
+        self,
+        *,
+        guild_id: int | None,
+        channel_id: int,
+        game_id: str,
+        host_id: str,
+        host_name: str,
+        options: dict[str, Any],
+        seed: int,
+    ) -> int:
+        now = time.time()
+        async with self._transaction() as tx:
+            rows = await tx.fetch(
+                "INSERT INTO sessions (guild_id, channel_id, game_id, status, host_id, options, "
+                "seed, created_at, updated_at) VALUES (?, ?, ?, 'lobby', ?, ?, ?, ?, ?) "
+                "RETURNING id",
+                (guild_id, channel_id, game_id, host_id, json.dumps(options), seed, now, now),
+            )
+            session_id = int(rows[0]["id"])
+            await tx.execute(
+                "INSERT INTO players (session_id, user_id, seat, name) VALUES (?, ?, 0, ?)",
+                (session_id, host_id, host_name),
+            )
+        return session_id
+
+    async def _bump(self, tx: Tx, session_id: int, version: int, **cols: Any) -> None:
+        sets = ", ".join(f"{name} = ?" for name in cols)
+        sql = (
+            f"UPDATE sessions SET {sets}{', ' if sets else ''}version = version + 1, "
+            "updated_at = ? WHERE id = ? AND version = ?"
+        )
+        if await tx.execute(sql, (*cols.values(), time.time(), session_id, version)) != 1:
+            raise StaleWrite()
+
+    async def update_lobby(
+        self,
+        session_id: int,
+        version: int,
+        *,
+        add: tuple[str, str] | None = None,
+        remove: str | None = None,
+        options: dict[str, Any] | None = None,
+    ) -> None:
+        async with self._transaction() as tx:
+            cols: dict[str, Any] = {}
+            if options is not None:
+                cols["options"] = json.dumps(options)
+            await self._bump(tx, session_id, version, **cols)
+            if add is not None:
+                rows = await tx.fetch(
+                    "SELECT COALESCE(MAX(seat), -1) + 1 AS seat FROM players WHERE session_id = ?",
+                    (session_id,),
+                )
+                await tx.execute(
+                    "INSERT INTO players (session_id, user_id, seat, name) VALUES (?, ?, ?, ?)",
+                    (session_id, add[0], int(rows[0]["seat"]), add[1]),
+                )
+            if remove is not None:
+                await tx.execute(
+                    "DELETE FROM players WHERE session_id = ? AND user_id = ?", (session_id, remove)
+                )
+
+    async def commit_state(
+        self,
+        session_id: int,
+        version: int,
+        *,
+        state: str,
+        status: str,
+        new_actions: list[NewAction],
+        outcome: str | None = None,
+        timers: list[TimerRow] | None = None,
+        keep_timers: bool = False,
+        posts: list[NewPost] | None = None,
+        announced: int | None = None,
+    ) -> None:
+        """Write a new state, append its actions and posts and replace the timers, atomically;
+        returns once committed (durable). Concurrent calls for different sessions may share a
+        commit."""
+
+        async def work(tx: Tx) -> None:
+            # The guarded UPDATE comes first: a stale version fails before anything is written.
+            cols: dict[str, Any] = {"state": state, "status": status, "outcome": outcome}
+            if announced is not None:
+                cols["announced"] = announced
+            await self._bump(tx, session_id, version, **cols)
+            await self._insert_posts(tx, session_id, posts or [])
+            now = time.time()
+            for a in new_actions:  # the next seq is computed in the INSERT: one trip each
+                await tx.execute(
+                    "INSERT INTO actions (session_id, seq, player, action, source, created_at) "
+                    "SELECT ?, COALESCE(MAX(seq), 0) + 1, ?, ?, ?, ? FROM actions "
+                    "WHERE session_id = ?",
+                    (session_id, a.player, json.dumps(a.action), a.source, now, session_id),
+                )
+            if not keep_timers:
+                await tx.execute("DELETE FROM timers WHERE session_id = ?", (session_id,))
+                for t in timers or []:
+                    await tx.execute(
+                        "INSERT INTO timers (session_id, kind, key, due_at) VALUES (?, ?, ?, ?)",
+                        (session_id, t.kind, t.key, t.due_at),
+                    )
+
+        await self._write(work)
+
+    async def set_status(
+        self,
+        session_id: int,
+        version: int,
+        status: str,
+        *,
+        note: str | None = None,
+        posts: list[NewPost] | None = None,
+    ) -> None:
+        async with self._transaction() as tx:
+            cols: dict[str, Any] = {"status": status}
+            if note is not None:
+                cols["note"] = note
+            await self._bump(tx, session_id, version, **cols)
+            if status in ("finished", "abandoned"):
+                await tx.execute("DELETE FROM timers WHERE session_id = ?", (session_id,))
+            await self._insert_posts(tx, session_id, posts or [])
+
+    async def _insert_posts(self, tx: Tx, session_id: int, posts: list[NewPost]) -> None:
+        now = time.time()
+        for post in posts:
+            await tx.execute(
+                "INSERT INTO outbox (session_id, target, payload, created_at, next_attempt_at) "
+                "VALUES (?, ?, ?, ?, ?)",
+                (session_id, post.target, json.dumps(post.payload), now, now),
+            )
+
+    async def post_and_delete_timer(
+        self, session_id: int, kind: str, key: str, posts: list[NewPost]
+    ) -> bool:
+        """Replace a fired timer by what it must post, in one transaction (a reminder is
+        either still due or in the outbox, never lost between the two). Deleting the row is
+        the claim: when it is already gone (fired by another process), nothing is posted and
+        this returns False."""
+
+        async def work(tx: Tx) -> bool:
+            deleted = await tx.execute(
+                "DELETE FROM timers WHERE session_id = ? AND kind = ? AND key = ?",
+                (session_id, kind, key),
+            )
+            if deleted:
+                await self._insert_posts(tx, session_id, posts)
+            return deleted > 0
+
+        return await self._write(work)
+
+    # -- the outbox ------------------------------------------------------------------------------
+    async def unsent_posts(self, session_id: int) -> list[PostRow]:
+        rows = await self._fetch(
+            "SELECT * FROM outbox WHERE session_id = ? AND sent_at IS NULL ORDER BY id",
+            (session_id,),
+        )
+        return [row_of(PostRow, r) for r in rows]
+
+    async def sessions_with_posts_due(self, now: float) -> list[int]:
+        rows = await self._fetch(
+            "SELECT DISTINCT session_id FROM outbox WHERE sent_at IS NULL AND next_attempt_at <= ? "
+            "AND (claimed_until IS NULL OR claimed_until < ? OR claimed_by = ?) ORDER BY session_id",
+            (now, now, self.process_id),
+        )
+        return [int(r["session_id"]) for r in rows]
+
+    async def next_post_due(self) -> float | None:
+        """When the next unsent post may be tried (by this process or, its claim over, any)."""
+        row = await self._one(
+            "SELECT MIN(CASE WHEN claimed_until > next_attempt_at AND claimed_by <> ? "
+            "THEN claimed_until ELSE next_attempt_at END) AS due FROM outbox WHERE sent_at IS NULL",
+            (self.process_id,),
+        )
+        return float(row["due"]) if row and row["due"] is not None else None
+
+    async def mark_posted(
+        self, post_id: int, message_id: int | None, *, failure: str | None = None
+    ) -> None:
+        """Done with a post: sent (with its message), or given up (``failure`` says why)."""
+        await self._run(
+            "UPDATE outbox SET sent_at = ?, message_id = ?, failure = ? WHERE id = ?",
+            (time.time(), message_id, failure, post_id),
+        )
+
+    async def retry_post_later(self, post_id: int, at: float, failure: str) -> None:
+        await self._run(
+            "UPDATE outbox SET attempts = attempts + 1, next_attempt_at = ?, failure = ? "
+            "WHERE id = ?",
+            (at, failure, post_id),
+        )
+
+    async def posts(self, session_id: int) -> list[PostRow]:
+        """Every post of a session, sent or not (for tests and inspection)."""
+        rows = await self._fetch(
+            "SELECT * FROM outbox WHERE session_id = ? ORDER BY id", (session_id,)
+        )
+        return [row_of(PostRow, r) for r in rows]
+
+    async def delete_timer(self, session_id: int, kind: str, key: str) -> None:
+        await self._run(
+            "DELETE FROM timers WHERE session_id = ? AND kind = ? AND key = ?",
+            (session_id, kind, key),
+        )
+
+    async def shift_timers(self, session_ids: list[int], after: float, by: float) -> None:
+        """Push back timers of these sessions that were still pending at ``after`` by ``by``."""
+        if not session_ids or by <= 0:
+            return
+        marks = ",".join("?" for _ in session_ids)
+        async with self._transaction() as tx:
+            await tx.execute(
+                f"UPDATE timers SET due_at = due_at + ? WHERE due_at > ? "
+                f"AND session_id IN ({marks})",
+                (by, after, *session_ids),
+            )
+
+    # Presentation bookkeeping: these do not change game state, so they do not bump the version
+    # (they bump `shown`, so a process sharing the database reads them again).
+    async def set_table_message(self, session_id: int, message_id: int | None) -> None:
+        await self._run(
+            "UPDATE sessions SET table_message_id = ?, shown = shown + 1 WHERE id = ?",
+            (message_id, session_id),
+        )
+
+    async def enqueue_announcements(
+        self, session_id: int, version: int, first: int, announcements: list[dict[str, Any]]
+    ) -> None:
+        """Put announcements ``first``… of a stored state in the outbox (a database written
+        before the outbox existed may hold some not yet posted)."""
+        async with self._transaction() as tx:
+            await self._bump(tx, session_id, version, announced=first + len(announcements))
+            await self._insert_posts(
+                tx, session_id, [NewPost({"announcement": a}) for a in announcements]
+            )
+
+    async def set_dm(
+        self,
+        session_id: int,
+        user_id: str,
+        *,
+        channel_id: int | None,
+        message_id: int | None,
+        stamp: str | None,
+        digest: str | None,
+    ) -> None:
+        shared = self.shared
+
+        async def work(tx: Tx) -> None:
+            await tx.execute(
+                "UPDATE players SET dm_channel_id = ?, dm_message_id = ?, dm_stamp = ?, "
+                "dm_digest = ? WHERE session_id = ? AND user_id = ?",
+                (channel_id, message_id, stamp, digest, session_id, user_id),
+            )
+            if shared:  # one owner: nobody else caches this session
+                await tx.execute(
+                    "UPDATE sessions SET shown = shown + 1 WHERE id = ?", (session_id,)
+                )
+
+        await self._write(work)
+
+    async def raw_execute(self, sql: str, args: Iterable[Any] = ()) -> None:
+        """For tests that damage a database on purpose."""
+        await self._run(sql, args)
