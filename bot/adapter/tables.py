@@ -4,7 +4,8 @@ The session service tells :class:`TableSync` after every change. One worker per 
 brings the channel's table message up to date, posts what the session's outbox holds (each row
 once: sent with a nonce, marked sent when Discord answers, retried with backoff when Discord or
 the network fails) and updates every player's DM, editing only what changed (a digest per
-message). Each part fails alone: a deleted channel does not stop the DMs.
+message). Each part fails alone: a deleted channel does not stop the DMs. With several bot
+processes, one at a time shows a session (:class:`~bot.core.presentation.Presentation`).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from bot.adapter.pictures import Pictures, Shown, shown_after
 from bot.adapter.render import embed_of, mention_line, names_in
 from bot.adapter.screens import DM_CLOSED_HELP, Rendered, Screens
 from bot.core.errors import UserError
+from bot.core.presentation import Presentation
 from bot.core.sessions import Session, SessionService
 from bot.core.store import CHANNEL, PostRow, SessionStatus
 from games.engine import PrivatePanel
@@ -34,6 +36,7 @@ log = logging.getLogger(__name__)
 
 MAX_BACKOFF = 300.0  # seconds between two tries of a post, at most
 RESYNC_AFTER_FAILURE = 5.0
+PRESENTED_ELSEWHERE_RETRY = 0.05  # another process is showing the session: after it, again
 
 
 @dataclass(frozen=True)
@@ -53,8 +56,10 @@ class TableSync:
         messenger: Messenger,
         pictures: Pictures,
         table_edit_interval: float,
+        presentation: Presentation | None = None,
     ) -> None:
         self.service = service
+        self.presentation = presentation or Presentation()
         self.screens = screens
         self.messenger = messenger
         self.pictures = pictures
@@ -140,6 +145,23 @@ class TableSync:
 
     # -- syncing ---------------------------------------------------------------------------------
     async def sync(self, session_id: int) -> None:
+        async with self.presentation.hold(session_id) as turn:
+            if not turn.held:
+                self._sync_later(session_id, PRESENTED_ELSEWHERE_RETRY)
+                return
+            await self._sync_held(session_id, turn.taken_over)
+
+    def _forget_messages(self, s: Session) -> None:
+        """Another process edited the session's messages: what this one remembers of them is
+        out of date (it would skip an edit, or keep an attachment that is gone)."""
+        self._table_digests.pop(s.id, None)
+        for message_id in [s.row.table_message_id, *(p.dm_message_id for p in s.players)]:
+            if message_id is not None:
+                self._shown.pop(message_id, None)
+        for player in s.players:
+            self._dm_controls.pop((s.id, player.user_id), None)
+
+    async def _sync_held(self, session_id: int, taken_over: bool) -> None:
         try:
             s = await self.service.load(session_id)
         except UserError as exc:
@@ -149,6 +171,8 @@ class TableSync:
             where = Where(session_id, channel_id, names)
             await self._part(session_id, "posts", lambda: self._flush_outbox(where))
             return
+        if taken_over:
+            self._forget_messages(s)
         # Each part fails alone; results are posted before the next step's DMs go out.
         where = Where(s.id, s.row.channel_id, s.names())
         await self._part(s.id, "table", lambda: self._sync_table(s))

@@ -1,4 +1,4 @@
-"""Deadlines and reminders, kept as rows in SQLite so they survive restarts.
+"""Deadlines and reminders, kept as rows in the database so they survive restarts.
 
 One task sleeps until the earliest timer (or until a session changes), fires what is due and goes
 back to sleep. At start it fires what fell due while the bot was down; games that ask for it
@@ -7,6 +7,9 @@ back to sleep. At start it fires what fell due while the bot was down; games tha
 The scheduler decides nothing about how things are shown: a reminder and the notice of a
 deadline played go to the session's outbox, in the same transaction as the timer's end, and the
 front end posts them from there.
+
+With several processes on one database, each runs this loop: a due timer is claimed by one of
+them (``claim_due_timers``), and firing it is a versioned write, so it takes effect once.
 """
 
 from __future__ import annotations
@@ -25,6 +28,9 @@ log = logging.getLogger(__name__)
 
 HEARTBEAT_SECONDS = 5.0  # how often "the bot is alive" is written, for downtime refunds
 MAX_SLEEP = 5.0
+# A shared database's heartbeat is at most this old while any process runs (one heartbeat per
+# HEARTBEAT_SECONDS, written from a loop that wakes at least every MAX_SLEEP).
+SHARED_ALIVE_WINDOW = HEARTBEAT_SECONDS + MAX_SLEEP + 1.0
 
 
 class Scheduler:
@@ -64,11 +70,16 @@ class Scheduler:
         self._wake.set()
 
     async def refund_downtime(self) -> None:
-        last_alive = await self.store.get_meta("last_alive")
         now = self.clock()
+        # Read and replaced at once: of processes starting together, one sees the downtime.
+        last_alive = await self.store.swap_meta("last_alive", repr(now))
+        self._last_heartbeat = now
         if last_alive is not None:
             down_since = float(last_alive)
             downtime = now - down_since
+            if self.store.shared and downtime <= SHARED_ALIVE_WINDOW:
+                # Another process was writing the heartbeat: the bot was not down.
+                downtime = 0.0
             refunded = [
                 row.id
                 for row in await self.store.sessions_with_status(SessionStatus.ACTIVE)
@@ -77,7 +88,6 @@ class Scheduler:
             if downtime > 0 and refunded:
                 await self.store.shift_timers(refunded, after=down_since, by=downtime)
                 log.info("gave %.0f s of downtime back to %d session(s)", downtime, len(refunded))
-        await self._heartbeat(force=True)
 
     async def _heartbeat(self, force: bool = False) -> None:
         now = self.clock()
@@ -89,12 +99,11 @@ class Scheduler:
         """Fire every timer that is due; return the seconds until the next one (at most 5)."""
         async with self._firing:
             await self._heartbeat()
-            timers = await self.store.timers()
             now = self.clock()
-            for timer in [t for t in timers if t.due_at <= now]:
+            due, upcoming = await self.store.claim_due_timers(now)
+            for timer in due:
                 await self._fire(timer)
-            upcoming = [t.due_at for t in timers if t.due_at > now]
-            return min([MAX_SLEEP, *(d - now for d in upcoming)])
+            return MAX_SLEEP if upcoming is None else min(MAX_SLEEP, upcoming - now)
 
     async def _run(self) -> None:
         while True:

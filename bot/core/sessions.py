@@ -26,6 +26,7 @@ from bot.core.errors import (
     StaleVersion,
     UserError,
 )
+from bot.core.stale import retry_stale_writes
 from bot.core.store import (
     CHANNEL,
     NewAction,
@@ -115,9 +116,11 @@ class SessionService:
         self.new_seed = new_seed
         self._locks: dict[int, asyncio.Lock] = {}
         self._listeners: list[Callable[[int], None]] = []
-        # Sessions as last committed. One bot process owns its database, so after the first
-        # load a session is served from memory; every write still checks the stored version
-        # (UPDATE … WHERE version = ?), and a refused or failed write drops the cached copy.
+        # Sessions as last committed. A bot process that owns its database (SQLite) serves a
+        # session from memory after the first load; with a shared database (``store.shared``)
+        # the cached copy is served only while it is still the stored one. Every write checks
+        # the stored version (UPDATE … WHERE version = ?), and a refused or failed write drops
+        # the cached copy.
         self._cache: dict[int, Session] = {}
 
     def lock(self, session_id: int) -> asyncio.Lock:
@@ -154,7 +157,7 @@ class SessionService:
     # -- loading ---------------------------------------------------------------------------------
     async def load(self, session_id: int) -> Session:
         cached = self._cache.get(session_id)
-        if cached is not None:
+        if cached is not None and (not self.store.shared or await self._still_stored(cached)):
             return cached
         row = await self.store.get_session(session_id)
         if row is None:
@@ -165,6 +168,10 @@ class SessionService:
         """Read the session from the database again (after a write that bypassed the cache)."""
         self.forget(session_id)
         return await self.load(session_id)
+
+    async def _still_stored(self, s: Session) -> bool:
+        """Whether no other process changed the session, or what shows it, since it was cached."""
+        return await self.store.session_stamp(s.id) == (s.row.version, s.row.shown)
 
     def forget(self, session_id: int) -> None:
         self._cache.pop(session_id, None)
@@ -192,7 +199,9 @@ class SessionService:
         return row.channel_id, await self.names(session_id)
 
     async def unsent_posts(self, session_id: int) -> list[PostRow]:
-        return await self.store.unsent_posts(session_id)
+        """The session's unsent posts, claimed for this process (another process sharing the
+        database gets none of them while the claim lasts)."""
+        return await self.store.claim_posts(session_id, self.now())
 
     async def mark_posted(
         self, post_id: int, message_id: int | None, *, failure: str | None = None
@@ -354,6 +363,7 @@ class SessionService:
         self._changed(session_id)
         return await self.load(session_id)
 
+    @retry_stale_writes
     async def join(self, session_id: int, user_id: str, name: str) -> Session:
         async with self.lock(session_id):
             s = await self.load(session_id)
@@ -367,6 +377,7 @@ class SessionService:
             self._changed(session_id)
             return await self.load(session_id)
 
+    @retry_stale_writes
     async def leave(self, session_id: int, user_id: str) -> Session:
         async with self.lock(session_id):
             s = await self.load(session_id)
@@ -382,6 +393,7 @@ class SessionService:
             self._changed(session_id)
             return await self.load(session_id)
 
+    @retry_stale_writes
     async def set_option(self, session_id: int, user_id: str, key: str, value: Any) -> Session:
         async with self.lock(session_id):
             s = await self.load(session_id)
@@ -402,6 +414,7 @@ class SessionService:
             self._changed(session_id)
             return await self.load(session_id)
 
+    @retry_stale_writes
     async def start(self, session_id: int, user_id: str) -> Session:
         async with self.lock(session_id):
             s = await self.load(session_id)
@@ -427,6 +440,7 @@ class SessionService:
             self._changed(session_id)
             return await self.load(session_id)
 
+    @retry_stale_writes
     async def abandon(
         self, session_id: int, user_id: str, may_manage: bool, who: str = ""
     ) -> SessionRow:
@@ -480,6 +494,7 @@ class SessionService:
 
         return await self.act_with(session_id, player, choose)
 
+    @retry_stale_writes
     async def act_with(
         self,
         session_id: int,
@@ -506,6 +521,7 @@ class SessionService:
         self._changed(session_id)
         return ActResult(session=committed, applied=[(player, action)])
 
+    @retry_stale_writes
     async def fire_deadline(self, session_id: int, key: str) -> ActResult | None:
         """Play the default move of every player the timed step ``key`` still waits for."""
         async with self.lock(session_id):
