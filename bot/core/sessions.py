@@ -7,7 +7,6 @@ Nothing here knows about Discord; the bot and the simulator both drive games thr
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import json
 import secrets
@@ -26,7 +25,7 @@ from bot.core.errors import (
     StaleVersion,
     UserError,
 )
-from bot.core.stale import retry_stale_writes
+from bot.core.stale import SessionLock, retry_stale_writes
 from bot.core.store import (
     CHANNEL,
     NewAction,
@@ -114,7 +113,7 @@ class SessionService:
         self.store = store
         self.now = now
         self.new_seed = new_seed
-        self._locks: dict[int, asyncio.Lock] = {}
+        self._locks: dict[int, SessionLock] = {}
         self._listeners: list[Callable[[int], None]] = []
         # Sessions as last committed. A bot process that owns its database (SQLite) serves a
         # session from memory after the first load; with a shared database (``store.shared``)
@@ -123,8 +122,8 @@ class SessionService:
         # the cached copy.
         self._cache: dict[int, Session] = {}
 
-    def lock(self, session_id: int) -> asyncio.Lock:
-        return self._locks.setdefault(session_id, asyncio.Lock())
+    def lock(self, session_id: int) -> SessionLock:
+        return self._locks.setdefault(session_id, SessionLock())
 
     # -- change events ---------------------------------------------------------------------------
     def subscribe(self, listener: Callable[[int], None]) -> None:
