@@ -1,4 +1,5 @@
-"""Entry point: `python -m bot` runs the bot; `python -m bot simulate …` plays games offline."""
+"""Entry point: `python -m bot` runs the bot; `python -m bot simulate …` plays games offline;
+`python -m bot migrate-db --from … --to …` copies a database (e.g. SQLite to PostgreSQL)."""
 
 from __future__ import annotations
 
@@ -37,10 +38,18 @@ def main(argv: list[str] | None = None) -> int:
     sim.add_argument(
         "--strategy", default="random", help="'random', a game's own strategy, or 'all'"
     )
+    copy = sub.add_parser(
+        "migrate-db",
+        help="copy every game to another database (stop the bot first), then check the copy",
+    )
+    copy.add_argument("--from", dest="source", required=True, help="e.g. sqlite:///cafebot.sqlite3")
+    copy.add_argument("--to", dest="target", required=True, help="e.g. postgresql://user@host/db")
     args = parser.parse_args(argv)
 
     if args.command == "simulate":
         return _simulate(args)
+    if args.command == "migrate-db":
+        return _migrate_db(args.source, args.target)
     try:
         settings = load_settings(args.config)
     except ConfigError as exc:
@@ -81,6 +90,30 @@ def _simulate(args: argparse.Namespace) -> int:
         if summary.first_error:
             print(f"\nfirst error in {summary.game_id}:\n{summary.first_error}", file=sys.stderr)
     return 1 if failed else 0
+
+
+def _migrate_db(source: str, target: str) -> int:
+    from bot.core.migrate import MigrationRefused, migrate_database
+    from bot.core.store import StorageUnusable, check_url
+
+    for url in (source, target):
+        try:
+            check_url(url)
+        except ValueError as exc:
+            print(f"{url}: {exc}", file=sys.stderr)
+            return 2
+    try:
+        report = asyncio.run(migrate_database(source, target, progress=print))
+    except (StorageUnusable, MigrationRefused) as exc:
+        print(f"migrate-db: {exc}", file=sys.stderr)
+        return 2
+    for line in report.lines():
+        print(line)
+    if not report.ok:
+        print("the copy is NOT faithful: keep using the source database", file=sys.stderr)
+        return 1
+    print("the copy is complete: point database_url at the target and start the bot")
+    return 0
 
 
 if __name__ == "__main__":

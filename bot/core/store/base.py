@@ -41,6 +41,8 @@ from bot.core.store.rows import (
 
 T = TypeVar("T")
 Record = dict[str, Any]
+# The tables a copy moves (migrate-db), in the order foreign keys allow.
+DATA_TABLES = ("sessions", "players", "actions", "timers", "outbox", "meta")
 
 
 class Tx(Protocol):
@@ -499,6 +501,37 @@ class Store(ABC):
 
         await self._write(work)
 
+    # -- copying a whole database (migrate-db) ---------------------------------------------------
+    async def count_rows(self, table: str) -> int:
+        row = await self._one(f"SELECT COUNT(*) AS n FROM {_data_table(table)}")
+        return int(row["n"]) if row else 0
+
+    async def dump_table(self, table: str) -> list[Record]:
+        return await self._fetch(f"SELECT * FROM {_data_table(table)}")
+
+    async def load_tables(self, tables: dict[str, list[Record]]) -> None:
+        """Insert these rows as they are (ids included), in one transaction."""
+        async with self._transaction() as tx:
+            for table, rows in tables.items():
+                for row in rows:
+                    columns = list(row)
+                    await tx.execute(
+                        f"INSERT INTO {_data_table(table)} ({', '.join(columns)}) "
+                        f"VALUES ({', '.join('?' for _ in columns)})",
+                        [row[c] for c in columns],
+                    )
+            await self._after_load(tx)
+
+    async def _after_load(self, tx: Tx) -> None:
+        """After rows were inserted with their ids: new rows must get ids after them."""
+        return None  # SQLite: a rowid is always past the largest
+
     async def raw_execute(self, sql: str, args: Iterable[Any] = ()) -> None:
         """For tests that damage a database on purpose."""
         await self._run(sql, args)
+
+
+def _data_table(name: str) -> str:
+    if name not in DATA_TABLES:
+        raise ValueError(f"not a cafebot table: {name!r}")
+    return name

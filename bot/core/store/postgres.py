@@ -118,6 +118,13 @@ class PostgresStore(Store):
     async def _lock_schema(self, tx: Tx) -> None:
         await tx.fetch("SELECT pg_advisory_xact_lock(?)", (SCHEMA_LOCK,))
 
+    async def _after_load(self, tx: Tx) -> None:
+        for table in ("sessions", "outbox"):  # their ids are identity columns
+            await tx.fetch(
+                f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), "
+                f"COALESCE(MAX(id), 0) + 1, false) FROM {table}"
+            )
+
     # -- claims ----------------------------------------------------------------------------------
     async def claim_due_timers(self, now: float) -> tuple[list[TimerRow], float | None]:
         rows = await self._fetch(
