@@ -3,8 +3,15 @@
 The bot runs as its own process (`python -m bot`, as in production); this process runs the
 emulator and plays every seat, each player clicking their picks and Confirm as fast as the
 clicks are acknowledged. Prints interactions/s, latency from INTERACTION_CREATE to the
-callback (p50/p99), and REST calls per round per player by kind. Run by hand:
+callback (p50/p99), REST calls per round per player by kind, the bot processes' CPU seconds
+per 1,000 interactions, and the same clicks sent to a bare discord.py bot that only
+acknowledges them (the library's own limit). Run by hand:
     .venv/bin/python bench/bot.py [--sessions 100] [--players 4] [--rounds 2]
+        [--database-url sqlite | embedded | postgresql://…] [--processes 2] [--via mixed]
+``--processes 2``: a cluster of two bot processes (one shard each) on one PostgreSQL;
+``--via mixed``: the players of every other table play in the channel (/game hand), so their
+clicks reach the guild's shard while DM clicks reach shard 0 (compare 1 and 2 processes with
+it: the same clicks either way).
 """
 
 from __future__ import annotations
@@ -23,7 +30,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from emulator import DiscordEmulator, RestCall  # noqa: E402
+from bench.cluster import bare_baseline, cpu_seconds, database, play_seat_in_channel  # noqa: E402
+from emulator import DiscordEmulator, EmulatorError, RestCall  # noqa: E402
 
 CONFIRM = "Confirm order & ballot"
 
@@ -117,29 +125,56 @@ async def main() -> None:
     parser.add_argument(
         "--rate", type=float, default=0, help="clicks per second in all (0: as fast as acked)"
     )
+    parser.add_argument("--database-url", default="sqlite", help="sqlite, embedded or a URL")
+    parser.add_argument("--processes", type=int, choices=[1, 2], default=1)
+    parser.add_argument("--via", choices=["dm", "mixed"], default="dm")
+    parser.add_argument("--no-baseline", action="store_true", help="skip the bare bot")
     args = parser.parse_args()
+    if args.processes > 1 and args.database_url == "sqlite":
+        parser.error("several bot processes need PostgreSQL: --database-url embedded")
 
-    async with DiscordEmulator() as emu:
+    async with DiscordEmulator(shard_count=args.processes) as emu:
         guild = emu.add_guild("Bench")
+        guilds = [guild]
+        if args.processes > 1 or args.via == "mixed":  # a guild on the last shard too
+            guilds.append(emu.add_guild("Bench B", shard=args.processes - 1))
         tables = []
         for n in range(args.sessions):
-            channel = emu.add_text_channel(guild, f"table-{n}")
-            users = [emu.add_user(f"p{n}-{i}", guild=guild) for i in range(args.players)]
+            where = guilds[n % len(guilds)]
+            channel = emu.add_text_channel(where, f"table-{n}")
+            users = [emu.add_user(f"p{n}-{i}", guild=where) for i in range(args.players)]
             tables.append((channel, users))
-        with tempfile.TemporaryDirectory(prefix="cafebot-bench-") as tmp:
+        in_channel = {c for n, (c, _) in enumerate(tables) if args.via == "mixed" and n % 2}
+        with (
+            tempfile.TemporaryDirectory(prefix="cafebot-bench-") as tmp,
+            database(args.database_url, Path(tmp)) as url,
+        ):
             env = {
                 k: v for k, v in os.environ.items() if not k.startswith(("CAFEBOT_", "DISCORD_"))
             }
             env |= emu.env() | {
-                "CAFEBOT_DATABASE_PATH": str(Path(tmp) / "bench.sqlite3"),
+                "CAFEBOT_DATABASE_URL": url,
                 "CAFEBOT_GUILD_READY_TIMEOUT": "0.05",
-                "CAFEBOT_DEV_GUILD_ID": str(guild),
                 "CAFEBOT_LOG_LEVEL": os.environ.get("BENCH_LOG_LEVEL", "WARNING"),
                 "PYTHONPATH": str(ROOT),
             }
+            if len(guilds) == 1:
+                env["CAFEBOT_DEV_GUILD_ID"] = str(guild)
             profile = os.environ.get("BENCH_PROFILE")  # a path: run the bot under cProfile
-            command = ["-m", "cProfile", "-o", profile, "-m", "bot"] if profile else ["-m", "bot"]
-            bot = await asyncio.create_subprocess_exec(sys.executable, *command, cwd=tmp, env=env)
+            bots = []
+            for index in range(args.processes):
+                command = ["-m", "bot"]
+                if profile:
+                    out = profile if args.processes == 1 else f"{profile}.{index}"
+                    command = ["-m", "cProfile", "-o", out, *command]
+                cluster = {"CAFEBOT_CLUSTER_INDEX": str(index)} if args.processes > 1 else {}
+                if cluster:
+                    cluster["CAFEBOT_CLUSTER_COUNT"] = str(args.processes)
+                bots.append(
+                    await asyncio.create_subprocess_exec(
+                        sys.executable, *command, cwd=tmp, env=env | cluster
+                    )
+                )
             try:
                 await emu.wait_for_bot_ready(timeout=60)
 
@@ -161,34 +196,62 @@ async def main() -> None:
                 PACE.rate = args.rate
                 latencies: list[float] = []
                 calls_before = len(emu.rest_calls)
+                pids = [b.pid for b in bots]
+                cpu_before = cpu_seconds(pids)
                 started = time.perf_counter()
+
+                async def seat(channel: int, user: int) -> None:
+                    if channel not in in_channel:
+                        await play_seat(emu, user, played, latencies)
+                        return
+                    menu = new_menu(emu, user, played)  # shown by DM, played in the channel
+                    assert menu is not None
+                    played.add(menu)
+                    await play_seat_in_channel(emu, user, channel, latencies)
+
                 for round_number in range(1, args.rounds + 1):
                     if args.in_flight == "player":
-                        await asyncio.gather(
-                            *(play_seat(emu, u, played, latencies) for u in everyone)
-                        )
+                        await asyncio.gather(*(seat(c, u) for c, users in tables for u in users))
                     else:
 
-                        async def play_table(users: list[int]) -> None:
+                        async def play_table(channel: int, users: list[int]) -> None:
                             for user in users:
-                                await play_seat(emu, user, played, latencies)
+                                await seat(channel, user)
 
-                        await asyncio.gather(*(play_table(users) for _, users in tables))
+                        await asyncio.gather(*(play_table(c, users) for c, users in tables))
                     if round_number < args.rounds:
                         await wait_for_menus(emu, everyone, played)
                 elapsed = time.perf_counter() - started
+                cpu = cpu_seconds(pids) - cpu_before
                 # Let the last round's reveals, table edits and new DMs go out.
                 await wait_for_menus(emu, everyone, played)
                 await asyncio.sleep(1.0)
                 calls = emu.rest_calls[calls_before:]
+                # The bare bot's clicks: on each table's next menu, one in flight per table
+                # (per player with --in-flight player), as many as the bot got.
+                menus = [
+                    (u, m)
+                    for _, users in tables
+                    for u in (users if args.in_flight == "player" else users[:1])
+                    if (m := new_menu(emu, u, played)) is not None
+                ]
             finally:
-                bot.send_signal(signal.SIGINT)  # a clean stop (writes the profile, if any)
-                await bot.wait()
-        emu.assert_clean()
+                for bot in bots:
+                    bot.send_signal(signal.SIGINT)  # a clean stop (writes the profile, if any)
+                for bot in bots:
+                    await bot.wait()
+        clicks = len(latencies)
+        bare: tuple[float, float] | None = None
+        if not args.no_baseline:
+            bare = await bare_baseline(emu, menus, clicks, args.processes)
+        unclean: EmulatorError | None = None
+        try:
+            emu.assert_clean()
+        except EmulatorError as exc:  # raised after the figures are printed
+            unclean = exc
 
     seats = len(everyone) * args.rounds
     kinds = Counter(kind_of(c, dm_channels) for c in calls)
-    clicks = len(latencies)
     pace = f"clicks arriving at {args.rate:.0f}/s" if args.rate else "clicks as fast as acked"
     print(
         f"{args.sessions} sessions × {args.players} players × {args.rounds} rounds, bot in its own "
@@ -207,6 +270,19 @@ async def main() -> None:
     print(
         f"clicks per round per player: {clicks / seats:.0f} (so callbacks alone are {clicks / seats:.0f})"
     )
+    kind = "SQLite" if url.startswith("sqlite") else "PostgreSQL"
+    print(
+        f"bot process(es): {args.processes} on {kind}, clicks {args.via}; CPU {cpu:.1f} s = "
+        f"{1000 * cpu / clicks:.2f} CPU s per 1,000 interactions"
+    )
+    if bare is not None:
+        rate, bare_cpu = bare
+        print(
+            f"bare discord.py bot (acknowledges only, same clicks): {rate:.0f} interactions/s, "
+            f"{bare_cpu:.2f} CPU s per 1,000; ours = {100 * clicks / elapsed / rate:.0f}% of its rate"
+        )
+    if unclean is not None:
+        raise unclean
 
 
 if __name__ == "__main__":

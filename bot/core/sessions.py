@@ -185,7 +185,7 @@ class SessionService:
 
     # Presentation bookkeeping: stored, and patched into the cached session.
     async def record_table_message(self, session_id: int, message_id: int | None) -> None:
-        await self.store.set_table_message(session_id, message_id)
+        self._count_shown(session_id, await self.store.set_table_message(session_id, message_id))
         self._patch(session_id, table_message_id=message_id)
 
     # -- the outbox -------------------------------------------------------------------------------
@@ -273,7 +273,7 @@ class SessionService:
         stamp: str | None,
         digest: str | None,
     ) -> None:
-        await self.store.set_dm(
+        shown = await self.store.set_dm(
             session_id,
             user_id,
             channel_id=channel_id,
@@ -281,7 +281,7 @@ class SessionService:
             stamp=stamp,
             digest=digest,
         )
-        cached = self._cache.get(session_id)
+        cached = self._count_shown(session_id, shown)
         if cached is not None:
             players = [
                 replace(
@@ -296,6 +296,20 @@ class SessionService:
                 for p in cached.players
             ]
             self._cache[session_id] = replace(cached, players=players)
+
+    def _count_shown(self, session_id: int, shown: int | None) -> Session | None:
+        """After this process changed what shows a session (a shared store returns the new
+        ``shown``): the cached copy, counted up, if nobody else changed it meanwhile; else it
+        is dropped (read again next time)."""
+        cached = self._cache.get(session_id)
+        if cached is None or shown is None:
+            return cached
+        if shown != cached.row.shown + 1:
+            self.forget(session_id)
+            return None
+        cached = replace(cached, row=replace(cached.row, shown=shown))
+        self._cache[session_id] = cached
+        return cached
 
     def _patch(self, session_id: int, **cols: Any) -> None:
         cached = self._cache.get(session_id)
@@ -575,6 +589,16 @@ class SessionService:
         except BaseException:
             self.forget(s.id)  # e.g. a stale version: read the truth next time
             raise
+        latest = self._cache.get(s.id)
+        if latest is not None and latest is not s and latest.version == s.version:
+            # What shows the session was recorded while this wrote (a DM, by the sync worker):
+            # keep it, or the cache would go back to the messages shown before.
+            row = replace(
+                committed.row,
+                shown=latest.row.shown,
+                table_message_id=latest.row.table_message_id,
+            )
+            committed = replace(committed, row=row, players=latest.players)
         self._cache[s.id] = committed
         return committed
 

@@ -459,11 +459,18 @@ class Store(ABC):
 
     # Presentation bookkeeping: these do not change game state, so they do not bump the version
     # (they bump `shown`, so a process sharing the database reads them again).
-    async def set_table_message(self, session_id: int, message_id: int | None) -> None:
-        await self._run(
-            "UPDATE sessions SET table_message_id = ?, shown = shown + 1 WHERE id = ?",
-            (message_id, session_id),
-        )
+    async def set_table_message(self, session_id: int, message_id: int | None) -> int | None:
+        """Returns the new ``shown`` when the store is shared (else None)."""
+
+        async def work(tx: Tx) -> int | None:
+            rows = await tx.fetch(
+                "UPDATE sessions SET table_message_id = ?, shown = shown + 1 WHERE id = ? "
+                "RETURNING shown",
+                (message_id, session_id),
+            )
+            return int(rows[0]["shown"]) if rows and self.shared else None
+
+        return await self._write(work)
 
     async def enqueue_announcements(
         self, session_id: int, version: int, first: int, announcements: list[dict[str, Any]]
@@ -485,21 +492,24 @@ class Store(ABC):
         message_id: int | None,
         stamp: str | None,
         digest: str | None,
-    ) -> None:
+    ) -> int | None:
+        """Returns the new ``shown`` when the store is shared (else None)."""
         shared = self.shared
 
-        async def work(tx: Tx) -> None:
+        async def work(tx: Tx) -> int | None:
             await tx.execute(
                 "UPDATE players SET dm_channel_id = ?, dm_message_id = ?, dm_stamp = ?, "
                 "dm_digest = ? WHERE session_id = ? AND user_id = ?",
                 (channel_id, message_id, stamp, digest, session_id, user_id),
             )
-            if shared:  # one owner: nobody else caches this session
-                await tx.execute(
-                    "UPDATE sessions SET shown = shown + 1 WHERE id = ?", (session_id,)
-                )
+            if not shared:  # one owner: nobody else caches this session
+                return None
+            rows = await tx.fetch(
+                "UPDATE sessions SET shown = shown + 1 WHERE id = ? RETURNING shown", (session_id,)
+            )
+            return int(rows[0]["shown"]) if rows else None
 
-        await self._write(work)
+        return await self._write(work)
 
     # -- copying a whole database (migrate-db) ---------------------------------------------------
     async def count_rows(self, table: str) -> int:

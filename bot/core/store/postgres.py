@@ -70,6 +70,7 @@ class PostgresStore(Store):
     dialect = "postgres"
     shared = True
     _for_update = " FOR UPDATE"
+    overdue_seconds = 2.0  # see sessions_with_posts_due
 
     def __init__(self, pool: asyncpg.Pool, locks: asyncpg.Connection, url: str) -> None:
         super().__init__()
@@ -169,6 +170,18 @@ class PostgresStore(Store):
                 (me, now + self.claim_seconds, session_id),
             )
         return [row_of(PostRow, r) for r in rows]
+
+    async def sessions_with_posts_due(self, now: float) -> list[int]:
+        # A fresh post is posted by the process that wrote it, at once; the others take it only
+        # once it is overdue (that process died, or its try failed), not to race it for it.
+        rows = await self._fetch(
+            "SELECT DISTINCT session_id FROM outbox WHERE sent_at IS NULL AND ("
+            "(claimed_by = ? AND next_attempt_at <= ?) OR next_attempt_at <= ?) "
+            "AND (claimed_until IS NULL OR claimed_until < ? OR claimed_by = ?) "
+            "ORDER BY session_id",
+            (self.process_id, now, now - self.overdue_seconds, now, self.process_id),
+        )
+        return [int(r["session_id"]) for r in rows]
 
     async def _on_lock_connection(self, sql: str, *args: Any) -> asyncpg.Record | None:
         async with self._locks_guard:
