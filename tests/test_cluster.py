@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from collections import Counter
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
@@ -196,19 +197,23 @@ async def test_posts_are_claimed_by_one_process_in_order(
 ) -> None:
     a, b, clock = two
     s = await started(a.service)
-    await a.store.post_and_delete_timer(s.id, "reminder", "none", [])  # nothing: no timer
-    assert s.state is not None
+    reminder = next(t for t in await a.store.timers(s.id) if t.kind == "reminder")
+    notice = NewPost({"notice": "hurry", "ping": []})
+    await a.store.post_and_delete_timer(s.id, "reminder", reminder.key, [notice])
     unsent = await a.store.unsent_posts(s.id)
-    assert unsent, "the start announces something"
+    assert len(unsent) >= 2, "the start's announcement and the reminder's notice"
+    # Fresh posts are left to the process that wrote them (its sync posts them at once).
+    assert s.id not in await b.store.sessions_with_posts_due(time.time())
     claimed = await a.service.unsent_posts(s.id)
     assert [p.id for p in claimed] == [p.id for p in unsent]
     assert await b.service.unsent_posts(s.id) == []  # a holds them
     assert s.id not in await b.store.sessions_with_posts_due(clock.now)
     assert await a.service.unsent_posts(s.id) != []  # a may take its own again
     await a.service.mark_posted(claimed[0].id, 1234)
-    clock.now += a.store.claim_seconds + 1  # a died: its claim ends
+    clock.now += a.store.claim_seconds + 1  # a died: its claim ends, its posts are overdue
+    assert s.id in await b.store.sessions_with_posts_due(clock.now)
     taken = await b.service.unsent_posts(s.id)
-    assert [p.id for p in taken] == [p.id for p in unsent[1:]]
+    assert [p.id for p in taken] == [p.id for p in unsent[1:]] and taken
     assert await a.service.unsent_posts(s.id) == []
 
 

@@ -135,6 +135,8 @@ async def test_two_processes_one_game_a_timer_and_a_kill(
         try:
             await emu.wait_for_bot_ready(timeout=60)
             assert emu.connected_shards == [0, 1]
+            syncs = [c for c in emu.rest_calls if c.method == "PUT" and "/commands" in c.path]
+            assert len(syncs) == 1  # once for the bot, by the process running shard 0
 
             # The lobby, in the channel: the guild's process.
             new = await emu.slash(alice, channel, "game new", {"game": GAME})
