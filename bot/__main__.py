@@ -1,6 +1,7 @@
 """Entry point: `python -m bot` runs the bot (without a token: the playground); `python -m bot
 play` serves the local playground; `python -m bot simulate …` plays games offline; `python -m
-bot verify RECORD.json` checks a game's record."""
+bot verify RECORD.json` checks a game's record; `python -m bot migrate-db --from … --to …`
+copies a database (e.g. SQLite to PostgreSQL)."""
 
 from __future__ import annotations
 
@@ -43,12 +44,20 @@ def main(argv: list[str] | None = None) -> int:
         help="check a game's record (from /game history): the sealed deal and every move",
     )
     check.add_argument("record", type=Path, help="the record's JSON file")
+    copy = sub.add_parser(
+        "migrate-db",
+        help="copy every game to another database (stop the bot first), then check the copy",
+    )
+    copy.add_argument("--from", dest="source", required=True, help="e.g. sqlite:///cafebot.sqlite3")
+    copy.add_argument("--to", dest="target", required=True, help="e.g. postgresql://user@host/db")
     args = parser.parse_args(argv)
 
     if args.command == "simulate":
         return _simulate(args)
     if args.command == "verify":
         return _verify(args.record)
+    if args.command == "migrate-db":
+        return _migrate_db(args.source, args.target)
     try:
         settings = load_settings(args.config)
     except ConfigError as exc:
@@ -133,6 +142,30 @@ def _verify(path: Path) -> int:
         print("Final scores: " + scores_line(verdict.outcome, record.names))
     else:
         print(f"The game was {record.status} before its end: no final scores.")
+    return 0
+
+
+def _migrate_db(source: str, target: str) -> int:
+    from bot.core.migrate import MigrationRefused, migrate_database
+    from bot.core.store import StorageUnusable, check_url
+
+    for url in (source, target):
+        try:
+            check_url(url)
+        except ValueError as exc:
+            print(f"{url}: {exc}", file=sys.stderr)
+            return 2
+    try:
+        report = asyncio.run(migrate_database(source, target, progress=print))
+    except (StorageUnusable, MigrationRefused) as exc:
+        print(f"migrate-db: {exc}", file=sys.stderr)
+        return 2
+    for line in report.lines():
+        print(line)
+    if not report.ok:
+        print("the copy is NOT faithful: keep using the source database", file=sys.stderr)
+        return 1
+    print("the copy is complete: point database_url at the target and start the bot")
     return 0
 
 

@@ -26,10 +26,11 @@ from bot.adapter.replies import GameTree, Replies
 from bot.adapter.screens import Screens
 from bot.adapter.tables import TableSync
 from bot.core.config import Settings
+from bot.core.presentation import Presentation
 from bot.core.robots import Robots
 from bot.core.scheduler import Scheduler
 from bot.core.sessions import SessionService
-from bot.core.store import StorageUnusable, Store
+from bot.core.store import StorageUnusable, Store, open_store
 
 log = logging.getLogger("cafebot")
 
@@ -56,6 +57,7 @@ class CafeBot(commands.Bot):
             intents=intents,
             help_command=None,
             tree_cls=GameTree,
+            **getattr(self, "_shard_options", {}),
         )
         self.settings = settings
         self.clock = clock  # wall time; tests pass a clock they can move forward
@@ -68,8 +70,11 @@ class CafeBot(commands.Bot):
 
     async def setup_hook(self) -> None:
         settings = self.settings
-        self.store = await Store.open(
-            settings.database_path, settings.sqlite_synchronous, owner=True
+        self.store = await open_store(
+            settings.database,
+            synchronous=settings.sqlite_synchronous,
+            owner=True,
+            pool_size=settings.database_pool_size,
         )
         service = SessionService(self.store, now=lambda: self.clock(), undo_wait=settings.undo_wait)
         if self.new_seed is not None:
@@ -118,6 +123,7 @@ class CafeBot(commands.Bot):
             pictures,
             settings.table_edit_interval,
             settings.dm_edit_interval,
+            presentation=Presentation(self.store if self.store.shared else None),
         )
         controls = Controls(service, screens, replies, self.tables)
         self.scheduler = Scheduler(self.store, service, clock=self.clock)
@@ -126,6 +132,20 @@ class CafeBot(commands.Bot):
         self.add_dynamic_items(*items.all())
         self.tree.add_command(GameCommands(service, screens, self.tables, replies))
         self.tree.on_error = replies.answer_error  # type: ignore[method-assign]
+        await self._sync_commands()
+        await self.scheduler.start()
+        self.tables.start()
+        await self.robots.start()  # bot seats awaited before a restart move again
+        # Anything committed but not yet shown (a crash between commit and post) is shown now.
+        await service.enqueue_unposted_announcements()
+        for row in await service.open_sessions():
+            self.tables.request_sync(row.id)
+
+    async def _sync_commands(self) -> None:
+        settings = self.settings
+        if not settings.syncs_commands:  # once for the whole bot, by the process with shard 0
+            log.info("commands are synced by the process running shard 0")
+            return
         if settings.dev_guild_id:
             guild = discord.Object(id=settings.dev_guild_id)
             self.tree.copy_global_to(guild=guild)
@@ -138,13 +158,6 @@ class CafeBot(commands.Bot):
             len(synced),
             " to the development guild" if settings.dev_guild_id else " globally",
         )
-        await self.scheduler.start()
-        self.tables.start()
-        await self.robots.start()  # bot seats awaited before a restart move again
-        # Anything committed but not yet shown (a crash between commit and post) is shown now.
-        await service.enqueue_unposted_announcements()
-        for row in await service.open_sessions():
-            self.tables.request_sync(row.id)
 
     async def close(self) -> None:
         if hasattr(self, "robots"):
@@ -183,6 +196,31 @@ class CafeBot(commands.Bot):
         log.info("ready as %s in %d server(s)", self.user, len(self.guilds))
 
 
+class ShardedCafeBot(CafeBot, commands.AutoShardedBot):
+    """Cluster mode: the same bot on the shards ``settings.shard_ids`` of ``shard_count``
+    (Discord sends each guild's events to one shard, DMs to shard 0). Several such processes
+    share one PostgreSQL database."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        clock: Callable[[], float] = time.time,
+        new_seed: Callable[[], int] | None = None,
+    ) -> None:
+        self._shard_options = {"shard_count": settings.shard_count, "shard_ids": settings.shard_ids}
+        super().__init__(settings, clock, new_seed)
+
+
+def make_bot(
+    settings: Settings,
+    clock: Callable[[], float] = time.time,
+    new_seed: Callable[[], int] | None = None,
+) -> CafeBot:
+    """The bot the settings ask for: sharded in cluster mode, else one connection."""
+    kind = ShardedCafeBot if settings.sharded else CafeBot
+    return kind(settings, clock, new_seed)
+
+
 def walk_components(components: list[Any]) -> Iterator[Any]:
     """Every component of a message, nested ones too (V2 containers, rows, accessories)."""
     for component in components:
@@ -205,7 +243,7 @@ def run_bot(settings: Settings) -> int:
     if settings.discord_gateway:
         discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(settings.discord_gateway)
     token = settings.discord_token.get_secret_value() if settings.discord_token else ""
-    bot = CafeBot(settings)
+    bot = make_bot(settings)
     try:
         bot.run(token, log_handler=None)
     except discord.LoginFailure:

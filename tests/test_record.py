@@ -10,13 +10,13 @@ import pytest
 
 from bot.core.record import GameRecord, commitment, effective, verify
 from bot.core.sessions import SessionService
-from bot.core.store import Store
+from bot.core.store.sqlite import SqliteStore
 from games.engine import clock_key
 
 
 @pytest.fixture
 async def service(tmp_path: Path) -> AsyncIterator[SessionService]:
-    store = await Store.open(tmp_path / "test.sqlite3")
+    store = await SqliteStore.open(tmp_path / "test.sqlite3")
     yield SessionService(store)
     await store.close()
 

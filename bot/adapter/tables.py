@@ -12,6 +12,11 @@ message's lock and drawing the newest state, so an older render never lands afte
 A game's posts (announcements, turn notices, time's-up) go to a thread opened on the table
 message, so the channel itself keeps just the table; where the bot may not open threads they
 go to the channel. Each part fails alone: a deleted channel does not stop the DMs.
+
+With several bot processes, one at a time shows a session
+(:class:`~bot.core.presentation.Presentation`): its worker, and a click's own answer, hold the
+session's presentation while they draw; a process that finds another one presenting tries
+again a moment later, and one that takes over forgets what it remembered of the messages.
 """
 
 from __future__ import annotations
@@ -21,7 +26,7 @@ import contextlib
 import json
 import logging
 import time
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
@@ -33,6 +38,7 @@ from bot.adapter.pictures import Pictures
 from bot.adapter.render import embed_of, mention_line, names_in
 from bot.adapter.screens import DM_CLOSED_HELP, Rendered, Screens
 from bot.core.errors import UserError
+from bot.core.presentation import Presentation
 from bot.core.seats import is_robot
 from bot.core.sessions import TABLE, Change, Session, SessionService
 from bot.core.store import CHANNEL, PostRow, SessionStatus
@@ -45,6 +51,8 @@ MAX_BACKOFF = 300.0  # seconds between two tries of a post, at most
 RESYNC_AFTER_FAILURE = 5.0
 THREAD_EXISTS = 160004  # "A thread has already been created for this message"
 ANSWER_BUDGET = 2.5  # seconds after the interaction was created: past this, defer instead
+PRESENTED_ELSEWHERE_RETRY = 0.05  # another process is showing the session: after it, again
+POST_TABLE_TRIES = 40  # a rematch's first table: while another process shows it, wait (2 s)
 
 
 @dataclass(frozen=True)
@@ -71,6 +79,10 @@ class Pending:
         elif self.views is not None:
             self.views |= change.views
         self.posts = self.posts or change.posted
+
+    def change(self, session_id: int) -> Change:
+        views = None if self.views is None else frozenset(self.views)
+        return Change(session_id, views, self.posts)
 
     def wants(self, view: str | None) -> bool:
         return self.views is None or view in self.views
@@ -122,8 +134,11 @@ class TableSync:
         pictures: Pictures,
         table_edit_interval: float,
         dm_edit_interval: float = 0.0,
+        *,
+        presentation: Presentation | None = None,
     ) -> None:
         self.service = service
+        self.presentation = presentation or Presentation()
         self.screens = screens
         self.messenger = messenger
         self.pictures = pictures
@@ -133,7 +148,8 @@ class TableSync:
         self._workers: dict[int, asyncio.Task[None]] = {}
         self._table_digests: dict[int, str] = {}  # what each table message shows now
         self._edited_at: dict[tuple[int, str | None], float] = {}  # (session, view) → monotonic
-        self._delayed: dict[int, asyncio.TimerHandle] = {}  # syncs waiting their turn
+        # Syncs waiting their turn, and what each will bring up to date.
+        self._delayed: dict[int, tuple[asyncio.TimerHandle, Pending]] = {}
         self._message_locks: dict[int, asyncio.Lock] = {}
         # Messages a click is about to answer (its callback shows the move): the worker leaves
         # them to it, and syncs them after if the answer did not show the newest state.
@@ -147,6 +163,9 @@ class TableSync:
         self._threads: dict[int, int | None] = {}  # session → its thread (None: no thread)
         self._elsewhere: dict[str, int] = {}  # other games waiting for each player, last known
         self._posting: dict[int, asyncio.Lock] = {}  # sessions whose first table is being posted
+        # Sessions another process presented since this one did: what this one remembers of
+        # their messages is forgotten by the next holder of the presentation that loads them.
+        self._taken_over: set[int] = set()
         self._retries: asyncio.Task[None] | None = None
         service.subscribe(self.on_change)
 
@@ -160,17 +179,33 @@ class TableSync:
         """Bring everything of the session up to date (at start, after a failure…)."""
         self.on_change(Change(session_id, None, posted=True))
 
-    def _sync_later(self, session_id: int, delay: float, views: set[str | None] | None) -> None:
-        handle = self._delayed.pop(session_id, None)
-        if handle is not None:
+    def _sync_later(
+        self,
+        session_id: int,
+        delay: float,
+        views: set[str | None] | None,
+        *,
+        posts: bool = False,
+    ) -> None:
+        """Sync these views (and the posts) in ``delay`` seconds. A sync already waiting is
+        merged into this one, at the earlier time (a view it brings too early is put off again
+        by its own throttle): neither's views are lost."""
+        later = Pending(views=None if views is None else set(views), posts=posts)
+        loop = asyncio.get_running_loop()
+        due = loop.time() + delay
+        waiting = self._delayed.pop(session_id, None)
+        if waiting is not None:
+            handle, earlier = waiting
             handle.cancel()
-        self._delayed[session_id] = asyncio.get_running_loop().call_later(
-            delay, self._delayed_sync, session_id, views
-        )
+            due = min(due, handle.when())
+            later.add(earlier.change(session_id))
+        handle = loop.call_at(due, self._delayed_sync, session_id)
+        self._delayed[session_id] = (handle, later)
 
-    def _delayed_sync(self, session_id: int, views: set[str | None] | None) -> None:
-        self._delayed.pop(session_id, None)
-        self.on_change(Change(session_id, None if views is None else frozenset(views), False))
+    def _delayed_sync(self, session_id: int) -> None:
+        waiting = self._delayed.pop(session_id, None)
+        if waiting is not None:
+            self.on_change(waiting[1].change(session_id))
 
     async def _work(self, session_id: int) -> None:
         try:
@@ -202,7 +237,7 @@ class TableSync:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._retries
             self._retries = None
-        for handle in self._delayed.values():
+        for handle, _ in self._delayed.values():
             handle.cancel()
         self._delayed.clear()
 
@@ -254,6 +289,48 @@ class TableSync:
     # -- syncing ---------------------------------------------------------------------------------
     async def sync(self, session_id: int, pending: Pending | None = None) -> None:
         pending = pending or Pending(views=None, posts=True)
+        async with self._presenting(session_id) as held:
+            if not held:  # another process is showing it: after it, from the newest state
+                self._sync_later(
+                    session_id, PRESENTED_ELSEWHERE_RETRY, pending.views, posts=pending.posts
+                )
+                return
+            await self._sync_held(session_id, pending)
+
+    @contextlib.asynccontextmanager
+    async def _presenting(self, session_id: int) -> AsyncIterator[bool]:
+        """Hold the session's presentation (the worker, a click's answer and a first table
+        post may hold it at once in this process); yields whether it is held."""
+        async with self.presentation.hold(session_id) as turn:
+            if turn.taken_over:
+                # Marked before anything awaits: of this process's holders at once, only the
+                # first to acquire hears of the take-over, and another may load first.
+                self._taken_over.add(session_id)
+            yield turn.held
+
+    def _caught_up(self, s: Session) -> None:
+        """Right after loading ``s`` under the presentation (nothing awaited in between):
+        forget what this process remembers of its messages if another process presented it
+        since."""
+        if s.id in self._taken_over:
+            self._taken_over.discard(s.id)
+            self._forget_messages(s)
+
+    def _forget_messages(self, s: Session) -> None:
+        """Another process edited the session's messages: what this one remembers of them is
+        out of date (it would skip an edit, or keep an attachment that is gone). What it needs
+        is read again: the DMs from the players' rows, the pictures and a pictured table's
+        digest from the memo the other process kept."""
+        self._table_digests.pop(s.id, None)
+        self._threads.pop(s.id, None)
+        for message_id in [s.row.table_message_id, *(p.dm_message_id for p in s.players)]:
+            if message_id is not None:
+                self.pictures.forget(message_id)
+        for player in s.players:
+            self._dm_shown.pop((s.id, player.user_id), None)
+            self._dm_controls.pop((s.id, player.user_id), None)
+
+    async def _sync_held(self, session_id: int, pending: Pending) -> None:
         try:
             s = await self.service.load(session_id)
         except UserError as exc:
@@ -263,6 +340,7 @@ class TableSync:
             where = Where(session_id, channel_id, names)
             await self._part(session_id, "posts", partial(self._flush_outbox, where))
             return
+        self._caught_up(s)
         # Each part fails alone; results are posted before the next step's DMs go out.
         if pending.wants(TABLE):
             await self._part(s.id, "table", partial(self._sync_table, s))
@@ -369,27 +447,37 @@ class TableSync:
 
     async def post_table(self, session_id: int) -> int | None:
         """Post the table message of a session that has none yet (a lobby opened by a Rematch
-        button: not an answer to a command in its channel). Returns its id."""
+        button: not an answer to a command in its channel). Returns its id (None: another
+        process is showing the session and has not posted it yet)."""
         async with self._posting.setdefault(session_id, asyncio.Lock()):
-            s = await self.service.load(session_id)
-            if s.row.table_message_id is not None:
-                return s.row.table_message_id
-            table = await self.screens.table_payload(s)
-            note = None
-            if s.row.rematch_of is not None:
-                note = (
-                    f"🔁 Rematch of game #{s.row.rematch_of}: everyone is seated again — "
-                    "**Leave** if you're out, and the host starts when ready."
-                )
-            message = await self.messenger.send(
-                s.row.channel_id,
-                f"table:{s.id}:first",
-                files=await self._files(table),
-                **table.message(note),
+            for _ in range(POST_TABLE_TRIES):
+                async with self._presenting(session_id) as held:
+                    if held:  # one process posts it (it may already have)
+                        return await self._post_table_held(session_id)
+                await asyncio.sleep(PRESENTED_ELSEWHERE_RETRY)
+            return (await self.service.load(session_id)).row.table_message_id
+
+    async def _post_table_held(self, session_id: int) -> int | None:
+        s = await self.service.load(session_id)
+        self._caught_up(s)
+        if s.row.table_message_id is not None:
+            return s.row.table_message_id
+        table = await self.screens.table_payload(s)
+        note = None
+        if s.row.rematch_of is not None:
+            note = (
+                f"🔁 Rematch of game #{s.row.rematch_of}: everyone is seated again — "
+                "**Leave** if you're out, and the host starts when ready."
             )
-            await self.service.record_table_message(s.id, message.id)
-            self._table_digests[s.id] = table.digest
-            return message.id
+        message = await self.messenger.send(
+            s.row.channel_id,
+            f"table:{s.id}:first",
+            files=await self._files(table),
+            **table.message(note),
+        )
+        await self.service.record_table_message(s.id, message.id)
+        self._table_digests[s.id] = table.digest
+        return message.id
 
     async def _files(self, rendered: Rendered) -> list[discord.File]:
         if rendered.game is None or not rendered.pictures:
@@ -423,13 +511,31 @@ class TableSync:
         """Show the move on the clicked message (the table, or the clicker's DM) in the
         interaction's own answer, under the message's lock and drawn from the newest state;
         the worker then finds that message up to date. False: the interaction was only
-        acknowledged (too late to draw, or a new step wants a new DM) and the worker shows it."""
+        acknowledged (too late to draw, or a new step wants a new DM, or another process is
+        showing the session) and the worker shows it."""
         message = interaction.message
         if message is None or interaction.response.is_done():
             return False
         elapsed = (discord.utils.utcnow() - interaction.created_at).total_seconds()
+        async with self._presenting(session_id) as held:
+            if not held:
+                return False
+            return await self._answer_click(
+                interaction, message, session_id, clicker, seat, elapsed
+            )
+
+    async def _answer_click(
+        self,
+        interaction: discord.Interaction[Any],
+        message: discord.Message,
+        session_id: int,
+        clicker: str,
+        seat: str,
+        elapsed: float,
+    ) -> bool:
         async with self._lock(message.id):
             s = await self.service.load(session_id)
+            self._caught_up(s)
             if seat == "t":
                 parts = await self.screens.table_parts(s)
                 if self._table_digests.get(s.id) == parts.digest:

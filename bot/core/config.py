@@ -8,12 +8,20 @@ from __future__ import annotations
 
 import tomllib
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal, Self
 
-from pydantic import AliasChoices, Field, SecretStr, ValidationError
-from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
+from pydantic import (
+    AliasChoices,
+    Field,
+    SecretStr,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
+from pydantic_settings import BaseSettings, NoDecode, PydanticBaseSettingsSource, SettingsConfigDict
 
 from bot.core.errors import ConfigError
+from bot.core.store import check_url, sqlite_path
 
 DEFAULT_CONFIG_PATH = Path("config.toml")
 
@@ -27,6 +35,18 @@ class Settings(BaseSettings):
         description="The bot token from the Discord developer portal.",
     )
     database_path: Path = Field(default=Path("cafebot.sqlite3"), description="SQLite file.")
+    database_url: str | None = Field(
+        default=None,
+        description="sqlite:///path (one process) or postgresql://user:password@host/db "
+        "(several); unset: sqlite:///<database_path>.",
+    )
+    database_pool_size: int = Field(default=10, ge=1, le=100, description="PostgreSQL only.")
+    # Cluster mode: this process runs these shards of the bot (several processes need
+    # PostgreSQL). cluster_index/cluster_count derive them: shards i with i % count == index.
+    shard_count: int | None = Field(default=None, ge=1, le=10000)
+    shard_ids: Annotated[list[int] | None, NoDecode] = Field(default=None)
+    cluster_index: int | None = Field(default=None, ge=0)
+    cluster_count: int | None = Field(default=None, ge=1, le=10000)
     default_turn_timeout: int = Field(
         default=86400, ge=60, le=604800, description="Seconds a game waits for a player by default."
     )
@@ -79,6 +99,61 @@ class Settings(BaseSettings):
         description="Seconds between edits of a table message (Discord rate-limits channel "
         "message edits); changes in between are shown together.",
     )
+
+    @field_validator("database_url")
+    @classmethod
+    def _database_url(cls, value: str | None) -> str | None:
+        return None if value is None else check_url(value)
+
+    @field_validator("shard_ids", mode="before")
+    @classmethod
+    def _shard_list(cls, value: Any) -> Any:
+        if isinstance(value, str):  # from the environment: "0,1" or "[0, 1]"
+            return [int(part) for part in value.strip("[] ").split(",") if part.strip()]
+        return value
+
+    @model_validator(mode="after")
+    def _cluster(self) -> Self:
+        if self.cluster_count is not None or self.cluster_index is not None:
+            if self.cluster_count is None or self.cluster_index is None:
+                raise ValueError("cluster_index and cluster_count go together")
+            if self.shard_ids is not None:
+                raise ValueError("set shard_ids, or cluster_index and cluster_count, not both")
+            if self.cluster_index >= self.cluster_count:
+                raise ValueError("cluster_index must be below cluster_count (it counts from 0)")
+            if self.shard_count is None:
+                self.shard_count = self.cluster_count
+            if self.shard_count < self.cluster_count:
+                raise ValueError("shard_count must be at least cluster_count")
+            self.shard_ids = list(range(self.cluster_index, self.shard_count, self.cluster_count))
+        if self.shard_ids is not None:
+            if self.shard_count is None:
+                raise ValueError("shard_ids needs shard_count (all the bot's shards)")
+            if not self.shard_ids or len(set(self.shard_ids)) != len(self.shard_ids):
+                raise ValueError("shard_ids must list each shard once")
+            if not all(0 <= s < self.shard_count for s in self.shard_ids):
+                raise ValueError(f"shard_ids must be between 0 and {self.shard_count - 1}")
+        several = self.cluster_count is not None and self.cluster_count > 1
+        if several and sqlite_path(self.database) is not None:
+            raise ValueError(
+                "several bot processes (cluster_count > 1) need PostgreSQL: set database_url "
+                "to postgresql://… (see README, Deploying)"
+            )
+        return self
+
+    @property
+    def database(self) -> str:
+        """The database URL: database_url, else the SQLite file database_path."""
+        return self.database_url or f"sqlite:///{self.database_path}"
+
+    @property
+    def sharded(self) -> bool:
+        return self.shard_count is not None
+
+    @property
+    def syncs_commands(self) -> bool:
+        """Slash commands are synced once for the whole bot: by the process running shard 0."""
+        return self.shard_ids is None or 0 in self.shard_ids
 
     @classmethod
     def settings_customise_sources(

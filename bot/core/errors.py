@@ -26,6 +26,11 @@ class StaleVersion(UserError):
         super().__init__(message)
 
 
+class StaleWrite(StaleVersion):
+    """A versioned write found a newer version stored (another writer, e.g. another process
+    sharing the database, came first). The service reads the session again and retries."""
+
+
 class IllegalMove(UserError):
     pass
 

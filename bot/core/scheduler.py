@@ -1,4 +1,4 @@
-"""Deadlines, reminders and undo requests, kept as rows in SQLite so they survive restarts.
+"""Deadlines, reminders and undo requests, kept as rows in the database so they survive restarts.
 
 One task sleeps until the earliest timer (or until a session changes), fires what is due and goes
 back to sleep. At start it fires what fell due while the bot was down; games that ask for it
@@ -7,6 +7,9 @@ back to sleep. At start it fires what fell due while the bot was down; games tha
 The scheduler decides nothing about how things are shown: a reminder and the notice of a
 deadline played go to the session's outbox, in the same transaction as the timer's end, and the
 front end posts them from there.
+
+With several processes on one database, each runs this loop: a due timer is claimed by one of
+them (``claim_due_timers``), and firing it is a versioned write, so it takes effect once.
 """
 
 from __future__ import annotations
@@ -25,6 +28,9 @@ log = logging.getLogger(__name__)
 
 HEARTBEAT_SECONDS = 5.0  # how often "the bot is alive" is written, for downtime refunds
 MAX_SLEEP = 5.0
+# A shared database's heartbeat is at most this old while any process runs (one heartbeat per
+# HEARTBEAT_SECONDS, written from a loop that wakes at least every MAX_SLEEP).
+SHARED_ALIVE_WINDOW = HEARTBEAT_SECONDS + MAX_SLEEP + 1.0
 
 
 class Scheduler:
@@ -41,7 +47,7 @@ class Scheduler:
         self._task: asyncio.Task[None] | None = None
         self._last_heartbeat = 0.0
         self._firing = asyncio.Lock()  # the loop and run_due() callers never fire twice
-        service.subscribe(lambda _session_id: self.wake())
+        service.subscribe(lambda _change: self.wake())
 
     async def start(self) -> None:
         await self.refund_downtime()
@@ -64,11 +70,16 @@ class Scheduler:
         self._wake.set()
 
     async def refund_downtime(self) -> None:
-        last_alive = await self.store.get_meta("last_alive")
         now = self.clock()
+        # Read and replaced at once: of processes starting together, one sees the downtime.
+        last_alive = await self.store.swap_meta("last_alive", repr(now))
+        self._last_heartbeat = now
         if last_alive is not None:
             down_since = float(last_alive)
             downtime = now - down_since
+            if self.store.shared and downtime <= SHARED_ALIVE_WINDOW:
+                # Another process was writing the heartbeat: the bot was not down.
+                downtime = 0.0
             refunded = [
                 row.id
                 for row in await self.store.sessions_with_status(SessionStatus.ACTIVE)
@@ -78,7 +89,6 @@ class Scheduler:
                 await self.store.shift_timers(refunded, after=down_since, by=downtime)
                 self.service.timers_changed()
                 log.info("gave %.0f s of downtime back to %d session(s)", downtime, len(refunded))
-        await self._heartbeat(force=True)
 
     async def _heartbeat(self, force: bool = False) -> None:
         now = self.clock()
@@ -90,17 +100,18 @@ class Scheduler:
         """Fire every timer that is due; return the seconds until the next one (at most 5)."""
         async with self._firing:
             await self._heartbeat()
-            timers = await self.store.timers()
             now = self.clock()
-            for timer in [t for t in timers if t.due_at <= now]:
+            due, upcoming = await self.store.claim_due_timers(now)
+            for timer in due:
                 await self._fire(timer)
-            # Undo requests nobody objected to in time are granted.
+            # Undo requests nobody objected to in time are granted (with several processes,
+            # each may try: granting is a versioned write, so it takes effect once).
             await self.service.settle_due_undos()
-            upcoming = [t.due_at for t in timers if t.due_at > now]
+            wakes = [] if upcoming is None else [upcoming]
             undo_due = await self.service.next_undo_due()
             if undo_due is not None:
-                upcoming.append(max(undo_due, now + 0.01))
-            return min([MAX_SLEEP, *(d - now for d in upcoming)])
+                wakes.append(max(undo_due, now + 0.01))
+            return min([MAX_SLEEP, *(d - now for d in wakes)])
 
     async def _run(self) -> None:
         while True:

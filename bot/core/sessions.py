@@ -1,13 +1,12 @@
 """The session service: the only way game state changes.
 
 Each call locks its session, loads it, asks the engine to check and apply the action, and writes
-the new state, the action log entry and the timers in one SQLite transaction before it returns.
+the new state, the action log entry and the timers in one transaction before it returns.
 Nothing here knows about Discord; the bot and the simulator both drive games through it.
 """
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import json
 import secrets
@@ -28,6 +27,7 @@ from bot.core.errors import (
 )
 from bot.core.record import GameRecord, RecordedAction, commitment, effective
 from bot.core.seats import free_robot_id, is_robot, robot_name
+from bot.core.stale import SessionLock, retry_stale_writes
 from bot.core.store import (
     CHANNEL,
     NewAction,
@@ -190,16 +190,20 @@ class SessionService:
         self.now = now
         self.new_seed = new_seed
         self.undo_wait = undo_wait  # seconds the others have to object to an undo
-        self._locks: dict[int, asyncio.Lock] = {}
+        self._locks: dict[int, SessionLock] = {}
         self._listeners: list[Callable[[Change], None]] = []
+        # The deadline of each cached session's step; it goes with the cached session (a
+        # process sharing the database that changes the timers changes the session's stamp).
         self._deadlines: dict[int, TimerRow | None] = {}
-        # Sessions as last committed. One bot process owns its database, so after the first
-        # load a session is served from memory; every write still checks the stored version
-        # (UPDATE … WHERE version = ?), and a refused or failed write drops the cached copy.
+        # Sessions as last committed. A bot process that owns its database (SQLite) serves a
+        # session from memory after the first load; with a shared database (``store.shared``)
+        # the cached copy is served only while it is still the stored one. Every write checks
+        # the stored version (UPDATE … WHERE version = ?), and a refused or failed write drops
+        # the cached copy.
         self._cache: dict[int, Session] = {}
 
-    def lock(self, session_id: int) -> asyncio.Lock:
-        return self._locks.setdefault(session_id, asyncio.Lock())
+    def lock(self, session_id: int) -> SessionLock:
+        return self._locks.setdefault(session_id, SessionLock())
 
     # -- change events ---------------------------------------------------------------------------
     def subscribe(self, listener: Callable[[Change], None]) -> None:
@@ -221,7 +225,13 @@ class SessionService:
     # -- reads for front ends --------------------------------------------------------------------
     async def deadline(self, session_id: int) -> TimerRow | None:
         """The deadline of the timed step in progress, if any (kept in memory: every change
-        of a session's timers goes through the service, or tells it with timers_changed)."""
+        of a session's timers goes through the service, or tells it with timers_changed; with a
+        shared database, only while the cached session is still the stored one, as another
+        process's change of the timers changes its version or ``shown``)."""
+        if self.store.shared and session_id in self._deadlines:
+            cached = self._cache.get(session_id)
+            if cached is None or not await self._still_stored(cached):
+                self.forget(session_id)
         if session_id not in self._deadlines:
             timers = await self.store.timers(session_id)
             self._deadlines[session_id] = next((t for t in timers if t.kind == "deadline"), None)
@@ -346,7 +356,9 @@ class SessionService:
     async def load(self, session_id: int) -> Session:
         cached = self._cache.get(session_id)
         if cached is not None:
-            return cached
+            if not self.store.shared or await self._still_stored(cached):
+                return cached
+            self.forget(session_id)  # another process changed it (and maybe its timers)
         row = await self.store.get_session(session_id)
         if row is None:
             raise NotFound(f"There is no game #{session_id}.")
@@ -356,6 +368,10 @@ class SessionService:
         """Read the session from the database again (after a write that bypassed the cache)."""
         self.forget(session_id)
         return await self.load(session_id)
+
+    async def _still_stored(self, s: Session) -> bool:
+        """Whether no other process changed the session, or what shows it, since it was cached."""
+        return await self.store.session_stamp(s.id) == (s.row.version, s.row.shown)
 
     def forget(self, session_id: int) -> None:
         self._cache.pop(session_id, None)
@@ -371,7 +387,7 @@ class SessionService:
 
     # Presentation bookkeeping: stored, and patched into the cached session.
     async def record_table_message(self, session_id: int, message_id: int | None) -> None:
-        await self.store.set_table_message(session_id, message_id)
+        self._count_shown(session_id, await self.store.set_table_message(session_id, message_id))
         self._patch(session_id, table_message_id=message_id)
 
     # -- presentation memo -----------------------------------------------------------------------
@@ -393,7 +409,9 @@ class SessionService:
         return row.channel_id, await self.names(session_id)
 
     async def unsent_posts(self, session_id: int) -> list[PostRow]:
-        return await self.store.unsent_posts(session_id)
+        """The session's unsent posts, claimed for this process (another process sharing the
+        database gets none of them while the claim lasts)."""
+        return await self.store.claim_posts(session_id, self.now())
 
     async def mark_posted(
         self, post_id: int, message_id: int | None, *, failure: str | None = None
@@ -467,7 +485,7 @@ class SessionService:
         stamp: str | None,
         digest: str | None,
     ) -> None:
-        await self.store.set_dm(
+        shown = await self.store.set_dm(
             session_id,
             user_id,
             channel_id=channel_id,
@@ -475,7 +493,7 @@ class SessionService:
             stamp=stamp,
             digest=digest,
         )
-        cached = self._cache.get(session_id)
+        cached = self._count_shown(session_id, shown)
         if cached is not None:
             players = [
                 replace(
@@ -490,6 +508,20 @@ class SessionService:
                 for p in cached.players
             ]
             self._cache[session_id] = replace(cached, players=players)
+
+    def _count_shown(self, session_id: int, shown: int | None) -> Session | None:
+        """After this process changed what shows a session (a shared store returns the new
+        ``shown``): the cached copy, counted up, if nobody else changed it meanwhile; else it
+        is dropped (read again next time)."""
+        cached = self._cache.get(session_id)
+        if cached is None or shown is None:
+            return cached
+        if shown != cached.row.shown + 1:
+            self.forget(session_id)
+            return None
+        cached = replace(cached, row=replace(cached.row, shown=shown))
+        self._cache[session_id] = cached
+        return cached
 
     def _patch(self, session_id: int, **cols: Any) -> None:
         cached = self._cache.get(session_id)
@@ -609,6 +641,7 @@ class SessionService:
         self._changed(new_id)
         return await self.load(new_id), True
 
+    @retry_stale_writes
     async def join(self, session_id: int, user_id: str, name: str) -> Session:
         async with self.lock(session_id):
             s = await self.load(session_id)
@@ -622,6 +655,7 @@ class SessionService:
             self._changed(session_id, frozenset({TABLE}), posted=False)
             return await self.load(session_id)
 
+    @retry_stale_writes
     async def leave(self, session_id: int, user_id: str) -> Session:
         async with self.lock(session_id):
             s = await self.load(session_id)
@@ -637,6 +671,7 @@ class SessionService:
             self._changed(session_id, frozenset({TABLE}), posted=False)
             return await self.load(session_id)
 
+    @retry_stale_writes
     async def add_robot(self, session_id: int, user_id: str) -> Session:
         """The host seats a bot player (played by the game's strategy, see bot.core.robots)."""
         async with self.lock(session_id):
@@ -652,6 +687,7 @@ class SessionService:
             self._changed(session_id)
             return await self.load(session_id)
 
+    @retry_stale_writes
     async def remove_robot(self, session_id: int, user_id: str) -> Session:
         """The host takes back the bot player seated last."""
         async with self.lock(session_id):
@@ -668,6 +704,7 @@ class SessionService:
             self._changed(session_id)
             return await self.load(session_id)
 
+    @retry_stale_writes
     async def set_option(self, session_id: int, user_id: str, key: str, value: Any) -> Session:
         async with self.lock(session_id):
             s = await self.load(session_id)
@@ -688,6 +725,7 @@ class SessionService:
             self._changed(session_id, frozenset({TABLE}), posted=False)
             return await self.load(session_id)
 
+    @retry_stale_writes
     async def start(self, session_id: int, user_id: str) -> Session:
         async with self.lock(session_id):
             s = await self.load(session_id)
@@ -713,6 +751,7 @@ class SessionService:
             self._changed(session_id)
             return await self.load(session_id)
 
+    @retry_stale_writes
     async def abandon(
         self, session_id: int, user_id: str, may_manage: bool, who: str = ""
     ) -> SessionRow:
@@ -766,6 +805,7 @@ class SessionService:
 
         return await self.act_with(session_id, player, choose)
 
+    @retry_stale_writes
     async def act_with(
         self,
         session_id: int,
@@ -794,6 +834,7 @@ class SessionService:
         self._changed(session_id, None if touched is None else frozenset(touched), posted=posted)
         return ActResult(session=committed, applied=[(player, action)])
 
+    @retry_stale_writes
     async def fire_deadline(self, session_id: int, key: str) -> ActResult | None:
         """Play the default move of every player the timed step ``key`` still waits for."""
         async with self.lock(session_id):
@@ -866,6 +907,16 @@ class SessionService:
         except BaseException:
             self.forget(s.id)  # e.g. a stale version: read the truth next time
             raise
+        latest = self._cache.get(s.id)
+        if latest is not None and latest is not s and latest.version == s.version:
+            # What shows the session was recorded while this wrote (a DM, by the sync worker):
+            # keep it, or the cache would go back to the messages shown before.
+            row = replace(
+                committed.row,
+                shown=latest.row.shown,
+                table_message_id=latest.row.table_message_id,
+            )
+            committed = replace(committed, row=row, players=latest.players)
         self._cache[s.id] = committed
         return committed
 
@@ -922,6 +973,7 @@ class SessionService:
         return timers
 
     # -- undo ------------------------------------------------------------------------------------
+    @retry_stale_writes
     async def ask_undo(self, session_id: int, user_id: str) -> UndoAnswer:
         """``user_id`` asks to take back their last move: at once when it affects nobody else
         (Undo.FREE, or nobody else is seated), else the others are asked (a post with
@@ -960,6 +1012,7 @@ class SessionService:
             seq=seq,
         )
 
+    @retry_stale_writes
     async def answer_undo(self, session_id: int, user_id: str, seq: int, agree: bool) -> UndoAnswer:
         """Another player agrees to (or objects to) the undo of move ``seq``."""
         async with self.lock(session_id):
@@ -978,10 +1031,14 @@ class SessionService:
                 await self.store.drop_undo(session_id, [])
                 answer = UndoAnswer(text)
             else:
-                agreed = sorted({*request.agreed_by, user_id})
+                # Counted in the store at once: two players agreeing together (through two
+                # processes sharing the database) are both counted.
+                stored = await self.store.agree_undo(session_id, seq, user_id)
+                if stored is None:
+                    raise NotAllowed("That undo request is over.")
+                agreed = sorted(stored)
                 waiting = [p for p in s.player_ids if p not in agreed and p != request.player]
                 if waiting:
-                    await self.store.agree_undo(session_id, seq, agreed)
                     return UndoAnswer(
                         f"👍 {names_of(agreed)} agreed; waiting for {names_of(waiting)}.",
                         settled=False,
@@ -996,19 +1053,25 @@ class SessionService:
         """Grant the requests nobody objected to in time (the scheduler calls this)."""
         granted = 0
         for request in await self.store.undo_requests_due(self.now()):
-            async with self.lock(request.session_id):
-                current = await self.store.undo_request(request.session_id)
-                if current is None or current.due_at > self.now():
-                    continue
-                try:
-                    s = await self.load(request.session_id)
-                except UserError:
-                    await self.store.drop_undo(request.session_id, [])
-                    continue
-                answer = await self._grant(s, current, "nobody objected")
-            granted += answer.undone
-            self._changed(request.session_id)
+            granted += await self._settle_undo(request.session_id)
         return granted
+
+    @retry_stale_writes
+    async def _settle_undo(self, session_id: int) -> bool:
+        async with self.lock(session_id):
+            # Read again under the lock: settled meanwhile (here, or by another process
+            # sharing the database, whose grant makes this one's write stale: retried).
+            current = await self.store.undo_request(session_id)
+            if current is None or current.due_at > self.now():
+                return False
+            try:
+                s = await self.load(session_id)
+            except UserError:
+                await self.store.drop_undo(session_id, [])
+                return False
+            answer = await self._grant(s, current, "nobody objected")
+        self._changed(session_id)
+        return answer.undone
 
     async def next_undo_due(self) -> float | None:
         return await self.store.next_undo_due()

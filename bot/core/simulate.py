@@ -13,7 +13,8 @@ from typing import Any
 
 from bot.core.errors import UserError
 from bot.core.sessions import SessionService
-from bot.core.store import SessionStatus, Store
+from bot.core.store import SessionStatus
+from bot.core.store.sqlite import SqliteStore
 from games import REGISTRY
 from games.engine import Game, Strategy
 from games.rng import Rng
@@ -199,7 +200,7 @@ async def run_simulation(
     with tempfile.TemporaryDirectory(prefix="cafebot-sim-") as tmp:
         path = database or Path(tmp) / "simulate.sqlite3"
         # NORMAL: the simulator's file is thrown away; FULL would only measure the disk.
-        store = await Store.open(path, synchronous="NORMAL")
+        store = await SqliteStore.open(path, synchronous="NORMAL")
         try:
             service = SessionService(store)
             summaries: list[Summary] = []

@@ -61,8 +61,11 @@ async def start_world(
         if database is None:
             folder = stack.enter_context(tempfile.TemporaryDirectory(prefix="cafebot-play-"))
             database = Path(folder) / "playground.sqlite3"
+        # Its own throwaway SQLite file and one unsharded process, whatever the configured bot
+        # uses (a database_url set for production must not receive the playground's games).
+        local = {"database_path": database, "database_url": None, "shard_ids": None}
         bot_settings = settings.model_copy(
-            update={"discord_token": None, "database_path": database, "dev_guild_id": None}
+            update={"discord_token": None, "dev_guild_id": None, "shard_count": None, **local}
         )
         bot = CafeBot(bot_settings, clock=clock, new_seed=new_seed)
         await stack.enter_async_context(running_bot(emu, bot, timeout=30.0))

@@ -20,7 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bot.core.sessions import SessionService
-from bot.core.store import SessionStatus, Store
+from bot.core.store import SessionStatus
+from bot.core.store.sqlite import SqliteStore
 from emulator import DiscordEmulator, EmulatorError, Message
 from games.rng import Rng
 from tests.e2e.harness import controls, game_messages, press
@@ -224,7 +225,7 @@ async def _finished(db: Path, session_id: int) -> bool:
 
 
 async def _check(db: Path, emu: DiscordEmulator, channels: list[int], result: SoakResult) -> None:
-    store = await Store.open(db)
+    store = await SqliteStore.open(db)
     try:
         service = SessionService(store)
         rows = await store.sessions_with_status(SessionStatus.FINISHED, SessionStatus.ACTIVE)

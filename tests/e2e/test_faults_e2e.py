@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from bot.core.store import DatabaseInUse, DatabaseReadOnly, Store
+from bot.core.store import DatabaseInUse, DatabaseReadOnly
+from bot.core.store.sqlite import SqliteStore
 from emulator import DiscordEmulator
 from games.rng import Rng
 from tests.e2e.harness import (
@@ -143,15 +144,17 @@ async def test_a_slow_move_is_acknowledged_within_discords_three_seconds(tmp_pat
 
 async def test_a_second_owner_of_a_database_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "one.sqlite3"
-    first = await Store.open(path, owner=True)
+    first = await SqliteStore.open(path, owner=True)
     try:
         with pytest.raises(DatabaseInUse, match="another cafebot process is already running"):
-            await Store.open(path, owner=True)
-        reader = await Store.open(path)  # tools that only read (simulate's own file) may open it
+            await SqliteStore.open(path, owner=True)
+        reader = await SqliteStore.open(
+            path
+        )  # tools that only read (simulate's own file) may open it
         await reader.close()
     finally:
         await first.close()
-    again = await Store.open(path, owner=True)  # the lock goes with the owner
+    again = await SqliteStore.open(path, owner=True)  # the lock goes with the owner
     await again.close()
 
 
@@ -234,12 +237,12 @@ async def test_a_read_only_database_stops_the_bot_with_one_clear_line(tmp_path: 
     folder = tmp_path / "ro"
     folder.mkdir()
     db = folder / "cafebot.sqlite3"
-    store = await Store.open(db, owner=True)  # a database that exists, then made read-only
+    store = await SqliteStore.open(db, owner=True)  # a database that exists, then made read-only
     await store.close()
     make_read_only(db)
     try:
         with pytest.raises(DatabaseReadOnly, match="cannot write to its database"):
-            await Store.open(db, owner=True)
+            await SqliteStore.open(db, owner=True)
         async with DiscordEmulator() as emu:
             guild = emu.add_guild("Game Night")
             process = await asyncio.create_subprocess_exec(

@@ -1,0 +1,840 @@
+"""The storage interface, and the SQL every backend shares.
+
+Sessions, seats, the append-only action log, timers and the outbox. Every write that changes a
+session's state is one transaction guarded by ``version`` (``UPDATE … WHERE version = ?``), so a
+stale writer is refused (:class:`StaleWrite`) instead of overwriting a newer state; the session
+service then reads the session again and decides anew. Schema changes are the numbered
+migrations of :mod:`bot.core.store.migrations`; a database written by newer code is refused.
+
+A backend gives three primitives (a read, a transaction, and a write that may be committed
+together with others) and its dialect; the statements are written once, with ``?`` parameters.
+A backend that several processes share (``shared``) also overrides the claims: timers and
+outbox rows taken by one process for a lease, and the right to show a session in Discord.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import socket
+import time
+from abc import ABC, abstractmethod
+from collections.abc import Awaitable, Callable, Iterable, Sequence
+from contextlib import AbstractAsyncContextManager
+from typing import Any, ClassVar, Protocol, TypeVar
+
+from bot.core.errors import NotAllowed, StaleWrite
+from bot.core.store.migrations import MIGRATIONS, SCHEMA_VERSION
+from bot.core.store.rows import (
+    ActionRow,
+    NewAction,
+    NewerDatabase,
+    NewPost,
+    NewResult,
+    PlayerRow,
+    PostRow,
+    SessionRow,
+    StatRow,
+    TimerRow,
+    UndoRequestRow,
+    row_of,
+    session_row,
+)
+
+T = TypeVar("T")
+Record = dict[str, Any]
+# The tables a copy moves (migrate-db), in the order foreign keys allow.
+DATA_TABLES = (
+    "sessions",
+    "players",
+    "actions",
+    "timers",
+    "outbox",
+    "results",
+    "undo_requests",
+    "meta",
+)
+
+
+class Tx(Protocol):
+    """One open transaction of a backend."""
+
+    async def execute(self, sql: str, args: Sequence[Any] = ()) -> int:
+        """Run a statement; returns the number of rows it changed."""
+        ...
+
+    async def fetch(self, sql: str, args: Sequence[Any] = ()) -> list[Record]: ...
+
+
+class Store(ABC):
+    """The only code that talks SQL."""
+
+    dialect: ClassVar[str]
+    # Several processes use this database at once: cached sessions must be checked, and timers,
+    # posts and table edits claimed (see the overrides of the PostgreSQL backend).
+    shared: ClassVar[bool] = False
+    # How long a claimed timer or post stays with the process that claimed it: one that dies
+    # holding a claim delays that timer or post by at most this.
+    claim_seconds: ClassVar[float] = 15.0
+    _for_update: ClassVar[str] = ""  # locks the rows a read-then-write transaction reads
+    # What the backend raises when an INSERT breaks a UNIQUE index (e.g. a second open lobby
+    # in a channel, a second undo request of a session).
+    _conflicts: ClassVar[tuple[type[BaseException], ...]] = ()
+
+    def __init__(self) -> None:
+        # Names this process in the claims it holds (unique even when a process id is reused).
+        self.process_id = f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(4)}"
+
+    # -- what a backend provides -----------------------------------------------------------------
+    @abstractmethod
+    async def close(self) -> None: ...
+
+    @abstractmethod
+    async def _fetch(self, sql: str, args: Sequence[Any] = ()) -> list[Record]:
+        """A read outside any transaction."""
+
+    async def _read(self, sql: str, args: Sequence[Any] = ()) -> list[Record]:
+        """A long read (a big server's /game stats, history pages): what was committed when it
+        began, without holding up writes (SQLite: a read-only connection of its own)."""
+        return await self._fetch(sql, args)
+
+    @abstractmethod
+    def _transaction(self) -> AbstractAsyncContextManager[Tx]:
+        """A transaction of its own, committed on leaving the block (rolled back on an error)."""
+
+    @abstractmethod
+    async def _write(self, work: Callable[[Tx], Awaitable[T]]) -> T:
+        """Run ``work`` in a transaction and return its result once committed. A backend may
+        commit it together with other writes; ``work`` that raises must raise before it writes
+        anything (the guarded UPDATE comes first), and then it alone fails."""
+
+    async def _lock_schema(self, tx: Tx) -> None:
+        """Keep other processes from migrating at the same time (within ``tx``)."""
+        return None  # SQLite: BEGIN IMMEDIATE already does
+
+    # -- the schema ------------------------------------------------------------------------------
+    async def _migrate(self) -> None:
+        async with self._transaction() as tx:
+            await self._lock_schema(tx)
+            await tx.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
+            rows = await tx.fetch("SELECT version FROM schema_version")
+            current = int(rows[0]["version"]) if rows else 0
+            if current > SCHEMA_VERSION:
+                raise NewerDatabase(
+                    f"This database has schema version {current}, newer than this cafebot "
+                    f"understands ({SCHEMA_VERSION}). Upgrade cafebot instead of downgrading."
+                )
+            for number in range(current, SCHEMA_VERSION):
+                for statement in MIGRATIONS[number].statements(self.dialect):
+                    await tx.execute(statement)
+                backfill = BACKFILLS.get(number + 1)
+                if backfill is not None:
+                    await backfill(tx)
+            if current < SCHEMA_VERSION:
+                await tx.execute("DELETE FROM schema_version")
+                await tx.execute(
+                    "INSERT INTO schema_version (version) VALUES (?)", (SCHEMA_VERSION,)
+                )
+
+    async def schema_version(self) -> int:
+        rows = await self._fetch("SELECT version FROM schema_version")
+        return int(rows[0]["version"]) if rows else 0
+
+    # -- reads -----------------------------------------------------------------------------------
+    async def _one(self, sql: str, args: Sequence[Any] = ()) -> Record | None:
+        rows = await self._fetch(sql, args)
+        return rows[0] if rows else None
+
+    async def get_session(self, session_id: int) -> SessionRow | None:
+        row = await self._one("SELECT * FROM sessions WHERE id = ?", (session_id,))
+        return session_row(row) if row else None
+
+    async def session_stamp(self, session_id: int) -> tuple[int, int] | None:
+        """(version, shown) of a session as stored: whether a cached copy is still current."""
+        row = await self._one("SELECT version, shown FROM sessions WHERE id = ?", (session_id,))
+        return (int(row["version"]), int(row["shown"])) if row else None
+
+    async def open_session_in_channel(self, channel_id: int) -> SessionRow | None:
+        """The open session of a channel, or of the table whose thread the channel is (a game's
+        thread is opened on its table message and has the message's id)."""
+        row = await self._one(
+            "SELECT * FROM sessions WHERE (channel_id = ? OR table_message_id = ?) "
+            "AND status IN ('lobby', 'active') ORDER BY (channel_id = ?) DESC LIMIT 1",
+            (channel_id, channel_id, channel_id),
+        )
+        return session_row(row) if row else None
+
+    async def latest_session_in_channel(self, channel_id: int) -> SessionRow | None:
+        row = await self._one(
+            "SELECT * FROM sessions WHERE channel_id = ? OR table_message_id = ? "
+            "ORDER BY id DESC LIMIT 1",
+            (channel_id, channel_id),
+        )
+        return session_row(row) if row else None
+
+    async def sessions_with_status(self, *statuses: str) -> list[SessionRow]:
+        marks = ",".join("?" for _ in statuses)
+        rows = await self._fetch(
+            f"SELECT * FROM sessions WHERE status IN ({marks}) ORDER BY id", statuses
+        )
+        return [session_row(r) for r in rows]
+
+    async def ended_in_guild(
+        self, guild_id: int, *, offset: int = 0, limit: int = 10
+    ) -> tuple[list[SessionRow], int]:
+        """A page of the server's games that were played and ended (finished or abandoned;
+        not lobbies closed before the start), newest first, and how many there are."""
+        where = "WHERE guild_id = ? AND status IN ('finished', 'abandoned') AND state IS NOT NULL"
+        rows = await self._read(
+            f"SELECT * FROM sessions {where} ORDER BY updated_at DESC, id DESC LIMIT ? OFFSET ?",
+            (guild_id, limit, offset),
+        )
+        counted = await self._read(f"SELECT COUNT(*) AS n FROM sessions {where}", (guild_id,))
+        return [session_row(r) for r in rows], int(counted[0]["n"])
+
+    async def rematch_of(self, session_id: int) -> SessionRow | None:
+        """The lobby (or game) a finished game's Rematch button opened, if any."""
+        row = await self._one("SELECT * FROM sessions WHERE rematch_of = ?", (session_id,))
+        return session_row(row) if row else None
+
+    # -- statistics: aggregated in SQL over the results' covering indexes --------------------------
+    async def leaderboard(
+        self, guild_id: int, game_id: str | None = None, limit: int = 10
+    ) -> list[StatRow]:
+        """The server's best players (of one game, or of all): most wins, then the best win
+        rate, then the most games."""
+        game = "AND game_id = ? " if game_id is not None else ""
+        args: tuple[Any, ...] = (guild_id, game_id) if game_id is not None else (guild_id,)
+        rows = await self._read(
+            f"SELECT user_id AS stat_key, {_AGGREGATES} FROM results "
+            f"WHERE guild_id = ? {game}GROUP BY user_id "
+            "ORDER BY SUM(won) DESC, 1.0 * SUM(won) / COUNT(*) DESC, COUNT(*) DESC, user_id "
+            "LIMIT ?",
+            (*args, limit),
+        )
+        return [_stat_row(r) for r in rows]
+
+    async def player_record(
+        self, guild_id: int, user_id: str, game_id: str | None = None
+    ) -> list[StatRow]:
+        """One player's results in the server, per game (most played first)."""
+        game = "AND game_id = ? " if game_id is not None else ""
+        args: tuple[Any, ...] = (guild_id, user_id) + ((game_id,) if game_id is not None else ())
+        rows = await self._read(
+            f"SELECT game_id AS stat_key, {_AGGREGATES} FROM results "
+            f"WHERE guild_id = ? AND user_id = ? {game}"
+            "GROUP BY game_id ORDER BY COUNT(*) DESC, game_id",
+            args,
+        )
+        return [_stat_row(r) for r in rows]
+
+    async def games_finished(self, guild_id: int) -> dict[str, int]:
+        """How many games of each kind the server finished."""
+        rows = await self._read(
+            "SELECT game_id, COUNT(*) AS n FROM sessions WHERE guild_id = ? AND status = 'finished' "
+            "GROUP BY game_id",
+            (guild_id,),
+        )
+        return {str(r["game_id"]): int(r["n"]) for r in rows}
+
+    async def latest_names(self, user_ids: list[str]) -> dict[str, str]:
+        """Each user's name as of their latest game."""
+        names: dict[str, str] = {}
+        for user_id in user_ids:
+            rows = await self._read(
+                "SELECT name FROM players WHERE user_id = ? ORDER BY session_id DESC LIMIT 1",
+                (user_id,),
+            )
+            if rows:
+                names[user_id] = str(rows[0]["name"])
+        return names
+
+    async def players(self, session_id: int) -> list[PlayerRow]:
+        rows = await self._fetch(
+            "SELECT * FROM players WHERE session_id = ? ORDER BY seat", (session_id,)
+        )
+        return [row_of(PlayerRow, r) for r in rows]
+
+    async def sessions_of_user(self, user_id: str) -> list[SessionRow]:
+        rows = await self._fetch(
+            "SELECT s.* FROM sessions s JOIN players p ON p.session_id = s.id "
+            "WHERE p.user_id = ? AND s.status IN ('lobby', 'active') ORDER BY s.id",
+            (user_id,),
+        )
+        return [session_row(r) for r in rows]
+
+    async def open_sessions_with_deadlines(
+        self, user_id: str
+    ) -> list[tuple[SessionRow, float | None]]:
+        """The user's open sessions (any server), each with its step's deadline if any."""
+        rows = await self._fetch(
+            "SELECT s.*, t.due_at AS deadline FROM players p "
+            "JOIN sessions s ON s.id = p.session_id "
+            "LEFT JOIN timers t ON t.session_id = s.id AND t.kind = 'deadline' "
+            "WHERE p.user_id = ? AND s.status IN ('lobby', 'active') ORDER BY s.id",
+            (user_id,),
+        )
+        out: list[tuple[SessionRow, float | None]] = []
+        for r in rows:
+            deadline = r.pop("deadline")
+            out.append((session_row(r), float(deadline) if deadline is not None else None))
+        return out
+
+    async def actions(self, session_id: int) -> list[ActionRow]:
+        rows = await self._fetch(
+            "SELECT * FROM actions WHERE session_id = ? ORDER BY seq", (session_id,)
+        )
+        return [row_of(ActionRow, r) for r in rows]
+
+    async def timers(self, session_id: int | None = None) -> list[TimerRow]:
+        if session_id is None:
+            rows = await self._fetch("SELECT * FROM timers ORDER BY due_at, session_id, kind")
+        else:
+            rows = await self._fetch(
+                "SELECT * FROM timers WHERE session_id = ? ORDER BY due_at, kind", (session_id,)
+            )
+        return [row_of(TimerRow, r) for r in rows]
+
+    async def get_meta(self, key: str) -> str | None:
+        row = await self._one("SELECT value FROM meta WHERE key = ?", (key,))
+        return str(row["value"]) if row else None
+
+    # -- claims (one owner: nothing to claim against; a shared backend overrides these) ----------
+    async def claim_due_timers(self, now: float) -> tuple[list[TimerRow], float | None]:
+        """The timers due at ``now``, taken by this process (no other fires them while the
+        claim lasts), and when the next one falls due (None: no timer)."""
+        timers = await self.timers()
+        due = [t for t in timers if t.due_at <= now]
+        upcoming = [t.due_at for t in timers if t.due_at > now]
+        return due, min(upcoming, default=None)
+
+    async def claim_posts(self, session_id: int, now: float) -> list[PostRow]:
+        """The unsent posts of a session, oldest first, taken by this process: none while
+        another process holds some of them (they go out in order, from one process)."""
+        return await self.unsent_posts(session_id)
+
+    async def acquire_presentation(self, session_id: int) -> tuple[bool, bool]:
+        """Take the right to edit and post a session's messages (one process at a time):
+        (held, taken over: another process presented it last, so what this one remembers of
+        its messages is out of date)."""
+        return True, False
+
+    async def release_presentation(self, session_id: int) -> None:
+        return None
+
+    # -- writes ----------------------------------------------------------------------------------
+    async def _run(self, sql: str, args: Iterable[Any] = ()) -> int:
+        """One statement, committed with whatever else is being written."""
+        params = tuple(args)
+
+        async def work(tx: Tx) -> int:
+            return await tx.execute(sql, params)
+
+        return await self._write(work)
+
+    async def set_meta(self, key: str, value: str) -> None:
+        await self._run(
+            "INSERT INTO meta (key, value) VALUES (?, ?) "
+            "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+            (key, value),
+        )
+
+    async def swap_meta(self, key: str, value: str) -> str | None:
+        """Set ``key`` and return its previous value, atomically (of processes starting at
+        once, one sees the old value, the others the new one)."""
+        async with self._transaction() as tx:
+            rows = await tx.fetch(f"SELECT value FROM meta WHERE key = ?{self._for_update}", (key,))
+            await tx.execute(
+                "INSERT INTO meta (key, value) VALUES (?, ?) "
+                "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                (key, value),
+            )
+        return str(rows[0]["value"]) if rows else None
+
+    async def create_session(
+        self,
+        *,
+        guild_id: int | None,
+        channel_id: int,
+        game_id: str,
+        host_id: str,
+        host_name: str,
+        options: dict[str, Any],
+        seed: int,
+        guests: Iterable[tuple[str, str]] = (),
+        rematch_of: int | None = None,
+    ) -> int:
+        """A new lobby with its host in seat 0 and ``guests`` (user id, name) seated after."""
+        now = time.time()
+        values = (guild_id, channel_id, game_id, host_id, json.dumps(options), seed, now, now)
+        try:
+            async with self._transaction() as tx:
+                rows = await tx.fetch(
+                    "INSERT INTO sessions (guild_id, channel_id, game_id, status, host_id, "
+                    "options, seed, created_at, updated_at, rematch_of) "
+                    "VALUES (?, ?, ?, 'lobby', ?, ?, ?, ?, ?, ?) RETURNING id",
+                    (*values, rematch_of),
+                )
+                session_id = int(rows[0]["id"])
+                for seat, (user_id, name) in enumerate([(host_id, host_name), *guests]):
+                    await tx.execute(
+                        "INSERT INTO players (session_id, user_id, seat, name) VALUES (?, ?, ?, ?)",
+                        (session_id, user_id, seat, name),
+                    )
+        except self._conflicts:
+            # Another lobby was opened in the channel (or this rematch) at the same moment.
+            raise NotAllowed(
+                "Another game was just opened there — `/game status` shows it."
+            ) from None
+        return session_id
+
+    async def _bump(self, tx: Tx, session_id: int, version: int, **cols: Any) -> None:
+        sets = ", ".join(f"{name} = ?" for name in cols)
+        sql = (
+            f"UPDATE sessions SET {sets}{', ' if sets else ''}version = version + 1, "
+            "updated_at = ? WHERE id = ? AND version = ?"
+        )
+        if await tx.execute(sql, (*cols.values(), time.time(), session_id, version)) != 1:
+            raise StaleWrite()
+
+    async def update_lobby(
+        self,
+        session_id: int,
+        version: int,
+        *,
+        add: tuple[str, str] | None = None,
+        remove: str | None = None,
+        options: dict[str, Any] | None = None,
+    ) -> None:
+        async with self._transaction() as tx:
+            cols: dict[str, Any] = {}
+            if options is not None:
+                cols["options"] = json.dumps(options)
+            await self._bump(tx, session_id, version, **cols)
+            if add is not None:
+                rows = await tx.fetch(
+                    "SELECT COALESCE(MAX(seat), -1) + 1 AS seat FROM players WHERE session_id = ?",
+                    (session_id,),
+                )
+                await tx.execute(
+                    "INSERT INTO players (session_id, user_id, seat, name) VALUES (?, ?, ?, ?)",
+                    (session_id, add[0], int(rows[0]["seat"]), add[1]),
+                )
+            if remove is not None:
+                await tx.execute(
+                    "DELETE FROM players WHERE session_id = ? AND user_id = ?", (session_id, remove)
+                )
+
+    async def commit_state(
+        self,
+        session_id: int,
+        version: int,
+        *,
+        state: str,
+        status: str,
+        new_actions: list[NewAction],
+        outcome: str | None = None,
+        timers: list[TimerRow] | None = None,
+        keep_timers: bool = False,
+        posts: list[NewPost] | None = None,
+        announced: int | None = None,
+        results: list[NewResult] | None = None,
+        settle_undo: bool = False,
+    ) -> None:
+        """Write a new state, append its actions and posts and replace the timers, atomically;
+        returns once committed (durable). Concurrent calls for different sessions may share a
+        commit. ``results``: the game ended with these (for /game stats); ``settle_undo``: the
+        session's undo request is settled by this change."""
+
+        async def work(tx: Tx) -> None:
+            # The guarded UPDATE comes first: a stale version fails before anything is written.
+            cols: dict[str, Any] = {"state": state, "status": status, "outcome": outcome}
+            if announced is not None:
+                cols["announced"] = announced
+            await self._bump(tx, session_id, version, **cols)
+            await self._insert_posts(tx, session_id, posts or [])
+            now = time.time()
+            for a in new_actions:  # the next seq is computed in the INSERT: one trip each
+                await tx.execute(
+                    "INSERT INTO actions (session_id, seq, player, action, source, created_at, "
+                    "undoes) SELECT ?, COALESCE(MAX(seq), 0) + 1, ?, ?, ?, ?, ? FROM actions "
+                    "WHERE session_id = ?",
+                    (
+                        session_id,
+                        a.player,
+                        json.dumps(a.action),
+                        a.source,
+                        now,
+                        a.undoes,
+                        session_id,
+                    ),
+                )
+            if settle_undo:
+                await tx.execute("DELETE FROM undo_requests WHERE session_id = ?", (session_id,))
+            for r in results or []:
+                await _insert_result(tx, session_id, r.user_id, r.score, r.won, r.cooperative, now)
+            if not keep_timers:
+                await tx.execute("DELETE FROM timers WHERE session_id = ?", (session_id,))
+                for t in timers or []:
+                    await tx.execute(
+                        "INSERT INTO timers (session_id, kind, key, due_at) VALUES (?, ?, ?, ?)",
+                        (session_id, t.kind, t.key, t.due_at),
+                    )
+
+        await self._write(work)
+
+    async def set_status(
+        self,
+        session_id: int,
+        version: int,
+        status: str,
+        *,
+        note: str | None = None,
+        posts: list[NewPost] | None = None,
+    ) -> None:
+        async with self._transaction() as tx:
+            cols: dict[str, Any] = {"status": status}
+            if note is not None:
+                cols["note"] = note
+            await self._bump(tx, session_id, version, **cols)
+            if status in ("finished", "abandoned"):
+                await tx.execute("DELETE FROM timers WHERE session_id = ?", (session_id,))
+                await tx.execute("DELETE FROM undo_requests WHERE session_id = ?", (session_id,))
+            await self._insert_posts(tx, session_id, posts or [])
+
+    async def _insert_posts(self, tx: Tx, session_id: int, posts: list[NewPost]) -> None:
+        now = time.time()
+        for post in posts:
+            await tx.execute(
+                "INSERT INTO outbox (session_id, target, payload, created_at, next_attempt_at) "
+                "VALUES (?, ?, ?, ?, ?)",
+                (session_id, post.target, json.dumps(post.payload), now, now),
+            )
+
+    async def post_and_delete_timer(
+        self, session_id: int, kind: str, key: str, posts: list[NewPost]
+    ) -> bool:
+        """Replace a fired timer by what it must post, in one transaction (a reminder is
+        either still due or in the outbox, never lost between the two). Deleting the row is
+        the claim: when it is already gone (fired by another process), nothing is posted and
+        this returns False."""
+
+        async def work(tx: Tx) -> bool:
+            deleted = await tx.execute(
+                "DELETE FROM timers WHERE session_id = ? AND kind = ? AND key = ?",
+                (session_id, kind, key),
+            )
+            if deleted:
+                await self._insert_posts(tx, session_id, posts)
+            return deleted > 0
+
+        return await self._write(work)
+
+    # -- undo requests ---------------------------------------------------------------------------
+    async def undo_request(self, session_id: int) -> UndoRequestRow | None:
+        row = await self._one("SELECT * FROM undo_requests WHERE session_id = ?", (session_id,))
+        return row_of(UndoRequestRow, row) if row else None
+
+    async def undo_requests_due(self, now: float) -> list[UndoRequestRow]:
+        rows = await self._fetch(
+            "SELECT * FROM undo_requests WHERE due_at <= ? ORDER BY due_at", (now,)
+        )
+        return [row_of(UndoRequestRow, r) for r in rows]
+
+    async def next_undo_due(self) -> float | None:
+        row = await self._one("SELECT MIN(due_at) AS due FROM undo_requests")
+        return float(row["due"]) if row and row["due"] is not None else None
+
+    async def ask_undo(self, request: UndoRequestRow, posts: list[NewPost]) -> None:
+        """Store a request (refused if the session has one already) and what it posts."""
+        try:
+            async with self._transaction() as tx:
+                await tx.execute(
+                    "INSERT INTO undo_requests (session_id, seq, player, agreed, asked_at, "
+                    "due_at) VALUES (?, ?, ?, ?, ?, ?)",
+                    (
+                        request.session_id,
+                        request.seq,
+                        request.player,
+                        request.agreed,
+                        request.asked_at,
+                        request.due_at,
+                    ),
+                )
+                await self._insert_posts(tx, request.session_id, posts)
+        except self._conflicts:
+            raise NotAllowed(
+                "Someone's undo is already being asked at this table: wait until it is settled."
+            ) from None
+
+    async def agree_undo(self, session_id: int, seq: int, user_id: str) -> list[str] | None:
+        """Add ``user_id`` to those who agreed to the undo of move ``seq``, in one statement
+        (two players agreeing at once, through two processes, are both counted). Returns who
+        agreed so far; None when that request is over."""
+
+        async def work(tx: Tx) -> list[str] | None:
+            rows = await tx.fetch(
+                "UPDATE undo_requests SET agreed = CASE WHEN agreed = '' THEN CAST(? AS TEXT) "
+                "WHEN (',' || agreed || ',') LIKE ('%,' || CAST(? AS TEXT) || ',%') THEN agreed "
+                "ELSE agreed || ',' || CAST(? AS TEXT) END WHERE session_id = ? AND seq = ? "
+                "RETURNING agreed",
+                (user_id, user_id, user_id, session_id, seq),
+            )
+            return [p for p in str(rows[0]["agreed"]).split(",") if p] if rows else None
+
+        return await self._write(work)
+
+    async def drop_undo(self, session_id: int, posts: list[NewPost]) -> bool:
+        """The request is settled without an undo (refused, or no longer possible). Deleting
+        the row is the claim: when it is already gone (settled by another process), nothing is
+        posted and this returns False."""
+
+        async def work(tx: Tx) -> bool:
+            deleted = await tx.execute(
+                "DELETE FROM undo_requests WHERE session_id = ?", (session_id,)
+            )
+            if deleted:
+                await self._insert_posts(tx, session_id, posts)
+            return deleted > 0
+
+        return await self._write(work)
+
+    # -- the outbox ------------------------------------------------------------------------------
+    async def unsent_posts(self, session_id: int) -> list[PostRow]:
+        rows = await self._fetch(
+            "SELECT * FROM outbox WHERE session_id = ? AND sent_at IS NULL ORDER BY id",
+            (session_id,),
+        )
+        return [row_of(PostRow, r) for r in rows]
+
+    async def sessions_with_posts_due(self, now: float) -> list[int]:
+        rows = await self._fetch(
+            "SELECT DISTINCT session_id FROM outbox WHERE sent_at IS NULL AND next_attempt_at <= ? "
+            "AND (claimed_until IS NULL OR claimed_until < ? OR claimed_by = ?) ORDER BY session_id",
+            (now, now, self.process_id),
+        )
+        return [int(r["session_id"]) for r in rows]
+
+    async def next_post_due(self) -> float | None:
+        """When the next unsent post may be tried (by this process or, its claim over, any)."""
+        row = await self._one(
+            "SELECT MIN(CASE WHEN claimed_until > next_attempt_at AND claimed_by <> ? "
+            "THEN claimed_until ELSE next_attempt_at END) AS due FROM outbox WHERE sent_at IS NULL",
+            (self.process_id,),
+        )
+        return float(row["due"]) if row and row["due"] is not None else None
+
+    async def mark_posted(
+        self, post_id: int, message_id: int | None, *, failure: str | None = None
+    ) -> None:
+        """Done with a post: sent (with its message), or given up (``failure`` says why)."""
+        await self._run(
+            "UPDATE outbox SET sent_at = ?, message_id = ?, failure = ? WHERE id = ?",
+            (time.time(), message_id, failure, post_id),
+        )
+
+    async def retry_post_later(self, post_id: int, at: float, failure: str) -> None:
+        await self._run(
+            "UPDATE outbox SET attempts = attempts + 1, next_attempt_at = ?, failure = ? "
+            "WHERE id = ?",
+            (at, failure, post_id),
+        )
+
+    async def posts(self, session_id: int) -> list[PostRow]:
+        """Every post of a session, sent or not (for tests and inspection)."""
+        rows = await self._fetch(
+            "SELECT * FROM outbox WHERE session_id = ? ORDER BY id", (session_id,)
+        )
+        return [row_of(PostRow, r) for r in rows]
+
+    async def delete_timer(self, session_id: int, kind: str, key: str) -> None:
+        shown = self.shared and kind == "deadline"
+
+        async def work(tx: Tx) -> None:
+            deleted = await tx.execute(
+                "DELETE FROM timers WHERE session_id = ? AND kind = ? AND key = ?",
+                (session_id, kind, key),
+            )
+            if deleted and shown:  # the table shows the deadline: see shift_timers
+                await tx.execute(
+                    "UPDATE sessions SET shown = shown + 1 WHERE id = ?", (session_id,)
+                )
+
+        await self._write(work)
+
+    async def shift_timers(self, session_ids: list[int], after: float, by: float) -> None:
+        """Push back timers of these sessions that were still pending at ``after`` by ``by``."""
+        if not session_ids or by <= 0:
+            return
+        marks = ",".join("?" for _ in session_ids)
+        async with self._transaction() as tx:
+            await tx.execute(
+                f"UPDATE timers SET due_at = due_at + ? WHERE due_at > ? "
+                f"AND session_id IN ({marks})",
+                (by, after, *session_ids),
+            )
+            if self.shared:
+                # The deadlines a table shows changed without a new version: `shown` tells the
+                # processes that cached them (the session service's deadline cache).
+                await tx.execute(
+                    f"UPDATE sessions SET shown = shown + 1 WHERE id IN ({marks})", session_ids
+                )
+
+    # Presentation bookkeeping: these do not change game state, so they do not bump the version
+    # (they bump `shown`, so a process sharing the database reads them again).
+    async def set_table_message(self, session_id: int, message_id: int | None) -> int | None:
+        """Returns the new ``shown`` when the store is shared (else None)."""
+
+        async def work(tx: Tx) -> int | None:
+            rows = await tx.fetch(
+                "UPDATE sessions SET table_message_id = ?, shown = shown + 1 WHERE id = ? "
+                "RETURNING shown",
+                (message_id, session_id),
+            )
+            return int(rows[0]["shown"]) if rows and self.shared else None
+
+        return await self._write(work)
+
+    async def enqueue_announcements(
+        self, session_id: int, version: int, first: int, announcements: list[dict[str, Any]]
+    ) -> None:
+        """Put announcements ``first``… of a stored state in the outbox (a database written
+        before the outbox existed may hold some not yet posted)."""
+        async with self._transaction() as tx:
+            await self._bump(tx, session_id, version, announced=first + len(announcements))
+            await self._insert_posts(
+                tx, session_id, [NewPost({"announcement": a}) for a in announcements]
+            )
+
+    async def set_dm(
+        self,
+        session_id: int,
+        user_id: str,
+        *,
+        channel_id: int | None,
+        message_id: int | None,
+        stamp: str | None,
+        digest: str | None,
+    ) -> int | None:
+        """Returns the new ``shown`` when the store is shared (else None)."""
+        shared = self.shared
+
+        async def work(tx: Tx) -> int | None:
+            await tx.execute(
+                "UPDATE players SET dm_channel_id = ?, dm_message_id = ?, dm_stamp = ?, "
+                "dm_digest = ? WHERE session_id = ? AND user_id = ?",
+                (channel_id, message_id, stamp, digest, session_id, user_id),
+            )
+            if not shared:  # one owner: nobody else caches this session
+                return None
+            rows = await tx.fetch(
+                "UPDATE sessions SET shown = shown + 1 WHERE id = ? RETURNING shown", (session_id,)
+            )
+            return int(rows[0]["shown"]) if rows else None
+
+        return await self._write(work)
+
+    # -- copying a whole database (migrate-db) ---------------------------------------------------
+    async def count_rows(self, table: str) -> int:
+        row = await self._one(f"SELECT COUNT(*) AS n FROM {_data_table(table)}")
+        return int(row["n"]) if row else 0
+
+    async def dump_table(self, table: str) -> list[Record]:
+        # Sessions in id order: a rematch names an older session (a foreign key).
+        order = " ORDER BY id" if table in ("sessions", "outbox") else ""
+        return await self._fetch(f"SELECT * FROM {_data_table(table)}{order}")
+
+    async def load_tables(self, tables: dict[str, list[Record]]) -> None:
+        """Insert these rows as they are (ids included), in one transaction."""
+        async with self._transaction() as tx:
+            for table, rows in tables.items():
+                for row in rows:
+                    columns = list(row)
+                    await tx.execute(
+                        f"INSERT INTO {_data_table(table)} ({', '.join(columns)}) "
+                        f"VALUES ({', '.join('?' for _ in columns)})",
+                        [row[c] for c in columns],
+                    )
+            await self._after_load(tx)
+
+    async def _after_load(self, tx: Tx) -> None:
+        """After rows were inserted with their ids: new rows must get ids after them."""
+        return None  # SQLite: a rowid is always past the largest
+
+    async def raw_execute(self, sql: str, args: Iterable[Any] = ()) -> None:
+        """For tests that damage a database on purpose."""
+        await self._run(sql, args)
+
+
+_AGGREGATES = (
+    "COUNT(*) AS games, SUM(won) AS wins, MAX(score) AS best, AVG(score) AS average, "
+    "MAX(cooperative) AS cooperative"
+)
+
+
+def _stat_row(row: Record) -> StatRow:
+    return StatRow(
+        key=str(row["stat_key"]),
+        games=int(row["games"]),
+        wins=int(row["wins"]),
+        best=int(row["best"]),
+        average=float(row["average"]),
+        cooperative=bool(row["cooperative"]),
+    )
+
+
+async def _insert_result(
+    tx: Tx,
+    session_id: int,
+    user_id: str,
+    score: int,
+    won: bool,
+    cooperative: bool,
+    finished_at: float,
+) -> None:
+    await tx.execute(
+        "INSERT INTO results (session_id, user_id, guild_id, game_id, score, won, cooperative, "
+        "finished_at) SELECT id, ?, guild_id, game_id, ?, ?, ?, ? FROM sessions WHERE id = ?",
+        (user_id, score, int(won), int(cooperative), finished_at, session_id),
+    )
+
+
+async def _backfill_results(tx: Tx) -> None:
+    """Migration 7: the results of the games finished before it (outcomes parsed here, in
+    Python: no database's JSON functions needed)."""
+    rows = await tx.fetch(
+        "SELECT id, outcome, updated_at FROM sessions WHERE status = 'finished' "
+        "AND outcome IS NOT NULL ORDER BY id"
+    )
+    for row in rows:
+        try:
+            outcome = json.loads(row["outcome"])
+            scores = {str(p): int(s) for p, s in outcome["scores"].items()}
+            winners = {str(p) for p in outcome.get("winners", [])}
+            cooperative = bool(outcome.get("cooperative", False))
+        except (ValueError, KeyError, TypeError, AttributeError):
+            continue  # a damaged outcome counts for nothing
+        for user_id, score in scores.items():
+            await _insert_result(
+                tx,
+                int(row["id"]),
+                user_id,
+                score,
+                user_id in winners,
+                cooperative,
+                float(row["updated_at"]),
+            )
+
+
+# Python steps of migrations (backfills), by migration number: run after its SQL, in its
+# transaction.
+BACKFILLS: dict[int, Callable[[Tx], Awaitable[None]]] = {
+    7: _backfill_results,
+}
+
+
+def _data_table(name: str) -> str:
+    if name not in DATA_TABLES:
+        raise ValueError(f"not a cafebot table: {name!r}")
+    return name

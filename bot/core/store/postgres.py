@@ -1,0 +1,210 @@
+"""The PostgreSQL backend: one database shared by several bot processes (asyncpg, a pool).
+
+What one process may assume of SQLite, several must claim here:
+- a cached session is checked against the stored (version, shown) before it is served (the
+  session service asks ``session_stamp``);
+- due timers are claimed for a lease with ``FOR UPDATE SKIP LOCKED``, so each fires once;
+- a session's unsent posts are claimed, in order, by one process at a time;
+- the right to edit a session's messages is a session-level advisory lock, held on a
+  connection of its own (PostgreSQL releases it if the process dies).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import re
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from contextlib import asynccontextmanager
+from typing import Any, TypeVar
+from urllib.parse import urlsplit
+
+import asyncpg
+from asyncpg.pool import PoolConnectionProxy
+
+from bot.core.store.base import Record, Store, Tx
+from bot.core.store.rows import DatabaseUnreachable, PostRow, TimerRow, row_of
+
+T = TypeVar("T")
+
+# Advisory lock keys: this namespace in the high 32 bits, the session id in the low ones.
+PRESENT_LOCKS = 0x63616665 << 32  # "cafe"
+SCHEMA_LOCK = PRESENT_LOCKS - 1
+
+
+@functools.lru_cache(maxsize=512)
+def to_dollar(sql: str) -> str:
+    """``?`` parameters as PostgreSQL's ``$1, $2…`` (no statement here has a ``?`` in a
+    string literal)."""
+    counter = iter(range(1, 10_000))
+    return re.sub(r"\?", lambda _: f"${next(counter)}", sql)
+
+
+def _changed(status: str) -> int:
+    """Rows changed, from a command status such as ``UPDATE 1`` or ``INSERT 0 3``."""
+    last = status.rsplit(" ", 1)[-1]
+    return int(last) if last.isdigit() else 0
+
+
+def redacted(url: str) -> str:
+    """The URL without its password, for messages."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    netloc = parts.netloc.replace(f":{parts.password}@", ":***@")
+    return parts._replace(netloc=netloc).geturl()
+
+
+class _PgTx:
+    def __init__(self, conn: asyncpg.Connection | PoolConnectionProxy) -> None:
+        self._conn = conn
+
+    async def execute(self, sql: str, args: Sequence[Any] = ()) -> int:
+        return _changed(await self._conn.execute(to_dollar(sql), *args))
+
+    async def fetch(self, sql: str, args: Sequence[Any] = ()) -> list[Record]:
+        return [dict(r) for r in await self._conn.fetch(to_dollar(sql), *args)]
+
+
+class PostgresStore(Store):
+    dialect = "postgres"
+    shared = True
+    _for_update = " FOR UPDATE"
+    _conflicts = (asyncpg.UniqueViolationError,)
+    overdue_seconds = 2.0  # see sessions_with_posts_due
+
+    def __init__(self, pool: asyncpg.Pool, locks: asyncpg.Connection, url: str) -> None:
+        super().__init__()
+        self._pool = pool
+        self._url = url
+        self._locks = locks  # holds this process's advisory locks (the right to present)
+        self._locks_guard = asyncio.Lock()  # one query at a time on that connection
+
+    @classmethod
+    async def connect(cls, url: str, *, pool_size: int = 10) -> PostgresStore:
+        """Connect (a pool, and one connection for the advisory locks) and migrate."""
+        try:
+            pool = await asyncpg.create_pool(url, min_size=1, max_size=pool_size)
+            locks = await asyncpg.connect(url)
+        except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
+            raise DatabaseUnreachable(
+                f"cannot connect to PostgreSQL at {redacted(url)}: {exc}. Check that the server "
+                "is running and the database_url (host, port, database, user, password)."
+            ) from None
+        store = cls(pool, locks, url)
+        try:
+            await store._migrate()
+        except BaseException:
+            await store.close()
+            raise
+        return store
+
+    async def close(self) -> None:
+        await self._locks.close()
+        await self._pool.close()
+
+    @asynccontextmanager
+    async def _transaction(self) -> AsyncIterator[Tx]:
+        async with self._pool.acquire() as conn, conn.transaction():
+            yield _PgTx(conn)
+
+    async def _write(self, work: Callable[[Tx], Awaitable[T]]) -> T:
+        # PostgreSQL groups the WAL flushes of concurrent commits itself.
+        async with self._transaction() as tx:
+            return await work(tx)
+
+    async def _fetch(self, sql: str, args: Sequence[Any] = ()) -> list[Record]:
+        async with self._pool.acquire() as conn:
+            return [dict(r) for r in await conn.fetch(to_dollar(sql), *args)]
+
+    async def _lock_schema(self, tx: Tx) -> None:
+        await tx.fetch("SELECT pg_advisory_xact_lock(?)", (SCHEMA_LOCK,))
+
+    async def _after_load(self, tx: Tx) -> None:
+        for table in ("sessions", "outbox"):  # their ids are identity columns
+            await tx.fetch(
+                f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), "
+                f"COALESCE(MAX(id), 0) + 1, false) FROM {table}"
+            )
+
+    # -- claims ----------------------------------------------------------------------------------
+    async def claim_due_timers(self, now: float) -> tuple[list[TimerRow], float | None]:
+        rows = await self._fetch(
+            "UPDATE timers SET claimed_until = ? WHERE (session_id, kind) IN ("
+            "SELECT session_id, kind FROM timers WHERE due_at <= ? "
+            "AND (claimed_until IS NULL OR claimed_until < ?) FOR UPDATE SKIP LOCKED) "
+            "RETURNING session_id, kind, key, due_at",
+            (now + self.claim_seconds, now, now),
+        )
+        due = sorted((row_of(TimerRow, r) for r in rows), key=lambda t: (t.due_at, t.session_id))
+        # The next one: a timer not due yet, or one claimed by a process whose claim ends.
+        upcoming = await self._one(
+            "SELECT MIN(GREATEST(due_at, COALESCE(claimed_until, due_at))) AS due FROM timers "
+            "WHERE due_at > ? OR claimed_until IS NOT NULL",
+            (now,),
+        )
+        nxt = upcoming["due"] if upcoming else None
+        return due, float(nxt) if nxt is not None else None
+
+    async def claim_posts(self, session_id: int, now: float) -> list[PostRow]:
+        # Most syncs find nothing to post: a plain read first, no transaction.
+        if not await self._fetch(
+            "SELECT id FROM outbox WHERE session_id = ? AND sent_at IS NULL LIMIT 1", (session_id,)
+        ):
+            return []
+        me = self.process_id
+        async with self._transaction() as tx:
+            # FOR UPDATE (no SKIP): a process claiming at the same moment waits, then sees
+            # this one's claim.
+            rows = await tx.fetch(
+                "SELECT * FROM outbox WHERE session_id = ? AND sent_at IS NULL ORDER BY id "
+                "FOR UPDATE",
+                (session_id,),
+            )
+            if any(
+                r["claimed_by"] not in (None, me) and (r["claimed_until"] or 0) >= now for r in rows
+            ):
+                return []
+            await tx.execute(
+                "UPDATE outbox SET claimed_by = ?, claimed_until = ? "
+                "WHERE session_id = ? AND sent_at IS NULL",
+                (me, now + self.claim_seconds, session_id),
+            )
+        return [row_of(PostRow, r) for r in rows]
+
+    async def sessions_with_posts_due(self, now: float) -> list[int]:
+        # A fresh post is posted by the process that wrote it, at once; the others take it only
+        # once it is overdue (that process died, or its try failed), not to race it for it.
+        rows = await self._fetch(
+            "SELECT DISTINCT session_id FROM outbox WHERE sent_at IS NULL AND ("
+            "(claimed_by = ? AND next_attempt_at <= ?) OR next_attempt_at <= ?) "
+            "AND (claimed_until IS NULL OR claimed_until < ? OR claimed_by = ?) "
+            "ORDER BY session_id",
+            (self.process_id, now, now - self.overdue_seconds, now, self.process_id),
+        )
+        return [int(r["session_id"]) for r in rows]
+
+    async def _on_lock_connection(self, sql: str, *args: Any) -> asyncpg.Record | None:
+        async with self._locks_guard:
+            if self._locks.is_closed():  # e.g. the server restarted: its locks went with it
+                self._locks = await asyncpg.connect(self._url)
+            row: asyncpg.Record | None = await self._locks.fetchrow(sql, *args)
+            return row
+
+    async def acquire_presentation(self, session_id: int) -> tuple[bool, bool]:
+        # Try the lock and, when held, record this process as the presenter, in one trip;
+        # `taken_over` is whether that changed anything.
+        row = await self._on_lock_connection(
+            "WITH l AS (SELECT pg_try_advisory_lock($1) AS got), "
+            "u AS (UPDATE sessions SET presenter = $2 WHERE id = $3 AND (SELECT got FROM l) "
+            "AND presenter IS DISTINCT FROM $2 RETURNING 1) "
+            "SELECT (SELECT got FROM l) AS got, EXISTS (SELECT 1 FROM u) AS taken_over",
+            PRESENT_LOCKS + session_id,
+            self.process_id,
+            session_id,
+        )
+        assert row is not None
+        return bool(row["got"]), bool(row["taken_over"])
+
+    async def release_presentation(self, session_id: int) -> None:
+        await self._on_lock_connection("SELECT pg_advisory_unlock($1)", PRESENT_LOCKS + session_id)

@@ -1,0 +1,185 @@
+"""What the store reads and writes: rows, the statuses of a session, and its errors."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any, TypeVar
+
+
+class StorageUnusable(Exception):
+    """The database cannot be used as it is; ``str()`` is one line saying why and what to do."""
+
+
+class NewerDatabase(StorageUnusable):
+    pass
+
+
+class DatabaseInUse(StorageUnusable):
+    pass
+
+
+class DatabaseReadOnly(StorageUnusable):
+    pass
+
+
+class DatabaseUnreachable(StorageUnusable):
+    pass
+
+
+class SessionStatus(StrEnum):
+    LOBBY = "lobby"
+    ACTIVE = "active"
+    FINISHED = "finished"
+    ABANDONED = "abandoned"
+
+    @property
+    def is_open(self) -> bool:
+        """Still going (a lobby or a game in play): the channel is taken."""
+        return self in (SessionStatus.LOBBY, SessionStatus.ACTIVE)
+
+
+@dataclass
+class SessionRow:
+    id: int
+    guild_id: int | None
+    channel_id: int
+    game_id: str
+    status: SessionStatus
+    host_id: str
+    options: str
+    seed: int
+    state: str | None
+    version: int
+    outcome: str | None
+    table_message_id: int | None
+    announced: int  # announcements of the state already put in the outbox
+    created_at: float
+    updated_at: float
+    note: str | None = None
+    # Counts changes of what shows the session (table message, DMs), which do not change the
+    # game and so leave `version` alone: a process sharing the database sees its copy is old.
+    shown: int = 0
+    rematch_of: int | None = None  # the finished game whose Rematch button opened this lobby
+
+
+@dataclass
+class PlayerRow:
+    session_id: int
+    user_id: str
+    seat: int
+    name: str
+    dm_channel_id: int | None
+    dm_message_id: int | None
+    dm_stamp: str | None
+    dm_digest: str | None
+
+
+@dataclass
+class ActionRow:
+    session_id: int
+    seq: int
+    player: str
+    action: str
+    source: str
+    created_at: float
+    undoes: int | None = None  # an undo: the seq of the move it takes back
+
+
+@dataclass
+class TimerRow:
+    session_id: int
+    kind: str
+    key: str
+    due_at: float
+
+
+@dataclass
+class UndoRequestRow:
+    session_id: int
+    seq: int  # the move to take back
+    player: str  # who asked (it is their move)
+    agreed: str  # the players who agreed so far, comma-separated
+    asked_at: float
+    due_at: float  # granted then, unless someone objected
+
+    @property
+    def agreed_by(self) -> list[str]:
+        return [p for p in self.agreed.split(",") if p]
+
+
+@dataclass
+class NewAction:
+    player: str
+    action: dict[str, Any]
+    source: str = "player"
+    undoes: int | None = None
+
+
+@dataclass
+class NewResult:
+    """One player's result in a finished game (a cooperative game: won = the table won)."""
+
+    user_id: str
+    score: int
+    won: bool
+    cooperative: bool = False
+
+
+@dataclass
+class StatRow:
+    """Aggregated results: of one player (a leaderboard line) or of one game (a record line)."""
+
+    key: str  # the user id, or the game id
+    games: int
+    wins: int
+    best: int
+    average: float
+    cooperative: bool = False  # a cooperative game's (its wins are table wins)
+
+
+CHANNEL = "channel"  # an outbox target: the session's channel (else "user:<id>", a DM)
+
+
+@dataclass
+class NewPost:
+    """Something a change must post, written to the outbox in the change's transaction."""
+
+    payload: dict[str, Any]  # {"announcement": {...}} or {"notice": text, "ping": [ids]}, …
+    target: str = CHANNEL
+
+
+@dataclass
+class PostRow:
+    id: int
+    session_id: int
+    target: str
+    payload: str
+    created_at: float
+    attempts: int
+    next_attempt_at: float
+    sent_at: float | None
+    message_id: int | None
+    failure: str | None
+
+
+RowT = TypeVar("RowT")
+
+
+_COLUMNS: dict[type[Any], frozenset[str]] = {}
+
+
+def row_of(cls: type[RowT], values: dict[str, Any]) -> RowT:
+    """A row object from a ``SELECT *`` (columns only a backend's bookkeeping uses, such as a
+    claim's lease, are left out)."""
+    names = _COLUMNS.get(cls)
+    if names is None:
+        names = _COLUMNS[cls] = frozenset(f.name for f in dataclasses.fields(cls))  # type: ignore[arg-type]
+    return cls(**{k: v for k, v in values.items() if k in names})
+
+
+def session_row(values: dict[str, Any]) -> SessionRow:
+    row = row_of(SessionRow, values)
+    row.status = SessionStatus(row.status)
+    return row

@@ -1,0 +1,189 @@
+"""The SQLite backend, the embedded default: one file, no server, one bot process.
+
+One aiosqlite connection in WAL mode, and a second, read-only one for long reads. Writes of different sessions that arrive together share a
+transaction (group commit: one COMMIT, one fsync). The bot's process is the database's only
+owner (an OS lock), so it may serve sessions from memory and fire timers without claiming them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import fcntl
+import os
+import sqlite3
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any, TypeVar
+
+import aiosqlite
+
+from bot.core.errors import StaleVersion
+from bot.core.store.base import Record, Store, Tx
+from bot.core.store.rows import DatabaseInUse, DatabaseReadOnly
+
+T = TypeVar("T")
+
+
+class _SqliteTx:
+    def __init__(self, conn: aiosqlite.Connection) -> None:
+        self._conn = conn
+
+    async def execute(self, sql: str, args: Sequence[Any] = ()) -> int:
+        cursor = await self._conn.execute(sql, tuple(args))
+        return cursor.rowcount
+
+    async def fetch(self, sql: str, args: Sequence[Any] = ()) -> list[Record]:
+        return [dict(r) for r in await self._conn.execute_fetchall(sql, tuple(args))]
+
+
+class SqliteStore(Store):
+    dialect = "sqlite"
+    _conflicts = (sqlite3.IntegrityError,)
+
+    def __init__(self, conn: aiosqlite.Connection, owner_lock: int | None = None) -> None:
+        super().__init__()
+        self._conn = conn
+        self._tx = _SqliteTx(conn)
+        # Long reads (a big server's /game stats, history pages) go through a second,
+        # read-only connection: in WAL mode they read a snapshot without holding the writer's
+        # lock, so moves keep committing meanwhile.
+        self._reader: aiosqlite.Connection | None = None
+        self._owner_lock = owner_lock  # the open lock file that makes this process the owner
+        # One connection serves every session: a transaction must not interleave with another
+        # one's statements (nor may a read see another's uncommitted rows), so every use of the
+        # connection takes this lock, and a transaction holds it from BEGIN to COMMIT.
+        self._lock = asyncio.Lock()
+        self._pending: list[tuple[Callable[[Tx], Awaitable[Any]], asyncio.Future[Any]]] = []
+        self._flusher: asyncio.Task[None] | None = None
+
+    @classmethod
+    async def open(
+        cls, path: Path | str, synchronous: str = "FULL", *, owner: bool = False
+    ) -> SqliteStore:
+        """Open (and migrate) the database. ``owner``: this process serves the sessions from
+        memory and fires their timers, so it must be the only one: a second owner is refused
+        (an OS lock on ``<path>.lock``, released when the process ends, even by kill -9), and
+        a database it cannot write to is refused too, before anything else starts."""
+        if synchronous not in ("FULL", "NORMAL", "OFF"):
+            raise ValueError(f"bad synchronous mode {synchronous!r}")
+        lock = _lock_owner(Path(path)) if owner else None
+        try:
+            conn = await aiosqlite.connect(str(path), isolation_level=None)
+        except sqlite3.Error as exc:
+            _unlock(lock)
+            raise DatabaseReadOnly(f"cannot open the database {path}: {exc}") from None
+        conn.row_factory = aiosqlite.Row
+        store = cls(conn, lock)
+        try:
+            await conn.execute("PRAGMA journal_mode=WAL")
+            await conn.execute("PRAGMA foreign_keys=ON")
+            await conn.execute("PRAGMA busy_timeout=5000")
+            await conn.execute(f"PRAGMA synchronous={synchronous}")
+            await store._migrate()
+            store._reader = await _open_reader(path)
+            if owner:
+                await store.set_meta("opened_at", repr(time.time()))
+        except sqlite3.OperationalError as exc:
+            await store.close()
+            raise DatabaseReadOnly(
+                f"cafebot cannot write to its database {path} ({exc}): check the file's and its "
+                "folder's permissions and free disk space."
+            ) from None
+        except BaseException:
+            await store.close()
+            raise
+        return store
+
+    async def close(self) -> None:
+        if self._reader is not None:
+            await self._reader.close()
+            self._reader = None
+        await self._conn.close()
+        _unlock(self._owner_lock)
+        self._owner_lock = None
+
+    @asynccontextmanager
+    async def _transaction(self) -> AsyncIterator[Tx]:
+        async with self._lock:
+            await self._conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._tx
+            except BaseException:
+                await self._conn.execute("ROLLBACK")
+                raise
+            else:
+                await self._conn.execute("COMMIT")
+
+    async def _write(self, work: Callable[[Tx], Awaitable[T]]) -> T:
+        """Run ``work`` in a transaction shared with the writes queued meanwhile (group commit:
+        one COMMIT, one fsync for all). Each caller returns only after the COMMIT. A write that
+        raises must raise before it writes anything (see commit_state); it alone fails. Any
+        other failure rolls the whole group back and fails every write in it."""
+        future: asyncio.Future[T] = asyncio.get_running_loop().create_future()
+        self._pending.append((work, future))
+        if self._flusher is None or self._flusher.done():
+            self._flusher = asyncio.create_task(self._flush())
+        return await future
+
+    async def _flush(self) -> None:
+        while self._pending:
+            group, self._pending = self._pending, []
+            outcomes: list[tuple[Any, BaseException | None]] = []
+            try:
+                async with self._transaction() as tx:
+                    for work, _ in group:
+                        try:
+                            outcomes.append((await work(tx), None))
+                        except StaleVersion as exc:
+                            outcomes.append((None, exc))
+            except BaseException as exc:
+                outcomes = [(None, exc)] * len(group)
+            for (_, future), (result, error) in zip(group, outcomes, strict=True):
+                if future.done():
+                    continue
+                if error is None:
+                    future.set_result(result)
+                else:
+                    future.set_exception(error)
+
+    # execute_fetchall is one trip to the database thread (execute + fetch + close are three).
+    async def _fetch(self, sql: str, args: Sequence[Any] = ()) -> list[Record]:
+        async with self._lock:
+            return [dict(r) for r in await self._conn.execute_fetchall(sql, tuple(args))]
+
+    async def _read(self, sql: str, args: Sequence[Any] = ()) -> list[Record]:
+        if self._reader is None:
+            return await self._fetch(sql, args)
+        return [dict(r) for r in await self._reader.execute_fetchall(sql, tuple(args))]
+
+
+async def _open_reader(path: Path | str) -> aiosqlite.Connection:
+    reader = await aiosqlite.connect(str(path), isolation_level=None)
+    reader.row_factory = aiosqlite.Row
+    await reader.execute("PRAGMA query_only=ON")
+    await reader.execute("PRAGMA busy_timeout=5000")
+    return reader
+
+
+def _lock_owner(path: Path) -> int:
+    lock_path = path.with_name(path.name + ".lock")
+    try:
+        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as exc:
+        raise DatabaseReadOnly(f"cannot create the lock file {lock_path}: {exc}") from None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        raise DatabaseInUse(
+            f"another cafebot process is already running on {path}. Run one process per "
+            "SQLite database (stop the other one first); several processes need PostgreSQL."
+        ) from None
+    return fd
+
+
+def _unlock(fd: int | None) -> None:
+    if fd is not None:
+        os.close(fd)  # closing the descriptor releases the lock

@@ -1,0 +1,121 @@
+"""`python -m bot migrate-db`: an existing SQLite database copied to PostgreSQL, checked by
+replaying every session, and the games going on there."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+from bot.__main__ import main
+from bot.core.migrate import _copy_and_check
+from bot.core.sessions import SessionService
+from bot.core.store import SessionStatus, open_store
+from bot.core.store.sqlite import SqliteStore
+from tests.pg_server import PostgresServer
+from tests.test_store import play_random, started
+
+
+async def make_source(path: Path) -> dict[str, int]:
+    """A database as a bot leaves it: a finished game, one in play (timers, posts), a lobby,
+    an abandoned game."""
+    store = await SqliteStore.open(path)
+    service = SessionService(store)
+    finished = await play_random(service, await started(service, channel=1), seed=1)
+    playing = await play_random(service, await started(service, channel=2), seed=2, limit=7)
+    lobby = await service.create(
+        game_id="monster-cafe", channel_id=3, guild_id=1, host_id="9", host_name="H", seed=3
+    )
+    gone = await started(service, channel=4)
+    await service.abandon(gone.id, gone.row.host_id, may_manage=False)
+    await store.set_meta("last_alive", "1800000000.0")
+    await store.close()
+    assert finished.status == "finished" and playing.status == "active"
+    return {"finished": finished.id, "playing": playing.id, "lobby": lobby.id}
+
+
+def test_sqlite_to_postgres_copies_checks_and_plays_on(
+    tmp_path: Path, pg_server: PostgresServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source = tmp_path / "cafebot.sqlite3"
+    ids = asyncio.run(make_source(source))
+    target = asyncio.run(pg_server.new_database())
+    assert main(["migrate-db", "--from", f"sqlite:///{source}", "--to", target]) == 0
+    out = capsys.readouterr().out
+    assert "copied 4 sessions" in out
+    assert "3 session(s) replayed to their stored state, 1 lobby(ies)" in out
+
+    async def play_on() -> None:
+        store = await open_store(target)
+        try:
+            service = SessionService(store)
+            s = await service.load(ids["playing"])
+            assert {t.kind for t in await store.timers(s.id)} == {"deadline", "reminder"}
+            s = await play_random(service, s, seed=5)
+            assert s.status is SessionStatus.FINISHED
+            assert await service.replay(s.id) == s.state
+            fresh = await service.create(
+                game_id="cafe-carnage", channel_id=2, guild_id=1, host_id="1", host_name="H"
+            )
+            assert fresh.id == 5  # ids go on after the copied ones
+            assert await store.get_meta("last_alive") == "1800000000.0"
+        finally:
+            await store.close()
+
+    asyncio.run(play_on())
+    # Copying again into the same database is refused: it is not empty any more.
+    assert main(["migrate-db", "--from", f"sqlite:///{source}", "--to", target]) == 2
+    assert "already holds 5 session(s)" in capsys.readouterr().err
+
+
+def test_a_running_bot_or_a_bad_url_is_refused(
+    tmp_path: Path, pg_server: PostgresServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source = tmp_path / "cafebot.sqlite3"
+    asyncio.run(make_source(source))
+    target = asyncio.run(pg_server.new_database())
+
+    async def while_owned() -> int:
+        owner = await SqliteStore.open(source, owner=True)  # the bot is still running on it
+        try:
+            return await asyncio.to_thread(
+                main, ["migrate-db", "--from", f"sqlite:///{source}", "--to", target]
+            )
+        finally:
+            await owner.close()
+
+    assert asyncio.run(while_owned()) == 2
+    assert "another cafebot process is already running" in capsys.readouterr().err
+    assert main(["migrate-db", "--from", str(source), "--to", target]) == 2
+    assert "expected sqlite:///" in capsys.readouterr().err
+
+
+def test_a_copy_that_lost_a_row_is_reported(tmp_path: Path, pg_server: PostgresServer) -> None:
+    """The check can fail: a copy that drops the last action of the game in play."""
+    source_path = tmp_path / "cafebot.sqlite3"
+    ids = asyncio.run(make_source(source_path))
+
+    async def copy_losing_a_row() -> list[str]:
+        source = await open_store(f"sqlite:///{source_path}")
+        target = await open_store(await pg_server.new_database())
+        load = target.load_tables
+
+        async def lossy(tables: dict[str, list[dict[str, object]]]) -> None:
+            actions = tables["actions"]
+            last = max(
+                (a for a in actions if a["session_id"] == ids["playing"]),
+                key=lambda a: int(str(a["seq"])),
+            )
+            await load({**tables, "actions": [a for a in actions if a is not last]})
+
+        target.load_tables = lossy  # type: ignore[method-assign]
+        try:
+            return (await _copy_and_check(source, target, print)).problems
+        finally:
+            await source.close()
+            await target.close()
+
+    problems = asyncio.run(copy_losing_a_row())
+    assert any(p.startswith("actions:") for p in problems)
+    assert f"session #{ids['playing']} replays to another state" in problems
