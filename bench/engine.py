@@ -6,7 +6,9 @@ Each step of a random game has two parts, timed apart:
 - ``games.engine.apply`` itself (the central checks and the game's ``apply_action``).
 "apply µs" is the engine's cost per action; "games/s apply" counts apply time only, "games/s
 all" the whole loop (setup included). "serialise µs" is ``state.model_dump_json()`` of a
-mid-game state (the first game's state halfway through its actions).
+mid-game state (the first game's state halfway through its actions); "store JSON µs" what the
+session service spends per move to encode the new state for the store (bot/core/state_json.py:
+only the fields the move replaced; copy-on-write games only).
 
 Usage: python bench/engine.py [GAME_ID ...] [--seconds S]   (default: every game, 2 s a case)
 """
@@ -21,6 +23,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bot.core.state_json import StateJson
 from games import REGISTRY
 from games.engine import Game, GameState, apply
 from games.rng import Rng
@@ -36,6 +39,7 @@ COLUMNS = [
     ("games/s apply", ">14"),
     ("games/s all", ">12"),
     ("serialise µs", ">13"),
+    ("store JSON µs", ">14"),
 ]
 
 
@@ -51,6 +55,25 @@ def serialise_us(state: GameState, repeats: int = 300) -> float:
         for _ in range(repeats):
             state.model_dump_json()
         best = min(best, (time.perf_counter() - started) / repeats)
+    return 1e6 * best
+
+
+def store_json_us(game: Game[Any, Any], ids: list[str]) -> float:
+    """Best of three passes: µs per move for the store's JSON of each state of one random game
+    (seed 0), in order, as the session service writes it (only the fields a move replaced)."""
+    rng = Rng(seed=0)
+    states: list[GameState] = [game.setup(ids, game.Options(), 0)]
+    while game.outcome(states[-1]) is None:
+        player, action = random_action(game, states[-1], rng)
+        states.append(apply(game, states[-1], player, action))
+    best = float("inf")
+    for _ in range(3):
+        encoder = StateJson()
+        encoder.dump(1, states[0])
+        started = time.perf_counter()
+        for state in states[1:]:
+            encoder.dump(1, state)
+        best = min(best, (time.perf_counter() - started) / (len(states) - 1))
     return 1e6 * best
 
 
@@ -96,6 +119,7 @@ def bench_case(game: Game[Any, Any], players: int, seconds: float) -> list[str]:
         f"{games / applying:.1f}",
         f"{games / elapsed:.1f}",
         f"{serialise_us(mid_game(game, ids)):.1f}",
+        f"{store_json_us(game, ids):.1f}" if game.copy_on_write else "-",
     ]
 
 

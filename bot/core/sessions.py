@@ -28,6 +28,7 @@ from bot.core.errors import (
 from bot.core.record import GameRecord, RecordedAction, commitment, effective
 from bot.core.seats import free_robot_id, is_robot, robot_name
 from bot.core.stale import SessionLock, retry_stale_writes
+from bot.core.state_json import StateJson
 from bot.core.store import (
     CHANNEL,
     NewAction,
@@ -191,6 +192,7 @@ class SessionService:
         self.new_seed = new_seed
         self.undo_wait = undo_wait  # seconds the others have to object to an undo
         self._locks: dict[int, SessionLock] = {}
+        self._state_json = StateJson()  # each cached session's last state JSON, by field
         self._listeners: list[Callable[[Change], None]] = []
         # The deadline of each cached session's step; it goes with the cached session (a
         # process sharing the database that changes the timers changes the session's stamp).
@@ -375,6 +377,7 @@ class SessionService:
 
     def forget(self, session_id: int) -> None:
         self._cache.pop(session_id, None)
+        self._state_json.forget(session_id)
         self._deadlines.pop(session_id, None)
 
     @contextlib.contextmanager
@@ -932,7 +935,9 @@ class SessionService:
         outcome = s.game.outcome(new)
         old_key = clock_key(s.game, old)
         same_step = outcome is None and old_key is not None and old_key == clock_key(s.game, new)
-        state_json = new.model_dump_json()
+        state_json = (
+            self._state_json.dump(s.id, new) if s.game.copy_on_write else new.model_dump_json()
+        )
         status = SessionStatus.FINISHED if outcome is not None else SessionStatus.ACTIVE
         outcome_json = outcome.model_dump_json() if outcome is not None else None
         timers = [] if same_step else self._timers(s.game, new)  # [] once the game is over

@@ -1,0 +1,63 @@
+"""The store's incremental state JSON is byte for byte ``model_dump_json()``, in every game."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from bot.core import state_json
+from bot.core.state_json import StateJson
+from games import REGISTRY
+from games.engine import apply
+from games.rng import Rng
+
+GAMES = sorted(REGISTRY)
+
+
+@pytest.mark.parametrize("game_id", GAMES)
+@pytest.mark.parametrize("seed", [1, 2])
+def test_every_state_of_a_random_game_encodes_as_pydantic_does(game_id: str, seed: int) -> None:
+    game = REGISTRY[game_id]
+    rng = Rng(seed=seed)
+    players = [f"p{i}" for i in range(game.max_players if seed == 1 else game.min_players)]
+    state = game.setup(players, game.Options(), seed)
+    encoder = StateJson()
+    steps = 0
+    while game.outcome(state) is None:
+        assert encoder.dump(7, state) == state.model_dump_json(), f"step {steps}"
+        player = rng.choice(sorted(game.active_players(state)))
+        if rng.randint(1, 10) == 1:
+            action = game.on_timeout(state, player)
+        else:
+            action = rng.choice(list(game.legal_actions(state, player)))
+        state = apply(game, state, player, action)
+        steps += 1
+    assert encoder.dump(7, state) == state.model_dump_json()
+    assert steps > 5
+    # Another session's state, or a session forgotten, is encoded in full, and still the same.
+    encoder.forget(7)
+    assert encoder.dump(7, state) == encoder.dump(8, state) == state.model_dump_json()
+
+
+def test_a_move_re_encodes_only_the_fields_it_replaced(monkeypatch: pytest.MonkeyPatch) -> None:
+    game = REGISTRY["cafe-carnage"]
+    assert game.copy_on_write
+    players = [f"p{i}" for i in range(6)]
+    state = game.setup(players, game.Options(), 3)
+    encoder = StateJson()
+    encoder.dump(1, state)
+    encoded: list[str] = []
+    real_part = state_json._part
+
+    def counting_part(name: str, encoder: Any, value: Any) -> str:
+        encoded.append(name)
+        return real_part(name, encoder, value)
+
+    monkeypatch.setattr(state_json, "_part", counting_part)
+    action = game.legal_actions(state, "p0")[0]
+    after = apply(game, state, "p0", action)
+    assert encoder.dump(1, after) == after.model_dump_json()
+    fields = len(type(after).model_fields)
+    assert 0 < len(encoded) <= 3 < fields, encoded
+    assert "history" not in encoded and "decks" not in encoded
