@@ -64,6 +64,8 @@ def kind_of(call: RestCall, dm_channels: set[str]) -> str:
         return f"{where} message sent"
     if method == "PATCH":
         return f"{where} message edited"
+    if method == "POST" and path.endswith("/threads"):
+        return "game thread started"
     return f"{method} {path.split('?')[0]}"
 
 
