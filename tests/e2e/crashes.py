@@ -198,7 +198,8 @@ async def soak(
             done.set()
 
         await asyncio.gather(killer(), play())
-        await asyncio.sleep(1.0)  # the last table edits and posts
+        await _posts_sent(db)  # the last moves' announcements (a loaded machine may lag)
+        await asyncio.sleep(0.5)  # and the last table edits
         await bot.stop()
         await _check(db, emu, channels, result)
     return result
@@ -213,6 +214,20 @@ def waiting_for(table: Message, names: dict[str, int]) -> int:
                 if first in names:
                     return names[first]
     return next(iter(names.values()))
+
+
+async def _posts_sent(db: Path, timeout: float = 60.0) -> None:
+    """Wait until the outbox has nothing left to send (bounded: a missing post is then counted)."""
+
+    def unsent() -> int:
+        with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as conn:
+            return int(
+                conn.execute("SELECT COUNT(*) FROM outbox WHERE sent_at IS NULL").fetchone()[0]
+            )
+
+    deadline = time.monotonic() + timeout
+    while await asyncio.to_thread(unsent) and time.monotonic() < deadline:
+        await asyncio.sleep(0.1)
 
 
 async def _finished(db: Path, session_id: int) -> bool:
