@@ -4,7 +4,7 @@ The bot runs as its own process (`python -m bot`, as in production); this proces
 emulator and plays every seat, each player clicking their picks and Confirm as fast as the
 clicks are acknowledged. Prints interactions/s, latency from INTERACTION_CREATE to the
 callback (p50/p99), the bot processes' CPU seconds per 1,000 clicks (from /proc/<pid>/stat),
-messages drawn per click, and REST calls per round per player by kind.
+messages drawn per click (counted from the first click: not the lobbies), and REST calls per round per player by kind.
 
 In the same run, the library's own limit: a bare discord.py bot (bench/bare_bot.py, its own
 process, the same emulator, intents and shards) receives the same clicks on copies of the same
@@ -300,6 +300,27 @@ async def bare_bot_on_the_same_clicks(
     return elapsed, cpu, latencies
 
 
+def read_counters(folder: Path, processes: int) -> Counter[str]:
+    """The bot processes' render counters, as they last wrote them (bot/app.py write_stats)."""
+    renders: Counter[str] = Counter()
+    for index in range(processes):
+        renders.update(json.loads((folder / f"stats.{index}.json").read_text())["renders"])
+    return renders
+
+
+async def counters_now(bots: list[asyncio.subprocess.Process], folder: Path) -> Counter[str]:
+    """Ask each bot process for its counters (SIGUSR1) and read them."""
+    for index, bot in enumerate(bots):
+        (folder / f"stats.{index}.json").unlink(missing_ok=True)
+        bot.send_signal(signal.SIGUSR1)
+    deadline = time.monotonic() + 30
+    while not all((folder / f"stats.{i}.json").exists() for i in range(len(bots))):
+        if time.monotonic() > deadline:
+            raise RuntimeError("the bot did not write its counters on SIGUSR1")
+        await asyncio.sleep(0.05)
+    return read_counters(folder, len(bots))
+
+
 async def wait_for_menus(emu: DiscordEmulator, users: list[int], played: set[int]) -> None:
     await emu.wait_until(lambda: all(new_menu(emu, u, played) for u in users), timeout=120)
 
@@ -398,6 +419,7 @@ async def main() -> None:
                 await wait_for_menus(emu, everyone, played)
                 dm_channels = {str(emu.dm_channel_id(u)) for u in everyone}
 
+                renders_before = await counters_now(bots, Path(tmp))  # lobbies, first DMs
                 PACE.rate = args.rate
                 latencies: list[float] = []
                 calls_before = len(emu.rest_calls)
@@ -438,10 +460,8 @@ async def main() -> None:
                     bot.send_signal(signal.SIGINT)  # a clean stop (writes the profile, if any)
                 for bot in bots:
                     await bot.wait()
-            renders: Counter[str] = Counter()
-            for index in range(args.processes):
-                stats = json.loads((Path(tmp) / f"stats.{index}.json").read_text())
-                renders.update(stats["renders"])
+            renders = read_counters(Path(tmp), len(bots))
+            renders.subtract(renders_before)
             # The same clicks, each table's players in turn, for the bare discord.py bot.
             table_of = {u: n for n, (_, users) in enumerate(tables) for u in users}
             by_table: list[list[list[Click]]] = [[] for _ in tables]

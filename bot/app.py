@@ -6,9 +6,11 @@ constructor arguments; nothing reaches through the bot object to its siblings.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import re
+import signal
 import time
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -70,6 +72,8 @@ class CafeBot(commands.Bot):
 
     async def setup_hook(self) -> None:
         settings = self.settings
+        if settings.stats_path is not None:
+            asyncio.get_running_loop().add_signal_handler(signal.SIGUSR1, self.write_stats)
         self.store = await open_store(
             settings.database,
             synchronous=settings.sqlite_synchronous,
@@ -162,9 +166,7 @@ class CafeBot(commands.Bot):
     async def close(self) -> None:
         if hasattr(self, "robots"):
             await self.robots.stop()
-        if self.settings.stats_path is not None and self.screens is not None:
-            stats = {"renders": dict(self.screens.renders), "clicks": self.clicks}
-            self.settings.stats_path.write_text(json.dumps(stats), encoding="utf-8")
+        self.write_stats()
         if hasattr(self, "scheduler"):
             await self.scheduler.stop()
         if hasattr(self, "tables"):
@@ -173,6 +175,16 @@ class CafeBot(commands.Bot):
         await super().close()
         if hasattr(self, "store"):
             await self.store.close()
+
+    def write_stats(self) -> None:
+        """For benchmarks: the counters so far, to ``stats_path`` (at exit, and on SIGUSR1 so a
+        bench can count from the start of its measured phase)."""
+        if self.settings.stats_path is not None and self.screens is not None:
+            stats = {"renders": dict(self.screens.renders), "clicks": self.clicks}
+            path = self.settings.stats_path
+            partial = path.with_name(path.name + ".partial")
+            partial.write_text(json.dumps(stats), encoding="utf-8")
+            partial.replace(path)  # whole or absent: a bench may be waiting for it
 
     async def on_interaction(self, interaction: discord.Interaction[Any]) -> None:
         """Answer component clicks that no DynamicItem will take (a custom_id that is not on
