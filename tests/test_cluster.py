@@ -209,7 +209,7 @@ async def test_posts_are_claimed_by_one_process_in_order(
     assert await b.service.unsent_posts(s.id) == []  # a holds them
     assert s.id not in await b.store.sessions_with_posts_due(clock.now)
     assert await a.service.unsent_posts(s.id) != []  # a may take its own again
-    await a.service.mark_posted(claimed[0].id, 1234)
+    await a.service.mark_posted([claimed[0].id], 1234)
     clock.now += a.store.claim_seconds + 1  # a died: its claim ends, its posts are overdue
     assert s.id in await b.store.sessions_with_posts_due(clock.now)
     taken = await b.service.unsent_posts(s.id)

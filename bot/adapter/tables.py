@@ -622,11 +622,10 @@ class TableSync:
                     self._channel_gone(where.channel_id, exc)
                 else:
                     log.exception("post %s of session %s was refused; dropped", post.id, where.id)
-                for each in batch:
-                    await self.service.mark_posted(each.id, None, failure=str(exc)[:200])
+                ids = [each.id for each in batch]
+                await self.service.mark_posted(ids, None, failure=str(exc)[:200])
                 continue
-            for each in batch:
-                await self.service.mark_posted(each.id, message_id)
+            await self.service.mark_posted([each.id for each in batch], message_id)
 
     async def _post_announcements(self, where: Where, batch: list[PostRow]) -> int:
         """Several announcements of one move in one message (one ping line for all)."""

@@ -417,9 +417,9 @@ class SessionService:
         return await self.store.claim_posts(session_id, self.now())
 
     async def mark_posted(
-        self, post_id: int, message_id: int | None, *, failure: str | None = None
+        self, post_ids: list[int], message_id: int | None, *, failure: str | None = None
     ) -> None:
-        await self.store.mark_posted(post_id, message_id, failure=failure)
+        await self.store.mark_posted(post_ids, message_id, failure=failure)
 
     async def retry_post_later(self, post_id: int, at: float, failure: str) -> None:
         await self.store.retry_post_later(post_id, at, failure)

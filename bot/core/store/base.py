@@ -626,13 +626,21 @@ class Store(ABC):
         return float(row["due"]) if row and row["due"] is not None else None
 
     async def mark_posted(
-        self, post_id: int, message_id: int | None, *, failure: str | None = None
+        self, post_ids: list[int], message_id: int | None, *, failure: str | None = None
     ) -> None:
-        """Done with a post: sent (with its message), or given up (``failure`` says why)."""
-        await self._run(
-            "UPDATE outbox SET sent_at = ?, message_id = ?, failure = ? WHERE id = ?",
-            (time.time(), message_id, failure, post_id),
-        )
+        """Done with posts sent as one message (with its id), or given up (``failure`` says
+        why): in one transaction, so a crash never leaves part of a message's posts unsent (they
+        would go again as another message)."""
+        now = time.time()
+
+        async def work(tx: Tx) -> None:
+            for post_id in post_ids:
+                await tx.execute(
+                    "UPDATE outbox SET sent_at = ?, message_id = ?, failure = ? WHERE id = ?",
+                    (now, message_id, failure, post_id),
+                )
+
+        await self._write(work)
 
     async def retry_post_later(self, post_id: int, at: float, failure: str) -> None:
         await self._run(
