@@ -1,4 +1,5 @@
-"""What games share: timer options and their wording, seat-order turns, choice controls.
+"""What games share: timer options and their wording, seat-order turns, choice controls, and the
+copy-on-write step of fast engines (:func:`evolve`).
 
 Pure helpers for game packages (no rules of any one game here).
 """
@@ -6,9 +7,9 @@ Pure helpers for game packages (no rules of any one game here).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
-from pydantic import Field
+from pydantic import BaseModel, Field
 
 from games.presentation import Button, Control, Option, Select, Style
 
@@ -90,3 +91,41 @@ def choice_controls(
             for o in options
         ]
     return [Select(placeholder=placeholder, options=list(options)[:25], row=row)]
+
+
+# -- copy-on-write -------------------------------------------------------------------------------
+
+M = TypeVar("M", bound=BaseModel)
+_new = object.__new__
+_set = object.__setattr__
+# Per model class: every field name. An evolved model counts all its fields as set (as one loaded
+# from JSON does), so one set per class is shared by all of them: pydantic only ever adds a field
+# name to it (on assignment), and every name is in already.
+_ALL_FIELDS: dict[type[BaseModel], set[str]] = {}
+
+
+def _all_fields(cls: type[BaseModel]) -> set[str]:
+    fields = _ALL_FIELDS[cls] = set(cls.model_fields)
+    return fields
+
+
+def evolve(model: M, **changes: Any) -> M:
+    """A shallow copy of ``model`` with ``changes`` (not validated): the copy-on-write step of a
+    ``copy_on_write`` game, much cheaper than ``model_copy``. The copy shares every field it does
+    not replace with ``model``, so no container of either may be mutated in place afterwards:
+    replace it (``deck=state.deck[1:]``). Assigning a field of the copy itself is fine."""
+    cls = model.__class__
+    new = _new(cls)
+    fields = model.__dict__.copy()
+    if changes:
+        fields.update(changes)
+    _set(new, "__dict__", fields)
+    extra, private = model.__pydantic_extra__, model.__pydantic_private__
+    if extra is None:
+        _set(new, "__pydantic_fields_set__", _ALL_FIELDS.get(cls) or _all_fields(cls))
+        _set(new, "__pydantic_extra__", None)
+    else:  # extra fields are named in the set of fields set too: keep a set of its own
+        _set(new, "__pydantic_fields_set__", model.__pydantic_fields_set__ | changes.keys())
+        _set(new, "__pydantic_extra__", dict(extra))
+    _set(new, "__pydantic_private__", None if private is None else dict(private))
+    return new

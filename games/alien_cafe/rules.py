@@ -1,7 +1,7 @@
 """Alien Café's rules: setup, moves and the round cycle (legality is in legality.py).
 
 Copy-on-write: ``apply_action`` never mutates the state it is given. It builds the new state with
-:func:`~games.alien_cafe.state.evolve`, sharing every list, dict and seat the move leaves alone, so
+:func:`~games.kit.evolve`, sharing every list, dict and seat the move leaves alone, so
 no container of a state may be changed in place once the state exists.
 """
 
@@ -41,8 +41,8 @@ from games.alien_cafe.state import (
     RoundResult,
     Seat,
     TrayRecord,
-    evolve,
 )
+from games.kit import evolve
 from games.presentation import player
 from games.rng import Rng
 

@@ -1,8 +1,8 @@
-"""Options and state of an Alien Café table, and the copy-on-write helper the rules build with."""
+"""Options and state of an Alien Café table (copy-on-write: see :func:`games.kit.evolve`)."""
 
 from __future__ import annotations
 
-from typing import Any, Literal, TypeVar
+from typing import Literal
 
 from pydantic import BaseModel, Field
 
@@ -85,29 +85,3 @@ class AlienCafeState(GameState):
     @property
     def failures(self) -> int:
         return sum(1 for r in self.results if not r.success)
-
-
-M = TypeVar("M", bound=BaseModel)
-_new = object.__new__
-_set = object.__setattr__
-# Per model class: every field name. A copy-on-write model counts all its fields as set, and
-# these sets are shared safely: pydantic only ever adds a field name to them, and every name is
-# in already.
-_ALL_FIELDS: dict[type[BaseModel], set[str]] = {}
-
-
-def _all_fields(cls: type[BaseModel]) -> set[str]:
-    fields = _ALL_FIELDS[cls] = set(cls.model_fields)
-    return fields
-
-
-def evolve(model: M, **changes: Any) -> M:
-    """A shallow copy of ``model`` with ``changes`` (no validation): the new model shares every
-    unchanged field with the old one, so neither may ever be mutated in place afterwards."""
-    cls = model.__class__
-    new = _new(cls)
-    _set(new, "__dict__", {**model.__dict__, **changes})
-    _set(new, "__pydantic_fields_set__", _ALL_FIELDS.get(cls) or _all_fields(cls))
-    _set(new, "__pydantic_extra__", model.__pydantic_extra__)
-    _set(new, "__pydantic_private__", model.__pydantic_private__)
-    return new

@@ -7,20 +7,23 @@ traits are interchangeable, so sets are searched over trait vectors, which keeps
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Iterable, Sequence
 from math import ceil
 
-from games.breakfast_vs_aliens.catalogue import COLOURS, Colour, card, effect
+from games.breakfast_vs_aliens.catalogue import ALL_CARDS, COLOURS, Colour, card, effect
 from games.breakfast_vs_aliens.state import BvaState, Capture
 from games.engine import PlayerId
 
 Vector = tuple[int, int, int, int]  # trait counts in COLOURS order
+assert COLOURS == ("R", "B", "P", "Y")  # the order of a vector
 
 
 def vector(colours: Iterable[Colour]) -> Vector:
-    counts = Counter(colours)
-    return (counts["R"], counts["B"], counts["P"], counts["Y"])
+    found = colours if isinstance(colours, list | tuple) else list(colours)
+    return (found.count("R"), found.count("B"), found.count("P"), found.count("Y"))
+
+
+TRAITS: dict[str, Vector] = {c: vector(card(c).traits) for c in ALL_CARDS}  # printed traits
 
 
 def as_vector(values: Sequence[int]) -> Vector:
@@ -41,7 +44,12 @@ def owns(state: BvaState, player: PlayerId, what: str) -> list[str]:
 def hero_traits(state: BvaState, hero: str) -> list[Colour]:
     """A hero's traits with its treasures: their colour bars in Mini-Muffin; in Full Pancake only
     a Jam Jar adds a trait (the colour chosen for it)."""
-    traits = list(card(hero).traits)
+    return [*card(hero).traits, *treasure_traits(state, hero)]
+
+
+def treasure_traits(state: BvaState, hero: str) -> list[Colour]:
+    """The traits a hero's treasures add (see :func:`hero_traits`)."""
+    traits: list[Colour] = []
     for treasure in state.attached.get(hero, []):
         if state.full:
             if treasure in state.jam:
@@ -53,19 +61,32 @@ def hero_traits(state: BvaState, hero: str) -> list[Colour]:
     return traits
 
 
+def team_vector(state: BvaState, heroes: Iterable[str]) -> Vector:
+    """The traits of these heroes together, counted (as :func:`hero_traits` counts them)."""
+    r = b = p = y = 0
+    attached = state.attached
+    added: list[Colour] = []
+    for hero in heroes:
+        printed = TRAITS[hero]
+        r, b, p, y = r + printed[0], b + printed[1], p + printed[2], y + printed[3]
+        if hero in attached:
+            added += treasure_traits(state, hero)
+    if not added:
+        return (r, b, p, y)
+    more = vector(added)
+    return (r + more[0], b + more[1], p + more[2], y + more[3])
+
+
 def alien_need(state: BvaState, alien: str) -> Vector:
     """The traits to cover: the alien's, plus (Mini-Muffin) its stacked disasters' colours."""
-    colours = list(card(alien).traits)
-    if not state.full and alien == state.alien:
-        for disaster in state.alien_disasters:
-            bar = card(disaster).bar
-            assert bar is not None
-            colours.append(bar)
-    return vector(colours)
+    if state.alien_disasters and alien == state.alien and not state.full:
+        stacked = [card(d).bar for d in state.alien_disasters]
+        return vector([*card(alien).traits, *(bar for bar in stacked if bar is not None)])
+    return TRAITS[alien]
 
 
 def covers(have: Vector, need: Vector) -> bool:
-    return all(h >= n for h, n in zip(have, need, strict=True))
+    return have[0] >= need[0] and have[1] >= need[1] and have[2] >= need[2] and have[3] >= need[3]
 
 
 def minus(need: Vector, colour: Colour) -> Vector:
@@ -144,7 +165,7 @@ def capture_options(
                 continue
             reduced = minus(need, colour)
             for heroes in minimal_sets(state, player, reduced):
-                have = vector(t for h in heroes for t in hero_traits(state, h))
+                have = team_vector(state, heroes)
                 if not covers(have, need):
                     options.append(Capture(alien=alien, heroes=list(heroes), ignore=colour))
         plain = len([o for o in options if o.ignore is None])
@@ -153,12 +174,26 @@ def capture_options(
 
 
 def can_capture(state: BvaState, player: PlayerId, alien: str, *, spatula: bool) -> bool:
-    need = alien_need(state, alien)
-    have = vector(t for h in state.heroes[player] for t in hero_traits(state, h))
-    if covers(have, need):
-        return True
-    if spatula and owns(state, player, "golden_spatula"):
-        return any(covers(have, minus(need, c)) for c in COLOURS if need[COLOURS.index(c)])
+    return can_capture_any(state, player, (alien,), spatula=spatula)
+
+
+def can_capture_any(
+    state: BvaState, player: PlayerId, aliens: Iterable[str], *, spatula: bool
+) -> bool:
+    """Whether ``player``'s heroes can capture one of ``aliens`` (with a Golden Spatula they own,
+    ignoring one trait, when ``spatula``)."""
+    have = team_vector(state, state.heroes[player])
+    with_spatula: bool | None = None  # looked up when first needed
+    for alien in aliens:
+        need = alien_need(state, alien)
+        if covers(have, need):
+            return True
+        if spatula and with_spatula is None:
+            with_spatula = bool(owns(state, player, "golden_spatula"))
+        if with_spatula and any(
+            covers(have, minus(need, c)) for c in COLOURS if need[COLOURS.index(c)]
+        ):
+            return True
     return False
 
 
@@ -175,5 +210,5 @@ def is_valid_capture(state: BvaState, player: PlayerId, action: Capture, *, spat
         if not need[COLOURS.index(action.ignore)]:
             return False
         need = minus(need, action.ignore)
-    have = vector(t for h in heroes for t in hero_traits(state, h))
+    have = team_vector(state, heroes)
     return covers(have, need)

@@ -6,7 +6,6 @@ search for them; names never look like ids.
 
 from __future__ import annotations
 
-from collections import Counter
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
@@ -177,14 +176,12 @@ def effect(card_id: str) -> Effect:
 
 def colours_text(colours: tuple[Colour, ...] | list[Colour]) -> str:
     """``🟥🟦`` in the fixed colour order."""
-    counts = Counter(colours)
-    return "".join(EMOJI[c] * counts[c] for c in COLOURS)
+    return "".join(EMOJI[c] * colours.count(c) for c in COLOURS)
 
 
 def letters(colours: tuple[Colour, ...] | list[Colour]) -> str:
     """``R B`` for colour-blind players, in the fixed colour order."""
-    counts = Counter(colours)
-    return " ".join(c for c in COLOURS for _ in range(counts[c]))
+    return " ".join(c for c in COLOURS for _ in range(colours.count(c)))
 
 
 def legend() -> str:

@@ -23,6 +23,7 @@ from games.breakfast_vs_aliens.table import (
 )
 from games.breakfast_vs_aliens.words import event, names, ping
 from games.engine import PlayerId
+from games.kit import evolve
 from games.presentation import player
 
 PEEK_SIZE = {"magic_toaster": 2, "cereal_compass": 3}
@@ -81,8 +82,10 @@ def answer_shield(state: BvaState, pid: PlayerId, use: bool) -> None:
             [f"🛡️ {player(pid)} cancelled 🌪️ {card(disaster).name} with a Syrup Shield."],
         )
         return  # a cancelled disaster does nothing: a refill goes on, the turn too
-    step.waiting.remove(pid)
-    if not step.waiting:
+    waiting = [p for p in step.waiting if p != pid]
+    if waiting:
+        state.pending = evolve(step, waiting=waiting)
+    else:
         state.pending = None
         resolve_disaster(state, refill=step.refill)
 
@@ -98,7 +101,7 @@ def resolve_disaster(state: BvaState, *, refill: bool) -> None:
     title = f"🌪️ {card(disaster).name}"
     current = state.current
     if what == "alien_reinforcements":
-        state.beside.append(disaster)
+        state.beside = [*state.beside, disaster]
         bonus = REINFORCEMENT_BONUS * len(state.beside)
         event(
             state,
@@ -147,15 +150,17 @@ def resolve_disaster(state: BvaState, *, refill: bool) -> None:
 def refill_like_setup(state: BvaState) -> None:
     """Fill the play cards to 3 as at setup: a disaster drawn goes to the bottom and another card
     is drawn. When only disasters are left in the deck, the play cards stay short."""
-    while len(state.play) < PLAY_CARDS and state.deck:
-        if all(kind(c) == "disaster" for c in state.deck):
+    deck, play = list(state.deck), list(state.play)
+    while len(play) < PLAY_CARDS and deck:
+        if all(kind(c) == "disaster" for c in deck):
             break
-        top = state.deck.pop(0)
+        top = deck.pop(0)
         if kind(top) == "disaster":
-            state.deck.append(top)
+            deck.append(top)
         else:
-            state.play.append(top)
-    if not state.deck:
+            play.append(top)
+    state.deck, state.play = deck, play
+    if not deck:
         state.last_card_drawn = True
 
 
@@ -188,17 +193,21 @@ def start_milk(state: BvaState) -> None:
 def give(state: BvaState, pid: PlayerId, hero: str) -> None:
     step = state.pending
     assert isinstance(step, MilkStep)
-    step.chosen[pid] = hero
-    step.waiting.remove(pid)
-    if not step.waiting:
+    chosen = {**step.chosen, pid: hero}
+    waiting = [p for p in step.waiting if p != pid]
+    if waiting:
+        state.pending = evolve(step, chosen=chosen, waiting=waiting)
+    else:
         state.pending = None
-        apply_milk(state, step.chosen)
+        apply_milk(state, chosen)
 
 
 def apply_milk(state: BvaState, chosen: dict[PlayerId, str]) -> None:
     passes = [(p, chosen[p], left_of(state, p)) for p in state.players if p in chosen]
-    for giver, hero, _ in passes:
-        state.heroes[giver].remove(hero)
+    state.heroes = {
+        p: [h for h in heroes if h != chosen[p]] if p in chosen else heroes
+        for p, heroes in state.heroes.items()
+    }
     for _, hero, taker in passes:
         gain_hero(state, taker, hero)
     lines = [f"🥛 {player(g)} → {player(t)}: {card(h).name}" for g, h, t in passes]
@@ -213,8 +222,7 @@ def use_tool(state: BvaState, pid: PlayerId, tool: str) -> None:
     what = effect(tool)
     assert what in ("magic_toaster", "cereal_compass")
     size = PEEK_SIZE[what]
-    state.peek = state.deck[:size]
-    del state.deck[:size]
+    state.peek, state.deck = state.deck[:size], state.deck[size:]
     state.pending = PeekStep(player=pid, tool=what)
     count = len(state.peek)
     event(
@@ -232,7 +240,7 @@ def keep(state: BvaState, pid: PlayerId, kept: str | None) -> None:
     """Magic Toaster: keep a hero or treasure; the rest go to the bottom in the order seen."""
     rest = [c for c in state.peek if c != kept]
     state.peek = []
-    state.deck.extend(rest)
+    state.deck = [*state.deck, *rest]
     state.pending = None
     if kept is None:
         event(
@@ -258,7 +266,7 @@ def keep(state: BvaState, pid: PlayerId, kept: str | None) -> None:
 
 def arrange(state: BvaState, pid: PlayerId, order: list[str]) -> None:
     """Cereal Compass: the peeked cards go back on top in the chosen order."""
-    state.deck[0:0] = order
+    state.deck = [*order, *state.deck]
     state.peek = []
     state.pending = None
     event(

@@ -57,6 +57,7 @@ class BreakfastVsAliens(Game[BvaState, Action]):
     turn_style: ClassVar[TurnStyle] = TurnStyle.TURNS
     private_panel: ClassVar[PrivatePanel] = PrivatePanel.ON_REQUEST
     timer_option: ClassVar[str | None] = "turn_timeout"
+    copy_on_write: ClassVar[bool] = True  # rules.apply_action builds a new state
 
     Options: ClassVar[type[BaseModel]] = BvaOptions
     State: ClassVar[type[BvaState]] = BvaState

@@ -1,4 +1,10 @@
-"""Setup, the turn flow of both modes, legal moves, applying them, timeouts and clocks."""
+"""Setup, the turn flow of both modes, legal moves, applying them, timeouts and clocks.
+
+Copy-on-write: ``apply_action`` never mutates the state it is given. It works on a shallow copy
+(:func:`games.kit.evolve`) whose lists, dicts and steps are shared with the state before the move;
+the helpers replace the ones a move changes (``state.deck = state.deck[1:]``) and never change one
+in place.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +14,7 @@ from games import kit
 from games.breakfast_vs_aliens import effects
 from games.breakfast_vs_aliens.capture import (
     can_capture,
+    can_capture_any,
     capture_options,
     hero_traits,
     is_valid_capture,
@@ -25,6 +32,7 @@ from games.breakfast_vs_aliens.catalogue import (
 )
 from games.breakfast_vs_aliens.scoring import leaders, pts, scores, snapshot
 from games.breakfast_vs_aliens.state import (
+    STATE_FIELDS,
     Action,
     Arrange,
     Attach,
@@ -52,6 +60,7 @@ from games.breakfast_vs_aliens.state import (
     Use,
 )
 from games.breakfast_vs_aliens.table import (
+    attach,
     capture,
     draw_top,
     gain_hero,
@@ -60,6 +69,7 @@ from games.breakfast_vs_aliens.table import (
 )
 from games.breakfast_vs_aliens.words import alien_text, card_text, event, note, ping
 from games.engine import Clock, PlayerId
+from games.kit import evolve
 from games.presentation import player
 from games.rng import Rng
 
@@ -67,6 +77,18 @@ from games.rng import Rng
 QUICK_SECONDS = 120
 REACTION_SECONDS = 45  # the Syrup Shield window
 TOOLS = ("magic_toaster", "cereal_compass")
+
+# Moves are frozen: the legal-move lists share these instances instead of building new ones.
+DRAW, PASS, PUT_BACK = Draw(), Pass(), PutBack()
+SHIELDS: tuple[Shield, Shield] = (Shield(use=True), Shield(use=False))
+JAM_COLOURS: tuple[JamColour, ...] = tuple(JamColour(colour=c) for c in COLOURS)
+HEROES = [c for c in ALL_CARDS if kind(c) == "hero"]
+ATTACH = {h: Attach(hero=h) for h in HEROES}
+GIVE = {h: Give(hero=h) for h in HEROES}
+BURN = {h: Burn(hero=h) for h in HEROES}
+TAKE = {c: Take(card=c) for c in ALL_CARDS}
+USE = {c: Use(card=c) for c in ALL_CARDS}
+KEEP: dict[str | None, Keep] = {c: Keep(card=c) for c in [*ALL_CARDS, None]}
 
 
 # -- setup ----------------------------------------------------------------------------------------
@@ -98,6 +120,8 @@ def setup(players: list[PlayerId], options: BvaOptions, seed: int) -> BvaState:
         current=first,
         stage="draw",
     )
+    # Every field counts as set, as in a loaded or evolved state (assignments keep it so).
+    state.__pydantic_fields_set__.update(STATE_FIELDS)
     if state.full:
         effects.refill_like_setup(state)
     snapshot(state)
@@ -157,8 +181,8 @@ def advance(state: BvaState) -> None:
 def remind_current(state: BvaState) -> None:
     """After a reaction step (a Syrup Shield window) interrupted the refill, the newest turn
     notice names someone else: tell the current player their action is awaited again."""
-    notices = [a for a in state.announcements if a.kind == "turn"]
-    if notices and notices[-1].ping != [state.current]:
+    notice = next((a for a in reversed(state.announcements) if a.kind == "turn"), None)
+    if notice is not None and notice.ping != [state.current]:
         ping(
             state,
             "🥞 Your action",
@@ -185,7 +209,7 @@ def refill_one(state: BvaState) -> None:
         )
         gain_treasure(state, state.current, top)
     else:
-        state.play.append(top)
+        state.play = [*state.play, top]
 
 
 def end_turn(state: BvaState) -> None:
@@ -253,8 +277,8 @@ def escape_alien(state: BvaState) -> None:
     alien = state.alien
     assert alien is not None
     described = alien_text(state, alien)
-    state.escaped.append(alien)
-    state.discard.extend(state.alien_disasters)
+    state.escaped = [*state.escaped, alien]
+    state.discard = [*state.discard, *state.alien_disasters]
     lines = [f"🛸 {described} escaped: nobody captured it."]
     if state.alien_disasters:
         lines.append(f"Its {len(state.alien_disasters)} stacked disaster(s) are discarded.")
@@ -284,7 +308,7 @@ def next_escape(state: BvaState, candidate: PlayerId) -> None:
     """Give the next player who can capture an escaped alien their go; end after a full round
     without a capture."""
     while state.escape_passes < len(state.players) and state.escaped:
-        if any(can_capture(state, candidate, a, spatula=False) for a in state.escaped):
+        if can_capture_any(state, candidate, state.escaped, spatula=False):
             state.current = candidate
             state.seq += 1
             state.pending = EscapeStep(player=candidate)
@@ -314,6 +338,18 @@ def active_players(state: BvaState) -> set[PlayerId]:
     return {state.current}
 
 
+def awaits(state: BvaState, pid: PlayerId) -> bool:
+    """``pid in active_players(state)``, without building the set."""
+    step = state.pending
+    if state.stage == "over":
+        return False
+    if step is None:
+        return pid == state.current
+    if isinstance(step, ShieldStep | MilkStep):
+        return pid in step.waiting
+    return pid == step.player
+
+
 def capture_moves(state: BvaState, pid: PlayerId) -> list[Capture]:
     """Every capture offered to ``pid`` now (minimal hero sets), the best first per alien."""
     step = state.pending
@@ -334,35 +370,35 @@ def legal_actions(state: BvaState, pid: PlayerId) -> list[Action]:
         return []
     step = state.pending
     if isinstance(step, OfferStep | EscapeStep):
-        return [*capture_moves(state, pid), Pass()]
+        return [*capture_moves(state, pid), PASS]
     if isinstance(step, DrawnStep):
-        return [*capture_moves(state, pid), PutBack()]
+        return [*capture_moves(state, pid), PUT_BACK]
     if isinstance(step, AttachStep):
-        return [Attach(hero=h) for h in state.heroes[pid]]
+        return [ATTACH[h] for h in state.heroes[pid]]
     if isinstance(step, JamStep):
-        return [JamColour(colour=c) for c in COLOURS]
+        return list(JAM_COLOURS)
     if isinstance(step, ShieldStep):
-        return [Shield(use=True), Shield(use=False)]
+        return list(SHIELDS)
     if isinstance(step, MilkStep):
-        return [Give(hero=h) for h in state.heroes[pid]]
+        return [GIVE[h] for h in state.heroes[pid]]
     if isinstance(step, BurnStep):
-        return [Burn(hero=h) for h in state.heroes[pid]]
+        return [BURN[h] for h in state.heroes[pid]]
     if isinstance(step, PeekStep):
         if step.tool == "cereal_compass":
             return [Arrange(order=list(p)) for p in permutations(state.peek)]
         options = effects.keepable(state)
-        return [Keep(card=c) for c in options] if options else [Keep(card=None)]
+        return [KEEP[c] for c in options] if options else [KEEP[None]]
     if state.stage == "draw":
-        return [Draw()]
+        return [DRAW]
     # Full Pancake: one action.
     moves: list[Action] = [*capture_moves(state, pid)]
-    moves.extend(Take(card=c) for c in state.play if kind(c) in ("hero", "treasure"))
+    moves.extend(TAKE[c] for c in state.play if kind(c) in ("hero", "treasure"))
     if state.deck:
         tools = [t for t in owned_treasures(state, pid) if effect(t) in TOOLS]
-        moves.extend(Use(card=t) for t in tools)
-        moves.append(Draw())
+        moves.extend(USE[t] for t in tools)
+        moves.append(DRAW)
     else:
-        moves.append(Pass())
+        moves.append(PASS)
     return moves
 
 
@@ -370,9 +406,45 @@ def is_legal(state: BvaState, pid: PlayerId, action: Action) -> bool:
     return problem(state, pid, action) is None
 
 
+def listed(state: BvaState, pid: PlayerId, action: Action) -> bool:
+    """For an awaited player: ``action in legal_actions(state, pid)``, decided without listing
+    them (which searches every capture). Not for captures and Compass orders: :func:`problem`
+    checks those itself."""
+    step = state.pending
+    if isinstance(step, OfferStep | EscapeStep):
+        return isinstance(action, Pass)
+    if isinstance(step, DrawnStep):
+        return isinstance(action, PutBack)
+    if isinstance(step, AttachStep):
+        return isinstance(action, Attach) and action.hero in state.heroes[pid]
+    if isinstance(step, JamStep):
+        return isinstance(action, JamColour)
+    if isinstance(step, ShieldStep):
+        return isinstance(action, Shield)
+    if isinstance(step, MilkStep):
+        return isinstance(action, Give) and action.hero in state.heroes[pid]
+    if isinstance(step, BurnStep):
+        return isinstance(action, Burn) and action.hero in state.heroes[pid]
+    if isinstance(step, PeekStep):
+        if step.tool == "cereal_compass" or not isinstance(action, Keep):
+            return False
+        options = effects.keepable(state)
+        return action.card in options if options else action.card is None
+    if state.stage == "draw":
+        return isinstance(action, Draw)
+    # Full Pancake: one action.
+    if isinstance(action, Take):
+        return action.card in state.play and kind(action.card) in ("hero", "treasure")
+    if not state.deck:
+        return isinstance(action, Pass)
+    if isinstance(action, Use):
+        return action.card in owned_treasures(state, pid) and effect(action.card) in TOOLS
+    return isinstance(action, Draw)
+
+
 def problem(state: BvaState, pid: PlayerId, action: Action) -> str | None:
     """Why ``action`` is refused now (None: it is legal)."""
-    if pid not in active_players(state):
+    if not awaits(state, pid):
         return "It's not your move right now."
     step = state.pending
     if isinstance(action, Capture):
@@ -383,7 +455,7 @@ def problem(state: BvaState, pid: PlayerId, action: Action) -> str | None:
         if sorted(action.order) != sorted(state.peek) or len(action.order) != len(state.peek):
             return "Put back exactly the cards you looked at, each once."
         return None
-    if action in legal_actions(state, pid):
+    if listed(state, pid, action):
         return None
     return explain(state, pid, action)
 
@@ -432,7 +504,9 @@ def explain(state: BvaState, pid: PlayerId, action: Action) -> str:
 # -- applying a move ------------------------------------------------------------------------------
 
 
-def apply_action(state: BvaState, pid: PlayerId, action: Action) -> BvaState:
+def apply_action(before: BvaState, pid: PlayerId, action: Action) -> BvaState:
+    """The state after a legal move; ``before`` is left as it is (copy-on-write)."""
+    state = evolve(before)
     step = state.pending
     if isinstance(action, Capture):
         apply_capture(state, pid, action)
@@ -446,12 +520,12 @@ def apply_action(state: BvaState, pid: PlayerId, action: Action) -> BvaState:
     elif isinstance(action, PutBack):
         alien = state.alien
         assert alien is not None
-        state.deck.append(alien)
+        state.deck = [*state.deck, alien]
         state.alien = None
         state.pending = None
         note(state, f"↩️ {player(pid)} put {card(alien).name} at the bottom of the deck.")
     elif isinstance(action, Take):
-        state.play.remove(action.card)
+        state.play = [c for c in state.play if c != action.card]
         state.stage = "end"
         note(state, f"🫳 {player(pid)} took {card_text(state, action.card)}.")
         if kind(action.card) == "hero":
@@ -463,7 +537,7 @@ def apply_action(state: BvaState, pid: PlayerId, action: Action) -> BvaState:
         effects.use_tool(state, pid, action.card)
     elif isinstance(action, Attach):
         assert isinstance(step, AttachStep)
-        state.attached.setdefault(action.hero, []).append(step.treasure)
+        attach(state, action.hero, step.treasure)
         state.pending = None
         note(
             state,
@@ -471,7 +545,7 @@ def apply_action(state: BvaState, pid: PlayerId, action: Action) -> BvaState:
         )
     elif isinstance(action, JamColour):
         assert isinstance(step, JamStep)
-        state.jam[step.treasure] = action.colour
+        state.jam = {**state.jam, step.treasure: action.colour}
         state.pending = None
         place_treasure(state, pid, step.treasure)
     elif isinstance(action, Shield):
@@ -532,7 +606,7 @@ def draw_mini(state: BvaState, pid: PlayerId) -> None:
     elif what == "treasure":
         gain_treasure(state, pid, top)
     else:
-        state.beside.append(top)
+        state.beside = [*state.beside, top]
 
 
 def draw_full(state: BvaState, pid: PlayerId) -> None:
@@ -547,7 +621,7 @@ def draw_full(state: BvaState, pid: PlayerId) -> None:
             state.pending = DrawnStep(player=pid)
             note(state, f"🛸 {player(pid)} drew {alien_text(state, top)}!")
         else:
-            state.deck.append(top)
+            state.deck = [*state.deck, top]
             note(
                 state,
                 f"🛸 {player(pid)} drew {alien_text(state, top)}, can't capture it: "
@@ -594,27 +668,27 @@ def on_timeout(state: BvaState, pid: PlayerId) -> Action:
     """An absent player draws and declines optional captures; other steps take a default."""
     step = state.pending
     if isinstance(step, OfferStep | EscapeStep):
-        return Pass()
+        return PASS
     if isinstance(step, DrawnStep):
-        return PutBack()
+        return PUT_BACK
     if isinstance(step, AttachStep):
-        return Attach(hero=state.heroes[pid][0])
+        return ATTACH[state.heroes[pid][0]]
     if isinstance(step, JamStep):
         return JamColour(colour=rarest_colour(state, pid))
     if isinstance(step, ShieldStep):
-        return Shield(use=False)
+        return SHIELDS[1]
     if isinstance(step, MilkStep):
-        return Give(hero=weakest_hero(state, pid))
+        return GIVE[weakest_hero(state, pid)]
     if isinstance(step, BurnStep):
-        return Burn(hero=weakest_hero(state, pid))
+        return BURN[weakest_hero(state, pid)]
     if isinstance(step, PeekStep):
         if step.tool == "cereal_compass":
             return Arrange(order=list(state.peek))
         options = effects.keepable(state)
-        return Keep(card=options[0] if options else None)
+        return KEEP[options[0] if options else None]
     if state.stage == "draw" or state.deck:
-        return Draw()
-    return Pass()
+        return DRAW
+    return PASS
 
 
 def quick_seconds(state: BvaState) -> int:

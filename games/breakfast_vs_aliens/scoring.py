@@ -3,7 +3,7 @@ alien) or 2 (Full Pancake: Alien Reinforcements joining the next captured alien)
 
 from __future__ import annotations
 
-from games.breakfast_vs_aliens.catalogue import card
+from games.breakfast_vs_aliens.catalogue import ALL_CARDS, card
 from games.breakfast_vs_aliens.state import BvaState
 from games.engine import Outcome, PlayerId
 from games.presentation import player
@@ -11,17 +11,27 @@ from games.presentation import player
 REINFORCEMENT_BONUS = 2
 
 
-def card_points(state: BvaState, card_id: str) -> int:
+def _points(card_id: str, full: bool) -> int:
     c = card(card_id)
     if c.kind == "alien":
         return c.points
     if c.kind == "disaster":
-        return REINFORCEMENT_BONUS if state.full else 1
+        return REINFORCEMENT_BONUS if full else 1
     return 0
 
 
+# Each card's points, in Mini-Muffin (False) and in Full Pancake (True).
+POINTS: dict[bool, dict[str, int]] = {
+    full: {c: _points(c, full) for c in ALL_CARDS} for full in (False, True)
+}
+
+
+def card_points(state: BvaState, card_id: str) -> int:
+    return POINTS[state.full][card_id]
+
+
 def score(state: BvaState, pid: PlayerId) -> int:
-    return sum(card_points(state, c) for c in state.jails[pid])
+    return sum(map(POINTS[state.full].__getitem__, state.jails[pid]))
 
 
 def scores(state: BvaState) -> dict[PlayerId, int]:
@@ -30,7 +40,7 @@ def scores(state: BvaState) -> dict[PlayerId, int]:
 
 def snapshot(state: BvaState) -> None:
     """Record the running scores (at the start and after each capture) for the end chart."""
-    state.progress.append(scores(state))
+    state.progress = [*state.progress, scores(state)]
 
 
 def leaders(state: BvaState) -> list[PlayerId]:

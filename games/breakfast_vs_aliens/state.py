@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
@@ -28,15 +28,20 @@ class BvaOptions(BaseModel):
 
 
 # -- moves ----------------------------------------------------------------------------------------
+# Frozen: one instance may be shared by every legal-move list that offers it (see rules.py).
 
 
-class Draw(BaseModel):
+class _Move(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+
+class Draw(_Move):
     """Draw the top card of the deck (Mini-Muffin: your turn; Full Pancake: your action)."""
 
     type: Literal["draw"] = "draw"
 
 
-class Capture(BaseModel):
+class Capture(_Move):
     """Capture ``alien`` with these heroes of yours (Full Pancake: ``ignore`` one of its traits
     with a Golden Spatula you own)."""
 
@@ -46,75 +51,75 @@ class Capture(BaseModel):
     ignore: Colour | None = None
 
 
-class Pass(BaseModel):
+class Pass(_Move):
     """Decline: a capture offer, an escape-pile turn, or (empty deck) your last action."""
 
     type: Literal["pass"] = "pass"
 
 
-class PutBack(BaseModel):
+class PutBack(_Move):
     """Full Pancake: put the alien you drew at the bottom of the deck."""
 
     type: Literal["put_back"] = "put_back"
 
 
-class Take(BaseModel):
+class Take(_Move):
     """Full Pancake: take a hero or treasure from the play cards."""
 
     type: Literal["take"] = "take"
     card: str
 
 
-class Use(BaseModel):
+class Use(_Move):
     """Full Pancake: use your Magic Toaster or Cereal Compass (your action)."""
 
     type: Literal["use"] = "use"
     card: str
 
 
-class Attach(BaseModel):
+class Attach(_Move):
     """Attach the treasure you just gained to this hero of yours."""
 
     type: Literal["attach"] = "attach"
     hero: str
 
 
-class JamColour(BaseModel):
+class JamColour(_Move):
     """Full Pancake: the colour your new Jam Jar gives its hero."""
 
     type: Literal["jam"] = "jam"
     colour: Colour
 
 
-class Shield(BaseModel):
+class Shield(_Move):
     """A disaster was revealed: cancel it with your Syrup Shield (use) or let it happen."""
 
     type: Literal["shield"] = "shield"
     use: bool
 
 
-class Give(BaseModel):
+class Give(_Move):
     """Spilled Milk: pass this hero of yours to the player on your left."""
 
     type: Literal["give"] = "give"
     hero: str
 
 
-class Burn(BaseModel):
+class Burn(_Move):
     """Burnt Toast: discard this hero of yours (with its treasures)."""
 
     type: Literal["burn"] = "burn"
     hero: str
 
 
-class Keep(BaseModel):
+class Keep(_Move):
     """Magic Toaster: keep this peeked card (None: nothing there is a hero or treasure)."""
 
     type: Literal["keep"] = "keep"
     card: str | None = None
 
 
-class Arrange(BaseModel):
+class Arrange(_Move):
     """Cereal Compass: put the peeked cards back on top in this order (first = top)."""
 
     type: Literal["arrange"] = "arrange"
@@ -274,6 +279,19 @@ class BvaState(GameState):
     def full(self) -> bool:
         return self.options.mode == "full-pancake"
 
+    def __setattr__(self, name: str, value: Any) -> None:
+        # A move assigns a dozen fields of its own new state (copy-on-write: see rules.py), where
+        # every field counts as set already (see kit.evolve and setup): a plain write skips
+        # pydantic's bookkeeping of the fields set (about a tenth of a move's time). No field is
+        # validated on assignment anyway.
+        if name in STATE_FIELDS:
+            self.__dict__[name] = value
+        else:
+            super().__setattr__(name, value)
+
     @property
     def over(self) -> bool:
         return self.stage == "over"
+
+
+STATE_FIELDS: frozenset[str] = frozenset(BvaState.model_fields)

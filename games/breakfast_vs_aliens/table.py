@@ -1,6 +1,12 @@
-"""Moving cards between the deck and the places on the table (shared by both modes)."""
+"""Moving cards between the deck and the places on the table (shared by both modes).
+
+Copy-on-write: the state these functions get is a new one (see ``rules.apply_action``), but its
+lists and dicts are shared with the state before the move, so they are replaced, never changed in
+place."""
 
 from __future__ import annotations
+
+from typing import TypeVar
 
 from games.breakfast_vs_aliens.capture import owned_treasures
 from games.breakfast_vs_aliens.catalogue import card, effect
@@ -10,10 +16,12 @@ from games.breakfast_vs_aliens.words import alien_text, colour_word, event, name
 from games.engine import PlayerId
 from games.presentation import player
 
+V = TypeVar("V")
+
 
 def draw_top(state: BvaState) -> str:
     """Take the top card of the deck; the one that empties it is "the last card drawn"."""
-    top = state.deck.pop(0)
+    top, state.deck = state.deck[0], state.deck[1:]
     if not state.deck:
         state.last_card_drawn = True
     return top
@@ -21,10 +29,11 @@ def draw_top(state: BvaState) -> str:
 
 def gain_hero(state: BvaState, pid: PlayerId, hero: str) -> None:
     """A hero joins ``pid``'s heroes; treasures waiting for a hero attach to it."""
-    state.heroes[pid].append(hero)
-    if state.waiting[pid]:
-        state.attached.setdefault(hero, []).extend(state.waiting[pid])
-        state.waiting[pid] = []
+    state.heroes = {**state.heroes, pid: [*state.heroes[pid], hero]}
+    waiting = state.waiting[pid]
+    if waiting:
+        state.attached = {**state.attached, hero: [*state.attached.get(hero, []), *waiting]}
+        state.waiting = {**state.waiting, pid: []}
 
 
 def gain_treasure(state: BvaState, pid: PlayerId, treasure: str) -> None:
@@ -40,7 +49,7 @@ def place_treasure(state: BvaState, pid: PlayerId, treasure: str) -> None:
     no hero, it waits for the player's next hero."""
     heroes = state.heroes[pid]
     if not heroes:
-        state.waiting[pid].append(treasure)
+        state.waiting = {**state.waiting, pid: [*state.waiting[pid], treasure]}
     elif len(heroes) == 1:
         attach(state, heroes[0], treasure)
     else:
@@ -48,33 +57,43 @@ def place_treasure(state: BvaState, pid: PlayerId, treasure: str) -> None:
 
 
 def attach(state: BvaState, hero: str, treasure: str) -> None:
-    state.attached.setdefault(hero, []).append(treasure)
+    state.attached = {**state.attached, hero: [*state.attached.get(hero, []), treasure]}
+
+
+def without(mapping: dict[str, V], key: str) -> dict[str, V]:
+    """A copy of ``mapping`` without ``key`` (the others in their order)."""
+    return {k: v for k, v in mapping.items() if k != key}
 
 
 def discard_card(state: BvaState, card_id: str) -> None:
-    state.discard.append(card_id)
-    state.jam.pop(card_id, None)
+    state.discard = [*state.discard, card_id]
+    if card_id in state.jam:
+        state.jam = without(state.jam, card_id)
 
 
 def discard_hero(state: BvaState, pid: PlayerId, hero: str) -> None:
     """A hero leaves the table with its treasures."""
-    state.heroes[pid].remove(hero)
-    for treasure in state.attached.pop(hero, []):
+    state.heroes = {**state.heroes, pid: [h for h in state.heroes[pid] if h != hero]}
+    treasures = state.attached.get(hero, [])
+    if hero in state.attached:
+        state.attached = without(state.attached, hero)
+    for treasure in treasures:
         discard_card(state, treasure)
     discard_card(state, hero)
 
 
 def remove_treasure(state: BvaState, treasure: str) -> None:
     """Take an owned treasure off its hero (or out of the waiting treasures)."""
-    for hero, treasures in list(state.attached.items()):
+    for hero, treasures in state.attached.items():
         if treasure in treasures:
-            treasures.remove(treasure)
-            if not treasures:
-                del state.attached[hero]
+            rest = [t for t in treasures if t != treasure]
+            state.attached = (
+                {**state.attached, hero: rest} if rest else without(state.attached, hero)
+            )
             return
-    for waiting in state.waiting.values():
+    for pid, waiting in state.waiting.items():
         if treasure in waiting:
-            waiting.remove(treasure)
+            state.waiting = {**state.waiting, pid: [t for t in waiting if t != treasure]}
             return
     raise AssertionError(f"{treasure} is not owned")
 
@@ -91,15 +110,14 @@ def capture(state: BvaState, pid: PlayerId, action: Capture) -> None:
     in Mini-Muffin, with the waiting Alien Reinforcements in Full Pancake) goes to the jail."""
     alien = action.alien
     described = alien_text(state, alien)
+    extra: list[str] = []
     if state.alien == alien:
         state.alien = None
         extra, state.alien_disasters = state.alien_disasters, []
     elif alien in state.play:
-        state.play.remove(alien)
-        extra = []
+        state.play = [c for c in state.play if c != alien]
     else:
-        state.escaped.remove(alien)
-        extra = []
+        state.escaped = [c for c in state.escaped if c != alien]
     lines = [
         f"🚔 {player(pid)} captured {described} with {names(action.heroes)}.",
     ]
@@ -120,7 +138,7 @@ def capture(state: BvaState, pid: PlayerId, action: Capture) -> None:
         lines.append(
             f"🌪️ Its {len(extra)} stacked disaster(s) are captured too: +{pts(len(extra))}."
         )
-    state.jails[pid] += [alien, *extra]
+    state.jails = {**state.jails, pid: [*state.jails[pid], alien, *extra]}
     gained = sum(card_points(state, c) for c in [alien, *extra])
     lines.append(f"{player(pid)} gains {pts(gained)}.")
     snapshot(state)

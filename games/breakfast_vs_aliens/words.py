@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import cache
+
 from games.breakfast_vs_aliens.capture import alien_need, hero_traits
 from games.breakfast_vs_aliens.catalogue import (
     COLOURS,
@@ -19,6 +21,7 @@ COLOUR = 0xF4A742  # pancake gold
 LOG_LINES = 5
 
 
+@cache
 def need_text(need: tuple[int, int, int, int]) -> str:
     return "".join(EMOJI[c] * n for c, n in zip(COLOURS, need, strict=True))
 
@@ -77,20 +80,19 @@ def jail_text(state: BvaState, jail: list[str]) -> str:
 
 def note(state: BvaState, line: str) -> None:
     """A public event for the table's recent-moves lines."""
-    state.log.append(line)
-    del state.log[:-LOG_LINES]
+    state.log = [*state.log[1 - LOG_LINES :], line]
 
 
 def event(state: BvaState, title: str, lines: list[str]) -> None:
     """A public event worth its own channel message; also noted on the table."""
-    state.announcements.append(
-        Announcement(title=title, description="\n".join(lines), colour=COLOUR)
-    )
+    announcement = Announcement(title=title, description="\n".join(lines), colour=COLOUR)
+    state.announcements = [*state.announcements, announcement]
     note(state, lines[0] if lines else title)
 
 
 def ping(state: BvaState, title: str, text: str, players: list[str]) -> None:
     """A short notice that ``players`` are awaited now (front ends keep only the newest)."""
-    state.announcements.append(
-        Announcement(title=title, description=text, colour=COLOUR, ping=players, kind="turn")
+    announcement = Announcement(
+        title=title, description=text, colour=COLOUR, ping=players, kind="turn"
     )
+    state.announcements = [*state.announcements, announcement]

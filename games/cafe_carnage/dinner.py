@@ -7,8 +7,9 @@ from games.cafe_carnage import announce, scoring
 from games.cafe_carnage.catalogue import COURSES, IOU_AMOUNT, ROUNDS, ActionKind, action_kind, dish
 from games.cafe_carnage.choices import repeats
 from games.cafe_carnage.deal import deal_round
-from games.cafe_carnage.state import CafeState, PlayerRound, RoundRecord, evolve
+from games.cafe_carnage.state import CafeState, PlayerRound, RoundRecord
 from games.engine import PlayerId
+from games.kit import evolve
 
 
 def end_round(state: CafeState) -> CafeState:

@@ -26,8 +26,9 @@ from games.cafe_carnage.choices import (
     offered,
 )
 from games.cafe_carnage.dinner import end_round
-from games.cafe_carnage.state import AutoPlay, CafeAction, CafeState, Confirm, Pick, Play, evolve
+from games.cafe_carnage.state import AutoPlay, CafeAction, CafeState, Confirm, Pick, Play
 from games.engine import Clock, PlayerId, Undo
+from games.kit import evolve
 
 
 def active_players(state: CafeState) -> set[PlayerId]:

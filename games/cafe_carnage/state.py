@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, TypeVar
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, field_validator
 
@@ -176,27 +176,3 @@ class CafeState(GameState):
     # Who ate what is in ``history`` (older states also stored it as ``eaten_by``: ignored).
     history: list[RoundRecord] = Field(default_factory=list)
     standings: list[Standing] = Field(default_factory=list)  # once over
-
-
-M = TypeVar("M", bound=BaseModel)
-_new = object.__new__
-_set = object.__setattr__
-
-
-def evolve(model: M, **changes: Any) -> M:
-    """A shallow copy of ``model`` with some fields replaced (not validated): the copy-on-write
-    step, much cheaper than ``model_copy``. The copy shares every container it does not replace
-    with ``model``: neither may be mutated in place afterwards."""
-    new = _new(type(model))
-    _set(new, "__dict__", {**model.__dict__, **changes})
-    fields_set = model.__pydantic_fields_set__
-    # Shared while nothing new is set (``setattr`` only adds names to it; usually all are there).
-    _set(
-        new,
-        "__pydantic_fields_set__",
-        fields_set if fields_set.issuperset(changes) else fields_set.union(changes),
-    )
-    extra, private = model.__pydantic_extra__, model.__pydantic_private__
-    _set(new, "__pydantic_extra__", None if extra is None else dict(extra))
-    _set(new, "__pydantic_private__", None if private is None else dict(private))
-    return new

@@ -44,6 +44,7 @@ from games.engine import (
     TurnStyle,
     Undo,
 )
+from games.kit import evolve
 from games.presentation import Panel
 
 
@@ -61,6 +62,7 @@ class CubeCafe(Game[CubeCafeState, Action]):
     private_panel: ClassVar[PrivatePanel] = PrivatePanel.DM
     timer_option: ClassVar[str | None] = "phase_timeout"
     announces_timeouts: ClassVar[bool] = True  # the round's results say who forfeited
+    copy_on_write: ClassVar[bool] = True  # apply_action builds a new state (see there)
 
     Options: ClassVar[type[BaseModel]] = CubeCafeOptions
     State: ClassVar[type[CubeCafeState]] = CubeCafeState
@@ -92,22 +94,30 @@ class CubeCafe(Game[CubeCafeState, Action]):
             return "You're not seated at this table."
         return rules.problem(state, player, action) or "That move isn't allowed right now."
 
-    def apply_action(self, state: CubeCafeState, player: PlayerId, action: Action) -> CubeCafeState:
-        board = state.boards[player]
+    def apply_action(
+        self, before: CubeCafeState, player: PlayerId, action: Action
+    ) -> CubeCafeState:
+        # Copy-on-write: a move in phase 3 changes its player's board only (and the plate bag):
+        # the new state gets a copy of that board, and the rules replace what they change in it.
+        # The Done that ends the round runs the automatic phases, which replace every board.
+        board = evolve(before.boards[player])
+        state = evolve(before, boards={**before.boards, player: board})
         if not isinstance(action, Done):
             board.note(label(board, action))  # worded from the board before the move
             rules.apply_move(state, player, action)
             return state
         rules.finish(board, action.timed_out)
         if all(state.boards[p].done for p in state.players):
+            state.rng = evolve(state.rng)  # the phases draw from it (a draw changes it)
             round_no = state.round
             reports = rounds.end_round(state)
-            state.announcements.append(present.round_end(state, round_no, reports))
+            announcements = [present.round_end(state, round_no, reports)]
             if state.over:
-                state.announcements.append(present.final(state))
+                announcements.append(present.final(state))
             else:
                 arrivals = rounds.start_round(state)
-                state.announcements.append(present.round_start(state, arrivals))
+                announcements.append(present.round_start(state, arrivals))
+            state.announcements = [*state.announcements, *announcements]
         return state
 
     def on_timeout(self, state: CubeCafeState, player: PlayerId) -> Action:

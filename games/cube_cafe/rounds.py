@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from games.cube_cafe.catalogue import (
     BABY,
@@ -17,6 +18,7 @@ from games.cube_cafe.catalogue import (
     PLATES_PER_COLOUR,
     QUEUE_SPOTS,
     ROUNDS,
+    STAFF,
     TYCOON,
     VIP_ROUNDS,
     VIPS,
@@ -26,6 +28,7 @@ from games.cube_cafe.catalogue import (
 )
 from games.cube_cafe.state import Board, Car, CubeCafeOptions, CubeCafeState
 from games.engine import PlayerId
+from games.kit import evolve
 from games.rng import Rng
 
 
@@ -80,108 +83,144 @@ def new_state(players: list[PlayerId], options: CubeCafeOptions, seed: int) -> C
     )
 
 
+# Copy-on-write: the state these functions get is the move's own (see
+# ``CubeCafe.apply_action``), generator included, but its lists, dicts and boards are shared with
+# the state before the move: they replace them, never change one in place.
+
+
 def start_round(state: CubeCafeState) -> Arrivals:
     """Phases 1 and 2: cars (round 4 on) and the round's VIP arrive; the dice are rolled."""
     arrivals = Arrivals(round=state.round, dice=[])
-    for pid in state.players:
-        board = state.boards[pid]
-        if state.round >= FIRST_CAR_ROUND:
-            colour = state.car_bag.pop() if state.car_bag and board.drive[0] is None else None
-            if colour is not None:
-                board.drive[0] = Car(colour=colour, satisfaction=3)
+    if state.round >= FIRST_CAR_ROUND:
+        for pid in state.players:
+            colour = None
+            if state.car_bag and state.boards[pid].drive[0] is None:
+                colour, state.car_bag = state.car_bag[-1], state.car_bag[:-1]
             arrivals.cars[pid] = colour
     if state.round in VIP_ROUNDS:
-        vip = state.vips[VIP_ROUNDS.index(state.round)]
-        arrivals.vip = vip
-        for board in state.boards.values():
-            queue = [vip, *board.queue]
+        arrivals.vip = state.vips[VIP_ROUNDS.index(state.round)]
+    state.dice = [state.rng.choice(die) for die in DICE]
+    arrivals.dice = list(state.dice)
+    boards: dict[PlayerId, Board] = {}
+    for pid, board in state.boards.items():
+        changes: dict[str, Any] = {
+            "hand": sorted([*board.hand, *state.dice], key=STAFF.index),
+            "recruited": sorted([*board.recruited, *state.dice], key=STAFF.index),
+        }
+        colour = arrivals.cars.get(pid)
+        if colour is not None:
+            changes["drive"] = [Car(colour=colour, satisfaction=3), *board.drive[1:]]
+        if arrivals.vip is not None:
+            queue = [arrivals.vip, *board.queue]
             if len(queue) > QUEUE_SPOTS:  # the last regular customer in line goes home
                 last = max(i for i, g in enumerate(queue) if g == GUEST)
                 del queue[last]
-            board.queue = queue
-    state.dice = [state.rng.choice(die) for die in DICE]
-    arrivals.dice = list(state.dice)
-    for board in state.boards.values():
-        for staff in state.dice:
-            board.add_staff(staff)
+            changes["queue"] = queue
+        boards[pid] = evolve(board, **changes)
+    state.boards = boards
     return arrivals
 
 
-def feed(state: CubeCafeState, board: Board) -> Feeding:
-    """Phase 4 for one restaurant: eat and tip, impatience, food advances, tidy up."""
+def feed(state: CubeCafeState, board: Board) -> tuple[Board, Feeding]:
+    """Phase 4 for one restaurant: eat and tip, impatience, food advances, tidy up. The board
+    after it, and what happened; cars and plates go back to the state's bags (its own lists)."""
     report = Feeding(forfeited=len(board.forfeited) if board.timed_out else 0)
     report.timed_out = board.timed_out
     returned_plates: list[Colour] = []
+    money = board.money
+    menu = dict(board.menu)
+    tables = list(board.tables)
+    drive = list(board.drive)
     # Customers with food eat, tip and leave; the plate stays, dirty.
-    for number, table in enumerate(board.tables, start=1):
+    for index, table in enumerate(tables):
         if table.guest is not None and table.cube is not None:
-            money = tip(table.guest, table.satisfaction)
-            report.meals.append(Meal(f"table {number}", table.guest, table.satisfaction, money))
-            board.money += money
-            board.menu[table.cube] += 1
-            table.cube, table.guest, table.satisfaction, table.dirty = None, None, 0, True
-    for index, car in enumerate(board.drive):
+            tip_money = tip(table.guest, table.satisfaction)
+            meal = Meal(f"table {index + 1}", table.guest, table.satisfaction, tip_money)
+            report.meals.append(meal)
+            money += tip_money
+            menu[table.cube] += 1
+            tables[index] = evolve(table, cube=None, guest=None, satisfaction=0, dirty=True)
+    for index, car in enumerate(drive):
         if car is not None and car.cube is not None:
-            money = tip(GUEST, car.satisfaction)
+            tip_money = tip(GUEST, car.satisfaction)
             where = f"{3 - index}★ car"
-            report.meals.append(Meal(where, GUEST, car.satisfaction, money))
-            board.money += money
-            board.menu[car.cube] += 1
+            report.meals.append(Meal(where, GUEST, car.satisfaction, tip_money))
+            money += tip_money
+            menu[car.cube] += 1
             state.car_bag.append(car.colour)
-            board.drive[index] = None
-    # Everyone still waiting grows impatient.
-    baby = board.seated(BABY)
-    for number, table in enumerate(board.tables, start=1):
+            drive[index] = None
+    # Everyone still waiting grows impatient. Every table's refill token comes back.
+    baby = any(t.guest == BABY for t in tables)
+    for index, table in enumerate(tables):
         if table.guest is None:
+            if table.refill:
+                tables[index] = evolve(table, refill=False)
             continue
         loss = 2 if table.guest == TYCOON else 1
         if baby and table.guest != BABY:
             loss += 1
-        table.satisfaction -= loss
-        if table.satisfaction < GUEST_LEAVES_BELOW:
-            report.left.append(f"table {number}" + _vip_words(table.guest))
+        satisfaction = table.satisfaction - loss
+        if satisfaction < GUEST_LEAVES_BELOW:
+            report.left.append(f"table {index + 1}" + _vip_words(table.guest))
             if table.plate is not None:
                 returned_plates.append(table.plate)
-            table.guest, table.plate, table.satisfaction = None, None, 0
+            tables[index] = evolve(table, guest=None, plate=None, satisfaction=0, refill=False)
+        else:
+            tables[index] = evolve(table, satisfaction=satisfaction, refill=False)
     cars: list[Car] = []
-    for car in board.drive:
+    for car in drive:
         if car is None:
             continue
-        car.satisfaction -= 1
-        if car.satisfaction < CAR_LEAVES_BELOW:
+        if car.satisfaction - 1 < CAR_LEAVES_BELOW:
             report.left.append(f"the {car.colour} car")
             state.car_bag.append(car.colour)
         else:
-            cars.append(car)
-    # Waiting cars move one slot on, towards the exit (3★ → 2★).
-    # (an unserved car is always at 3 in the 3★ slot and at 2 in the 2★ slot, so only the 3★
-    # car can stay)
-    board.drive = [None, None, *cars][-2:]
+            cars.append(evolve(car, satisfaction=car.satisfaction - 1))
     # Food advances; what sat on the Cold counter is thrown out, back to the menu.
     report.thrown = list(board.cold)
     for cube in board.cold:
-        board.menu[cube] += 1
-    board.cold, board.hot, board.grill = board.hot, board.grill, []
-    for table in board.tables:
-        table.refill = False
-    board.queue = board.queue + [GUEST] * (QUEUE_SPOTS - len(board.queue))
+        menu[cube] += 1
     returned_plates += [p for p in board.dishwasher if p is not None]
-    board.dishwasher = [None] * len(DISHWASHER)
     state.plate_bag += returned_plates
-    board.hand, board.recruited, board.spent, board.forfeited, board.pending = [], [], [], [], []
-    board.paid = []
-    board.done = board.timed_out = False
-    board.notes = []
-    return report
+    board = evolve(
+        board,
+        money=money,
+        menu=menu,
+        tables=tables,
+        # Waiting cars move one slot on, towards the exit (3★ → 2★).
+        # (an unserved car is always at 3 in the 3★ slot and at 2 in the 2★ slot, so only the
+        # 3★ car can stay)
+        drive=[None, None, *cars][-2:],
+        cold=board.hot,
+        hot=board.grill,
+        grill=[],
+        queue=board.queue + [GUEST] * (QUEUE_SPOTS - len(board.queue)),
+        dishwasher=[None] * len(DISHWASHER),
+        hand=[],
+        recruited=[],
+        spent=[],
+        forfeited=[],
+        pending=[],
+        paid=[],
+        done=False,
+        timed_out=False,
+        notes=[],
+    )
+    return board, report
 
 
 def end_round(state: CubeCafeState) -> dict[PlayerId, Feeding]:
     """Phase 4 for everyone, the progress chart, then the next round or the end."""
-    reports = {pid: feed(state, state.boards[pid]) for pid in state.players}
+    state.plate_bag, state.car_bag = list(state.plate_bag), list(state.car_bag)  # feed adds
+    boards: dict[PlayerId, Board] = {}
+    reports: dict[PlayerId, Feeding] = {}
+    for pid in state.players:
+        boards[pid], reports[pid] = feed(state, state.boards[pid])
+    state.boards = boards
     # Returned plates and cars are mixed into their bags.
     state.rng.shuffle(state.plate_bag)
     state.rng.shuffle(state.car_bag)
-    state.progress.append({pid: state.boards[pid].money for pid in state.players})
+    state.progress = [*state.progress, {pid: boards[pid].money for pid in state.players}]
     state.dice = []
     if state.round >= ROUNDS:
         state.over = True

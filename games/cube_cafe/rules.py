@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any, TypeVar
+
 from games.cube_cafe.actions import (
     SLOT_OF,
     Action,
@@ -44,12 +46,16 @@ from games.cube_cafe.catalogue import (
     TABLES,
     WILD,
     Colour,
+    Source,
     Staff,
     rotation_with_seat,
     seated_at,
 )
 from games.cube_cafe.state import Board, CubeCafeState, Table
 from games.engine import PlayerId
+from games.kit import evolve
+
+T = TypeVar("T")
 
 REWARD_MOVES = (Recruit, Cash, Wheel, FreeRefill)
 
@@ -267,10 +273,15 @@ def _candidates(board: Board) -> list[Action]:
 
 
 # -- applying a move -----------------------------------------------------------------------------
+# Copy-on-write: the state and ``pid``'s board these functions get are the move's own (see
+# ``CubeCafe.apply_action``), but their lists, dicts, tables and cars are shared with the state
+# before the move: a change replaces them (``board.grill = [*board.grill, colour]``), never
+# changes one in place.
 
 
 def apply_move(state: CubeCafeState, pid: PlayerId, action: Action) -> None:
-    """Apply a legal phase-3 move (not Done) to ``pid``'s board."""
+    """Apply a legal phase-3 move (not Done) to ``pid``'s board, which must be a board of
+    ``state``'s own (not one an earlier state holds too)."""
     board = state.boards[pid]
     if isinstance(action, REWARD_MOVES):
         _take_reward(board, action)
@@ -280,54 +291,73 @@ def apply_move(state: CubeCafeState, pid: PlayerId, action: Action) -> None:
         return
     if isinstance(action, Done):
         raise AssertionError("Done ends a player's phase: the game applies it")
-    board.hand.remove(action.staff)
+    board.hand = without_one(board.hand, action.staff)
     board.spent = sorted([*board.spent, action.staff], key=STAFF.index)
     if isinstance(action, Rotate):
         board.rotation = (board.rotation + (1 if action.direction == "ccw" else -1)) % len(RING)
     elif isinstance(action, Manager):
         advance_manager(board, action.slot)
     elif isinstance(action, Seat):
-        _seat(state, board, board.tables[action.table - 1])
+        _seat(state, board, action.table)
     elif isinstance(action, Drive):
-        car = board.drive[DRIVE_SLOTS.index(action.stars)]
+        index = DRIVE_SLOTS.index(action.stars)
+        car = board.drive[index]
         assert car is not None
-        board.menu[car.colour] -= 1
-        car.cube = car.colour
+        board.menu = {**board.menu, car.colour: board.menu[car.colour] - 1}
+        satisfaction = car.satisfaction
         if board.seated(BIRTHDAY):
-            car.satisfaction = min(MAX_SATISFACTION, car.satisfaction + 1)
+            satisfaction = min(MAX_SATISFACTION, satisfaction + 1)
+        drive = list(board.drive)
+        drive[index] = evolve(car, cube=car.colour, satisfaction=satisfaction)
+        board.drive = drive
     elif isinstance(action, Order):
-        board.tables[action.table - 1].plate = state.plate_bag.pop()
+        plate, state.plate_bag = state.plate_bag[-1], state.plate_bag[:-1]
+        change_table(board, action.table, plate=plate)
     elif isinstance(action, Cook):
         colour = board.colour_at(2)
-        board.menu[colour] -= 1
-        board.grill.append(colour)
+        board.menu = {**board.menu, colour: board.menu[colour] - 1}
+        board.grill = [*board.grill, colour]
     elif isinstance(action, Serve):
-        serve(board, action.source, action.cube, board.tables[action.table - 1])
+        serve(board, action.source, action.cube, action.table)
     else:
-        refill(board.tables[action.table - 1])
+        refill(board, action.table)
 
 
-def _seat(state: CubeCafeState, board: Board, table: Table) -> None:
-    guest = board.queue.pop(0)
-    table.guest, table.satisfaction = guest, seated_at(guest)
+def without_one(items: list[T], item: T) -> list[T]:
+    """A copy of ``items`` without the first ``item`` (as ``list.remove``)."""
+    index = items.index(item)
+    return [*items[:index], *items[index + 1 :]]
+
+
+def change_table(board: Board, number: int, **changes: Any) -> None:
+    """Replace table ``number`` (1–4) by a copy with ``changes``."""
+    tables = list(board.tables)
+    tables[number - 1] = evolve(tables[number - 1], **changes)
+    board.tables = tables
+
+
+def _seat(state: CubeCafeState, board: Board, number: int) -> None:
+    guest, board.queue = board.queue[0], board.queue[1:]
+    plate = None  # the table is free: no plate on it
     if guest == REGULAR and state.plate_bag:  # The Regular knows its order
-        table.plate = state.plate_bag.pop()
+        plate, state.plate_bag = state.plate_bag[-1], state.plate_bag[:-1]
+    change_table(board, number, guest=guest, satisfaction=seated_at(guest), plate=plate)
 
 
-def serve(board: Board, source: str, cube: Colour, table: Table) -> int:
-    """Put ``cube`` from ``source`` on ``table``'s plate; returns the satisfaction change."""
-    board.track(source).remove(cube)
-    table.cube = cube
+def serve(board: Board, source: Source, cube: Colour, number: int) -> None:
+    """Put ``cube`` from ``source`` on table ``number``'s plate."""
+    setattr(board, source, without_one(board.track(source), cube))
+    table = board.tables[number - 1]
     change = SOURCE_BONUS[source] - (1 if cube != table.plate else 0)
     if board.seated(BIRTHDAY):
         change += 1
-    table.satisfaction = max(0, min(MAX_SATISFACTION, table.satisfaction + change))
-    return change
+    satisfaction = max(0, min(MAX_SATISFACTION, table.satisfaction + change))
+    change_table(board, number, cube=cube, satisfaction=satisfaction)
 
 
-def refill(table: Table) -> None:
-    table.refill = True
-    table.satisfaction = min(MAX_SATISFACTION, table.satisfaction + 1)
+def refill(board: Board, number: int) -> None:
+    satisfaction = min(MAX_SATISFACTION, board.tables[number - 1].satisfaction + 1)
+    change_table(board, number, refill=True, satisfaction=satisfaction)
 
 
 def advance_manager(board: Board, steps: int) -> None:
@@ -341,11 +371,12 @@ def advance_manager(board: Board, steps: int) -> None:
 
 
 def _bus(board: Board, action: Bus) -> None:
-    table = board.tables[action.table - 1]
-    plate = table.plate
+    plate = board.tables[action.table - 1].plate
     assert plate is not None
-    table.plate, table.dirty = None, False
-    board.dishwasher[action.space - 1] = plate
+    change_table(board, action.table, plate=None, dirty=False)
+    dishwasher = list(board.dishwasher)
+    dishwasher[action.space - 1] = plate
+    board.dishwasher = dishwasher
     bonus = DISHWASHER[action.space - 1]
     if bonus == "manager":
         advance_manager(board, MANAGER_BONUS_STEPS)
@@ -374,7 +405,7 @@ def _take_reward(board: Board, action: Recruit | Cash | Wheel | FreeRefill) -> N
     elif isinstance(action, Wheel):
         board.rotation = rotation_with_seat(action.seat)
     else:
-        refill(board.tables[action.table - 1])
+        refill(board, action.table)
 
 
 def finish(board: Board, timed_out: bool) -> None:

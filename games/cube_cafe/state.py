@@ -119,9 +119,9 @@ class Board(BaseModel):
             c is not None for c in self.drive
         )
 
-    def add_staff(self, staff: Staff) -> None:
-        self.hand = sorted([*self.hand, staff], key=STAFF.index)
-        self.recruited = sorted([*self.recruited, staff], key=STAFF.index)
+    def add_staff(self, *staff: Staff) -> None:
+        self.hand = sorted([*self.hand, *staff], key=STAFF.index)
+        self.recruited = sorted([*self.recruited, *staff], key=STAFF.index)
 
     def note(self, text: str) -> None:
         self.notes = [*self.notes, text][-4:]

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from games.engine import PlayerId
-from games.kit import next_in_seat_order
+from games.kit import evolve, next_in_seat_order
 from games.monster_cafe import announcements, words
 from games.monster_cafe.catalogue import (
     ALL_MONSTERS,
@@ -44,7 +44,6 @@ from games.monster_cafe.state import (
     Sorbet,
     Table,
     Taken,
-    evolve,
 )
 from games.presentation import Announcement, player
 from games.rng import Rng

@@ -1,13 +1,13 @@
 """Options, actions and the state of Monster Café (pydantic; JSON round-trips exactly).
 
-States are copy-on-write: a move builds a new state with :func:`evolve` and shares every
+States are copy-on-write: a move builds a new state with :func:`games.kit.evolve` and shares every
 container it does not change with the old one, so no list or model inside a state is ever
 mutated in place once the state exists.
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, TypeVar
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
@@ -189,30 +189,3 @@ class MonsterCafeState(GameState):
 
     def drawn_is_sorbet(self) -> bool:
         return self.drawn is not None and MONSTER_KIND[self.drawn] == SORBET
-
-
-M = TypeVar("M", bound=BaseModel)
-
-
-def evolve(model: M, **changes: Any) -> M:
-    """A shallow copy of ``model`` with some fields replaced (not validated): the copy-on-write
-    step. The copy shares every container it does not replace with ``model``, so neither may be
-    mutated in place afterwards (replace a container, never append to it)."""
-    new = _new(model.__class__)
-    fields = model.__dict__.copy()
-    fields.update(changes)
-    _set(new, "__dict__", fields)
-    fields_set = model.__pydantic_fields_set__
-    if len(fields_set) < len(model.__class__.__pydantic_fields__):
-        # Copied: setting a field on the new model adds its name to the set. A complete set (a
-        # loaded state's) never changes, so it is shared.
-        fields_set = fields_set.union(changes)
-    _set(new, "__pydantic_fields_set__", fields_set)
-    extra, private = model.__pydantic_extra__, model.__pydantic_private__
-    _set(new, "__pydantic_extra__", None if extra is None else dict(extra))
-    _set(new, "__pydantic_private__", None if private is None else dict(private))
-    return new
-
-
-_new = object.__new__
-_set = object.__setattr__
