@@ -40,6 +40,7 @@ from tests.playground.harness import (
 pytestmark = pytest.mark.xdist_group("browser")
 
 SCREENSHOT_ENV = "CAFEBOT_SCREENSHOT"  # e.g. docs/playground.png: where to keep the picture
+WAIT = 30.0  # seconds for the page's round trip: generous, a loaded CI box runs Chromium too
 CLICKS_PER_STEP = 3  # then the step's deadline decides for the person, as for someone away
 
 
@@ -54,13 +55,14 @@ async def answered(pg: Playground, before: int) -> None:
     """Wait until the interaction the page just sent was answered."""
     emu = pg.world.emu
     await emu.wait_until(
-        lambda: len(emu.interactions) > before and emu.interactions[-1].responded_at is not None
+        lambda: len(emu.interactions) > before and emu.interactions[-1].responded_at is not None,
+        timeout=WAIT,
     )
 
 
 async def lobby_in(pg: Playground, channel: int) -> Message:
     """Wait for the lobby the bot posts in ``channel``."""
-    found = await pg.world.emu.wait_until(lambda: lobby_message(pg, channel))
+    found = await pg.world.emu.wait_until(lambda: lobby_message(pg, channel), timeout=WAIT)
     assert found is not None
     return found
 
@@ -98,7 +100,9 @@ async def test_cafe_carnage_with_two_friends_and_bot_players_in_the_browser(
         await slash(alice, "game new", {"game": "Café Carnage"})
         lobby = await lobby_in(pg, channel)
         await click_button(bob, lobby.id, lobby.button("Join"))
-        await emu.wait_until(lambda: "Bob" in emu.get_message(lobby.id).current_text())
+        await emu.wait_until(
+            lambda: "Bob" in emu.get_message(lobby.id).current_text(), timeout=WAIT
+        )
         before = len(emu.interactions)
         await click_button(bob, lobby.id, emu.get_message(lobby.id).button("Add a bot"))
         await answered(pg, before)
