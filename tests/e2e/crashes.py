@@ -14,7 +14,6 @@ import collections
 import os
 import signal
 import sqlite3
-import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,9 +23,7 @@ from bot.core.store import SessionStatus
 from bot.core.store.sqlite import SqliteStore
 from emulator import DiscordEmulator, EmulatorError, Message
 from games.rng import Rng
-from tests.e2e.harness import controls, game_messages, press
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.e2e.harness import bot_process_env, controls, game_messages, press, start_bot_process
 
 
 @dataclass
@@ -68,17 +65,8 @@ class BotProcess:
     """`python -m bot` against the emulator, killed and restarted at will."""
 
     def __init__(self, emu: DiscordEmulator, db: Path, guild: int, cwd: Path) -> None:
-        env = {k: v for k, v in os.environ.items() if not k.startswith(("CAFEBOT_", "DISCORD_"))}
-        self.env = (
-            env
-            | emu.env()
-            | {
-                "CAFEBOT_DATABASE_PATH": str(db),
-                "CAFEBOT_GUILD_READY_TIMEOUT": "0.05",
-                "CAFEBOT_DEV_GUILD_ID": str(guild),
-                "CAFEBOT_TABLE_EDIT_INTERVAL": "0.02",
-                "PYTHONPATH": str(ROOT),
-            }
+        self.env = bot_process_env(
+            emu, guild, CAFEBOT_DATABASE_PATH=str(db), CAFEBOT_TABLE_EDIT_INTERVAL="0.02"
         )
         self.emu = emu
         self.cwd = cwd
@@ -86,14 +74,8 @@ class BotProcess:
         self.up = asyncio.Event()
 
     async def start(self) -> None:
-        self.process = await asyncio.create_subprocess_exec(
-            sys.executable,
-            "-m",
-            "bot",
-            cwd=self.cwd,
-            env=self.env,
-            stdout=asyncio.subprocess.DEVNULL,
-            stderr=asyncio.subprocess.DEVNULL,
+        self.process = await start_bot_process(
+            self.env, self.cwd, stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL
         )
         await self.emu.wait_for_bot_ready(timeout=60)
         self.up.set()

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
+import os
 import re
+import sys
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -13,6 +16,32 @@ from typing import Any
 from bot.app import CafeBot
 from bot.core.config import Settings
 from emulator import DiscordEmulator, InteractionResult, Message, running_bot
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def bot_process_env(emu: DiscordEmulator, guild: int, **settings: str) -> dict[str, str]:
+    """The environment of `python -m bot` as its own process against ``emu``: ours without any
+    cafebot or Discord setting of this machine, the emulator's, commands synced to ``guild``,
+    then ``settings`` (e.g. ``CAFEBOT_DATABASE_PATH=…``)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("CAFEBOT_", "DISCORD_"))}
+    return (
+        env
+        | emu.env()
+        | {
+            "CAFEBOT_GUILD_READY_TIMEOUT": "0.05",
+            "CAFEBOT_DEV_GUILD_ID": str(guild),
+            "PYTHONPATH": str(ROOT),
+        }
+        | settings
+    )
+
+
+async def start_bot_process(
+    env: dict[str, str], cwd: Path, **io: Any
+) -> asyncio.subprocess.Process:
+    """`python -m bot` in ``cwd``; ``io``: its stdout/stderr (inherited by default)."""
+    return await asyncio.create_subprocess_exec(sys.executable, "-m", "bot", cwd=cwd, env=env, **io)
 
 
 class Clock:

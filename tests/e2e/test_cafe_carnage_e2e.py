@@ -6,15 +6,21 @@ Every move is made by clicking the components a player would click.
 from __future__ import annotations
 
 import asyncio
-import os
-import sys
 from pathlib import Path
 
 import pytest
 
 from emulator import DiscordEmulator, InteractionResult, Message
 from games.rng import Rng
-from tests.e2e.harness import World, ephemeral_text, normalise, open_game, world
+from tests.e2e.harness import (
+    World,
+    bot_process_env,
+    ephemeral_text,
+    normalise,
+    open_game,
+    start_bot_process,
+    world,
+)
 
 GAME = "cafe-carnage"
 CONFIRM = "Confirm order & ballot"
@@ -341,21 +347,9 @@ async def test_the_real_entry_point_against_the_emulator(tmp_path: Path) -> None
         guild = emu.add_guild("Game Night")
         channel = emu.add_text_channel(guild, "cafe")
         alice = emu.add_user("alice", guild=guild)
-        env = {k: v for k, v in os.environ.items() if not k.startswith(("CAFEBOT_", "DISCORD_"))}
-        env |= emu.env() | {
-            "CAFEBOT_DATABASE_PATH": str(tmp_path / "real.sqlite3"),
-            "CAFEBOT_GUILD_READY_TIMEOUT": "0.05",
-            "CAFEBOT_DEV_GUILD_ID": str(guild),
-            "PYTHONPATH": str(Path(__file__).resolve().parents[2]),
-        }
-        process = await asyncio.create_subprocess_exec(
-            sys.executable,
-            "-m",
-            "bot",
-            cwd=tmp_path,
-            env=env,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.STDOUT,
+        env = bot_process_env(emu, guild, CAFEBOT_DATABASE_PATH=str(tmp_path / "real.sqlite3"))
+        process = await start_bot_process(
+            env, tmp_path, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT
         )
         try:
             await emu.wait_for_bot_ready(timeout=30)

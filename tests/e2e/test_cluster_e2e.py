@@ -12,7 +12,6 @@ import asyncio
 import collections
 import os
 import signal
-import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -20,10 +19,9 @@ from pathlib import Path
 from bot.core.sessions import SessionService
 from bot.core.store import SessionStatus, open_store
 from emulator import DiscordEmulator, InteractionResult, Message
-from tests.e2e.harness import game_messages
+from tests.e2e.harness import bot_process_env, game_messages, start_bot_process
 from tests.pg_server import PostgresServer
 
-ROOT = Path(__file__).resolve().parents[2]
 GAME = "cafe-carnage"
 CONFIRM = "Confirm order & ballot"
 SESSION = 1
@@ -35,19 +33,13 @@ class Member:
     def __init__(
         self, emu: DiscordEmulator, url: str, guild: int, index: int, workdir: Path
     ) -> None:
-        env = {k: v for k, v in os.environ.items() if not k.startswith(("CAFEBOT_", "DISCORD_"))}
-        self.env = (
-            env
-            | emu.env()
-            | {
-                "CAFEBOT_DATABASE_URL": url,
-                "CAFEBOT_CLUSTER_INDEX": str(index),
-                "CAFEBOT_CLUSTER_COUNT": "2",
-                "CAFEBOT_GUILD_READY_TIMEOUT": "0.05",
-                "CAFEBOT_DEV_GUILD_ID": str(guild),
-                "CAFEBOT_TABLE_EDIT_INTERVAL": "0.05",
-                "PYTHONPATH": str(ROOT),
-            }
+        self.env = bot_process_env(
+            emu,
+            guild,
+            CAFEBOT_DATABASE_URL=url,
+            CAFEBOT_CLUSTER_INDEX=str(index),
+            CAFEBOT_CLUSTER_COUNT="2",
+            CAFEBOT_TABLE_EDIT_INTERVAL="0.05",
         )
         self.workdir = workdir
         self.log = workdir / f"bot-{index}.log"
@@ -55,9 +47,7 @@ class Member:
 
     async def start(self) -> None:
         with self.log.open("ab") as log:
-            self.process = await asyncio.create_subprocess_exec(
-                sys.executable, "-m", "bot", cwd=self.workdir, env=self.env, stdout=log, stderr=log
-            )
+            self.process = await start_bot_process(self.env, self.workdir, stdout=log, stderr=log)
 
     async def kill(self) -> None:
         assert self.process is not None

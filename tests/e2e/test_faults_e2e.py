@@ -9,7 +9,6 @@ import logging
 import os
 import re
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -20,15 +19,15 @@ from emulator import DiscordEmulator
 from games.rng import Rng
 from tests.e2e.harness import (
     World,
+    bot_process_env,
     controls,
     ephemeral_text,
     game_messages,
     open_game,
     press,
+    start_bot_process,
     world,
 )
-
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def announcement_titles(w: World, channel: int, table_id: int | None) -> list[str]:
@@ -159,17 +158,7 @@ async def test_a_second_owner_of_a_database_is_refused(tmp_path: Path) -> None:
 
 
 def _bot_env(emu: DiscordEmulator, db: Path, guild: int) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("CAFEBOT_", "DISCORD_"))}
-    return (
-        env
-        | emu.env()
-        | {
-            "CAFEBOT_DATABASE_PATH": str(db),
-            "CAFEBOT_GUILD_READY_TIMEOUT": "0.05",
-            "CAFEBOT_DEV_GUILD_ID": str(guild),
-            "PYTHONPATH": str(ROOT),
-        }
-    )
+    return bot_process_env(emu, guild, CAFEBOT_DATABASE_PATH=str(db))
 
 
 async def test_a_second_bot_process_on_the_same_database_stops_before_syncing(
@@ -180,26 +169,14 @@ async def test_a_second_bot_process_on_the_same_database_stops_before_syncing(
     async with DiscordEmulator() as emu:
         guild = emu.add_guild("Game Night")
         env = _bot_env(emu, tmp_path / "shared.sqlite3", guild)
-        first = await asyncio.create_subprocess_exec(
-            sys.executable,
-            "-m",
-            "bot",
-            cwd=tmp_path,
-            env=env,
-            stdout=asyncio.subprocess.DEVNULL,
-            stderr=asyncio.subprocess.DEVNULL,
+        first = await start_bot_process(
+            env, tmp_path, stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL
         )
         try:
             await emu.wait_for_bot_ready(timeout=30)
             syncs = sum(1 for c in emu.rest_calls if c.method == "PUT" and "commands" in c.path)
-            second = await asyncio.create_subprocess_exec(
-                sys.executable,
-                "-m",
-                "bot",
-                cwd=tmp_path,
-                env=env,
-                stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.STDOUT,
+            second = await start_bot_process(
+                env, tmp_path, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT
             )
             output, _ = await asyncio.wait_for(second.communicate(), timeout=30)
             assert second.returncode == 2
@@ -245,12 +222,9 @@ async def test_a_read_only_database_stops_the_bot_with_one_clear_line(tmp_path: 
             await SqliteStore.open(db, owner=True)
         async with DiscordEmulator() as emu:
             guild = emu.add_guild("Game Night")
-            process = await asyncio.create_subprocess_exec(
-                sys.executable,
-                "-m",
-                "bot",
-                cwd=tmp_path,
-                env=_bot_env(emu, db, guild),
+            process = await start_bot_process(
+                _bot_env(emu, db, guild),
+                tmp_path,
                 stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.STDOUT,
             )
