@@ -21,6 +21,7 @@ from games import REGISTRY
 from games.engine import Game, GameState, IllegalAction, apply, new_game
 from games.presentation import Button, Panel, panel_problems
 from games.rng import Rng
+from tests.random_moves import random_move
 
 MAX_ACTIONS = 20_000
 GAMES = sorted(REGISTRY)
@@ -93,15 +94,8 @@ def play_random_game(
     for step in range(MAX_ACTIONS):
         if game.outcome(state) is not None:
             break
-        active = sorted(game.active_players(state))
-        assert active, "the game waits for nobody but is not over"
-        player = rng.choice(active)
-        if rng.randint(1, 20) == 1:
-            action = game.on_timeout(state, player)
-        else:
-            legal = list(game.legal_actions(state, player))
-            assert legal, f"{player} is active but has no legal action"
-            action = rng.choice(legal)
+        assert game.active_players(state), "the game waits for nobody but is not over"
+        player, action = random_move(game, state, rng, timeout_one_in=20)
         assert game.parse_action(action.model_dump(mode="json")) == action
         before = state.model_dump_json()
         new_state = apply(game, state, player, action)

@@ -11,6 +11,7 @@ from bot.core.state_json import StateJson
 from games import REGISTRY
 from games.engine import apply
 from games.rng import Rng
+from tests.random_moves import random_move
 
 GAMES = sorted(REGISTRY)
 
@@ -26,11 +27,7 @@ def test_every_state_of_a_random_game_encodes_as_pydantic_does(game_id: str, see
     steps = 0
     while game.outcome(state) is None:
         assert encoder.dump(7, state) == state.model_dump_json(), f"step {steps}"
-        player = rng.choice(sorted(game.active_players(state)))
-        if rng.randint(1, 10) == 1:
-            action = game.on_timeout(state, player)
-        else:
-            action = rng.choice(list(game.legal_actions(state, player)))
+        player, action = random_move(game, state, rng, timeout_one_in=10)
         state = apply(game, state, player, action)
         steps += 1
     assert encoder.dump(7, state) == state.model_dump_json()

@@ -52,6 +52,7 @@ from tests.games.test_alien_cafe import (
     stack,
     start,
 )
+from tests.random_moves import random_move
 
 P4 = "444"
 
@@ -63,11 +64,7 @@ def random_game(
     rng = Rng(seed=seed)
     state = GAME.setup([f"8{i}" for i in range(players)], AlienCafeOptions(), seed)
     while GAME.outcome(state) is None:
-        pid = rng.choice(sorted(GAME.active_players(state)))
-        if rng.randint(1, 40) == 1:
-            action = GAME.on_timeout(state, pid)
-        else:
-            action = rng.choice(list(GAME.legal_actions(state, pid)))
+        pid, action = random_move(GAME, state, rng, timeout_one_in=40)
         after = apply(GAME, state, pid, action)
         visit(state, pid, action, after)
         state = after

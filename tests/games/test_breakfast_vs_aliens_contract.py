@@ -36,6 +36,7 @@ from games.breakfast_vs_aliens.state import (
 from games.engine import apply
 from games.rng import Rng
 from tests.games.replays import recorded, replay_and_compare
+from tests.random_moves import random_move
 
 MODES = ["mini-muffin", "full-pancake"]
 HEROES = [c for c in ALL_CARDS if kind(c) == "hero"]
@@ -59,11 +60,7 @@ def random_game(mode: str, players: int, seed: int) -> Iterator[tuple[BvaState, 
     rng = Rng(seed=seed)
     state = GAME.setup([f"p{i}" for i in range(players)], BvaOptions(mode=mode), seed)
     while GAME.outcome(state) is None:
-        pid = rng.choice(sorted(GAME.active_players(state)))
-        if rng.randint(1, 8) == 1:
-            action = GAME.on_timeout(state, pid)
-        else:
-            action = rng.choice(list(GAME.legal_actions(state, pid)))
+        pid, action = random_move(GAME, state, rng, timeout_one_in=8)
         yield state, pid, action
         state = apply(GAME, state, pid, action)
     yield state, "", Draw()

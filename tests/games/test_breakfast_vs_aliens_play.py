@@ -17,6 +17,7 @@ from games.breakfast_vs_aliens.strategies import greedy
 from games.engine import apply
 from games.presentation import Button, Panel, panel_problems, table_problems
 from games.rng import Rng
+from tests.random_moves import random_move
 
 MODES = ["mini-muffin", "full-pancake"]
 
@@ -83,11 +84,7 @@ def play(mode: str, players: int, seed: int, *, checked: bool) -> BvaState:
     for _ in range(3000):
         if GAME.outcome(state) is not None:
             return state
-        pid = rng.choice(sorted(GAME.active_players(state)))
-        if rng.randint(1, 12) == 1:
-            action = GAME.on_timeout(state, pid)
-        else:
-            action = rng.choice(list(GAME.legal_actions(state, pid)))
+        pid, action = random_move(GAME, state, rng, timeout_one_in=12)
         assert GAME.parse_action(action.model_dump(mode="json")) == action
         before = state.model_dump_json()
         new = apply(GAME, state, pid, action)

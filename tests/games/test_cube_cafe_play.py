@@ -18,6 +18,7 @@ from games.cube_cafe.state import CubeCafeOptions, CubeCafeState
 from games.engine import apply, new_game
 from games.presentation import Button, Panel, Select, panel_problems, table_problems
 from games.rng import Rng
+from tests.random_moves import random_move
 
 
 def control_actions(panel: Panel) -> list[dict[str, Any]]:
@@ -74,11 +75,7 @@ def random_game(players: int, seed: int, panels_every: int = 4) -> CubeCafeState
     for step in range(5000):
         if GAME.outcome(state) is not None:
             break
-        pid = rng.choice(sorted(GAME.active_players(state)))
-        if rng.randint(1, 25) == 1:
-            action = GAME.on_timeout(state, pid)
-        else:
-            action = rng.choice(list(GAME.legal_actions(state, pid)))
+        pid, action = random_move(GAME, state, rng, timeout_one_in=25)
         assert GAME.parse_action(action.model_dump(mode="json")) == action
         before = state.model_dump_json()
         new = apply(GAME, state, pid, action)

@@ -1,0 +1,22 @@
+"""The random player the tests share: whoever the game awaits, a random legal move (now and then
+the move the game plays for them at their deadline)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from games.engine import Game, GameState
+from games.rng import Rng
+
+
+def random_move(
+    game: Game[Any, Any], state: GameState, rng: Rng, timeout_one_in: int
+) -> tuple[str, Any]:
+    """A random awaited player and their move: the timeout's default about one time in
+    ``timeout_one_in``, else a random legal action."""
+    player = rng.choice(sorted(game.active_players(state)))
+    if rng.randint(1, timeout_one_in) == 1:
+        return player, game.on_timeout(state, player)
+    legal = list(game.legal_actions(state, player))
+    assert legal, f"{player} is awaited but has no legal action"
+    return player, rng.choice(legal)
