@@ -224,10 +224,7 @@ class Controls:
             interaction.response.defer,
         )
         done = f"🧹 Game #{sid} was abandoned."
-        if interaction.response.is_done():
-            await interaction.edit_original_response(content=done, view=None)
-        else:
-            await interaction.response.edit_message(content=done, view=None)
+        await self.replies.edit_clicked(interaction, content=done, view=None)
 
     async def rematch_button(
         self, interaction: discord.Interaction[Any], match: re.Match[str], values: list[str]
@@ -270,10 +267,7 @@ class Controls:
             interaction.response.defer,
         )
         embed, view = history_screen(page, self.screens.items)
-        if interaction.response.is_done():
-            await interaction.edit_original_response(embed=embed, view=view)
-        else:
-            await interaction.response.edit_message(embed=embed, view=view)
+        await self.replies.edit_clicked(interaction, embed=embed, view=view)
 
     async def record_select(
         self, interaction: discord.Interaction[Any], match: re.Match[str], values: list[str]
@@ -308,7 +302,4 @@ class Controls:
         content = f"{message.content if message is not None else ''}\n{line}"[-2000:]
         # Settled: the buttons go; else they stay for the others.
         view = None if answer.settled else self.screens.undo_view(sid, seq)
-        if interaction.response.is_done():
-            await interaction.edit_original_response(content=content, view=view)
-        else:
-            await interaction.response.edit_message(content=content, view=view)
+        await self.replies.edit_clicked(interaction, content=content, view=view)

@@ -161,16 +161,22 @@ class Replies:
         )
         if attachments is not None:
             kwargs["attachments"] = attachments
-        if interaction.response.is_done():  # deferred because the move took long
-            edited = await interaction.edit_original_response(**kwargs)
-            found = edited.attachments
-        else:
-            answer = await interaction.response.edit_message(**kwargs)
-            found = getattr(answer.resource if answer is not None else None, "attachments", [])
+        found = await self.edit_clicked(interaction, **kwargs)
         if attachments is not None and message is not None:
             await self.pictures.after_edit(
                 message.id, rendered.pictures, [dict(a.to_dict()) for a in found]
             )
+
+    async def edit_clicked(
+        self, interaction: discord.Interaction[Any], **kwargs: Any
+    ) -> list[discord.Attachment]:
+        """Edit the clicked message, whether or not the interaction was answered (deferred:
+        the work took long) before. Returns the attachments the message has now."""
+        if interaction.response.is_done():
+            edited = await interaction.edit_original_response(**kwargs)
+            return edited.attachments
+        answer = await interaction.response.edit_message(**kwargs)
+        return list(getattr(answer.resource if answer is not None else None, "attachments", []))
 
     async def reply(
         self, interaction: discord.Interaction[Any], text: str | None, **kwargs: Any
