@@ -21,8 +21,7 @@ from bot.core.errors import StaleVersion
 from bot.core.scheduler import Scheduler
 from bot.core.sessions import Session, SessionService
 from bot.core.store import MIGRATIONS, SCHEMA_VERSION, NewPost, Store, open_store
-from games.engine import apply
-from tests.test_store import started
+from tests.test_store import order_free_moves, started
 
 
 class Clock:
@@ -51,23 +50,6 @@ async def two(pg_url: str) -> AsyncIterator[tuple[Process, Process, Clock]]:
     yield processes[0], processes[1], clock
     for p in processes:
         await p.store.close()
-
-
-def order_free_moves(s: Session) -> list[tuple[str, dict[str, Any]]]:
-    """Moves whose legality does not depend on order (applying one leaves every legal set)."""
-    game, state = s.game, s.state
-    assert state is not None
-    moves = []
-    for player in sorted(game.active_players(state)):
-        for action in game.legal_actions(state, player):
-            after = apply(game, state, player, action)
-            if all(
-                set(map(repr, game.legal_actions(after, q)))
-                == set(map(repr, game.legal_actions(state, q)))
-                for q in state.players
-            ):
-                moves.append((player, action.model_dump(mode="json")))
-    return moves
 
 
 async def test_each_process_serves_the_state_the_other_committed(

@@ -47,6 +47,23 @@ async def started(service: SessionService, players: int = 4, channel: int = 100)
     return await service.start(s.id, ids[0])
 
 
+def order_free_moves(s: Session) -> list[tuple[str, dict[str, Any]]]:
+    """Moves whose legality does not depend on order (applying one leaves every legal set)."""
+    game, state = s.game, s.state
+    assert state is not None
+    moves = []
+    for player in sorted(game.active_players(state)):
+        for action in game.legal_actions(state, player):
+            after = apply(game, state, player, action)
+            if all(
+                set(map(repr, game.legal_actions(after, q)))
+                == set(map(repr, game.legal_actions(state, q)))
+                for q in state.players
+            ):
+                moves.append((player, action.model_dump(mode="json")))
+    return moves
+
+
 async def play_random(service: SessionService, s: Session, seed: int, limit: int = 5000) -> Session:
     rng = Rng(seed=seed)
     game = s.game
@@ -98,19 +115,7 @@ async def test_reopened_database_continues_the_game(database_url: str) -> None:
 
 async def test_fifty_concurrent_submissions_are_each_applied_once(service: SessionService) -> None:
     s = await started(service, players=8)
-    game, state = s.game, s.state
-    assert state is not None
-    # Moves whose legality does not depend on order: applying one leaves every legal set as is.
-    order_free: list[tuple[str, dict[str, Any]]] = []
-    for player in sorted(game.active_players(state)):
-        for action in game.legal_actions(state, player):
-            after = apply(game, state, player, action)
-            if all(
-                set(map(repr, game.legal_actions(after, q)))
-                == set(map(repr, game.legal_actions(state, q)))
-                for q in state.players
-            ):
-                order_free.append((player, action.model_dump(mode="json")))
+    order_free = order_free_moves(s)
     assert len(order_free) >= 20
     submissions = [order_free[i % len(order_free)] for i in range(50)]
     results = await asyncio.gather(*(service.act(s.id, p, a) for p, a in submissions))
