@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import io
 import os
 import re
@@ -255,8 +256,10 @@ class World:
     mod: int
 
 
-@pytest.fixture
-async def world() -> AsyncIterator[World]:
+@contextlib.asynccontextmanager
+async def open_world(ack_deadline: float | None = None) -> AsyncIterator[World]:
+    """A server with a channel and four users (carol's DMs closed, mod a moderator), the test
+    bot running; ``ack_deadline``: the emulator's (Discord's 3 s by default)."""
     async with DiscordEmulator() as emu:
         guild = emu.add_guild("Game Night")
         chan = emu.add_text_channel(guild, "cafe")
@@ -266,8 +269,16 @@ async def world() -> AsyncIterator[World]:
         mod = emu.add_user("mod", guild=guild, manage_channels=True)
         seen = Seen()
         bot = make_bot(seen)
+        if ack_deadline is not None:
+            emu.ack_deadline = ack_deadline
         async with running_bot(emu, bot):
             yield World(emu, bot, seen, guild, chan, alice, bob, carol, mod)
+
+
+@pytest.fixture
+async def world() -> AsyncIterator[World]:
+    async with open_world() as opened:
+        yield opened
 
 
 async def respect_rate_limit(resp: aiohttp.ClientResponse) -> None:

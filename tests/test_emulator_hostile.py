@@ -7,24 +7,14 @@ from collections.abc import AsyncIterator
 import pytest
 from discord import app_commands
 
-from emulator import DiscordEmulator, EmulatorError, running_bot
-from tests.test_emulator import Seen, World, expect_violation, make_bot
+from emulator import EmulatorError
+from tests.test_emulator import World, expect_violation, open_world
 
 
 @pytest.fixture
 async def world() -> AsyncIterator[World]:
-    async with DiscordEmulator() as emu:
-        guild = emu.add_guild("Game Night")
-        chan = emu.add_text_channel(guild, "cafe")
-        alice = emu.add_user("alice", guild=guild)
-        bob = emu.add_user("bob", guild=guild)
-        carol = emu.add_user("carol", guild=guild, dms_open=False)
-        mod = emu.add_user("mod", guild=guild, manage_channels=True)
-        seen = Seen()
-        bot = make_bot(seen)
-        emu.ack_deadline = 0.5  # Discord's is 3 s; shortened to keep the tests fast
-        async with running_bot(emu, bot):
-            yield World(emu, bot, seen, guild, chan, alice, bob, carol, mod)
+    async with open_world(ack_deadline=0.5) as opened:  # Discord's is 3 s: quicker tests
+        yield opened
 
 
 async def test_forged_slash_data_is_exactly_what_was_asked(world: World) -> None:
