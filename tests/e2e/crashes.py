@@ -200,25 +200,26 @@ def waiting_for(table: Message, names: dict[str, int]) -> int:
 
 async def _posts_sent(db: Path, timeout: float = 60.0) -> None:
     """Wait until the outbox has nothing left to send (bounded: a missing post is then counted)."""
-
-    def unsent() -> int:
-        with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as conn:
-            return int(
-                conn.execute("SELECT COUNT(*) FROM outbox WHERE sent_at IS NULL").fetchone()[0]
-            )
-
     deadline = time.monotonic() + timeout
-    while await asyncio.to_thread(unsent) and time.monotonic() < deadline:
+    while await _read(db, "SELECT COUNT(*) FROM outbox WHERE sent_at IS NULL") and (
+        time.monotonic() < deadline
+    ):
         await asyncio.sleep(0.1)
 
 
-async def _finished(db: Path, session_id: int) -> bool:
-    def read() -> bool:
+async def _read(db: Path, sql: str, *args: object) -> object:
+    """The first column of the first row (None: no row) of a query, read-only, off the loop."""
+
+    def read() -> object:
         with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as conn:
-            row = conn.execute("SELECT status FROM sessions WHERE id = ?", (session_id,)).fetchone()
-            return bool(row and row[0] == "finished")
+            row = conn.execute(sql, args).fetchone()
+            return row[0] if row else None
 
     return await asyncio.to_thread(read)
+
+
+async def _finished(db: Path, session_id: int) -> bool:
+    return await _read(db, "SELECT status FROM sessions WHERE id = ?", session_id) == "finished"
 
 
 async def _check(db: Path, emu: DiscordEmulator, channels: list[int], result: SoakResult) -> None:
@@ -251,8 +252,4 @@ async def _check(db: Path, emu: DiscordEmulator, channels: list[int], result: So
     finally:
         await store.close()
 
-    def integrity() -> str:
-        with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as conn:
-            return str(conn.execute("PRAGMA integrity_check").fetchone()[0])
-
-    result.integrity = await asyncio.to_thread(integrity)
+    result.integrity = str(await _read(db, "PRAGMA integrity_check"))
