@@ -11,7 +11,7 @@ from bot.core.state_json import StateJson
 from games import REGISTRY
 from games.engine import apply
 from games.rng import Rng
-from tests.random_moves import random_move
+from tests.playing import random_move
 
 GAMES = sorted(REGISTRY)
 

@@ -52,7 +52,7 @@ from tests.games.test_alien_cafe import (
     stack,
     start,
 )
-from tests.random_moves import random_move
+from tests.playing import random_move
 
 P4 = "444"
 

@@ -33,6 +33,7 @@ from games.breakfast_vs_aliens.state import (
 from games.engine import IllegalAction, Undo, apply, new_game, play_timeout
 from games.presentation import Button, Select, panel_problems, table_problems
 from games.rng import Rng
+from tests.playing import apply_checked
 
 # Heroes (traits), aliens (traits, points), treasures (colour bar), disasters (colour bar).
 CAPTAIN, SIR_TOAST, BACON = "H01", "H02", "H03"  # R
@@ -110,9 +111,7 @@ def build(
 
 def act(state: BvaState, pid: str, action: Action) -> BvaState:
     """Apply through the central check; the input is untouched and invariants hold after."""
-    before = state.model_dump_json()
-    new: BvaState = apply(GAME, state, pid, action)
-    assert state.model_dump_json() == before, "apply mutated its input"
+    new: BvaState = apply_checked(GAME, state, pid, action)
     GAME.check_invariants(new)
     return new
 

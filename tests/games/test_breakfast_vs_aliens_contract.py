@@ -36,7 +36,7 @@ from games.breakfast_vs_aliens.state import (
 from games.engine import apply
 from games.rng import Rng
 from tests.games.replays import recorded, replay_and_compare
-from tests.random_moves import random_move
+from tests.playing import random_move
 
 MODES = ["mini-muffin", "full-pancake"]
 HEROES = [c for c in ALL_CARDS if kind(c) == "hero"]

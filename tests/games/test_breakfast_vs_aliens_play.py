@@ -17,7 +17,7 @@ from games.breakfast_vs_aliens.strategies import greedy
 from games.engine import apply
 from games.presentation import Button, Panel, panel_problems, table_problems
 from games.rng import Rng
-from tests.random_moves import random_move
+from tests.playing import apply_checked, random_move
 
 MODES = ["mini-muffin", "full-pancake"]
 
@@ -85,11 +85,7 @@ def play(mode: str, players: int, seed: int, *, checked: bool) -> BvaState:
         if GAME.outcome(state) is not None:
             return state
         pid, action = random_move(GAME, state, rng, timeout_one_in=12)
-        assert GAME.parse_action(action.model_dump(mode="json")) == action
-        before = state.model_dump_json()
-        new = apply(GAME, state, pid, action)
-        assert state.model_dump_json() == before, "apply mutated its input"
-        state = new
+        state = apply_checked(GAME, state, pid, action)
         if checked:
             check(state)
     raise AssertionError("the game did not end")

@@ -18,7 +18,7 @@ from games.cube_cafe.state import CubeCafeOptions, CubeCafeState
 from games.engine import apply, new_game
 from games.presentation import Button, Panel, Select, panel_problems, table_problems
 from games.rng import Rng
-from tests.random_moves import random_move
+from tests.playing import apply_checked, random_move
 
 
 def control_actions(panel: Panel) -> list[dict[str, Any]]:
@@ -76,11 +76,7 @@ def random_game(players: int, seed: int, panels_every: int = 4) -> CubeCafeState
         if GAME.outcome(state) is not None:
             break
         pid, action = random_move(GAME, state, rng, timeout_one_in=25)
-        assert GAME.parse_action(action.model_dump(mode="json")) == action
-        before = state.model_dump_json()
-        new = apply(GAME, state, pid, action)
-        assert state.model_dump_json() == before, "apply mutated its input"
-        state = new
+        state = apply_checked(GAME, state, pid, action)
         check(state)
         if step % panels_every == 0:
             check_panels(state)

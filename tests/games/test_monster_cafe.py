@@ -44,6 +44,7 @@ from games.monster_cafe.state import (
 from games.monster_cafe.words import seats_text
 from games.presentation import Button, Option, Select, panel_problems
 from games.rng import Rng
+from tests.playing import apply_checked
 
 # -- helpers -------------------------------------------------------------------------------------
 
@@ -134,9 +135,7 @@ FOUR_EMPTY: list[tuple[str, Sequence[str]]] = [
 
 
 def play(state: MonsterCafeState, pid: str, action: Move) -> MonsterCafeState:
-    before = state.model_dump_json()
-    after = apply(GAME, state, pid, action)
-    assert state.model_dump_json() == before, "apply mutated its input"
+    after: MonsterCafeState = apply_checked(GAME, state, pid, action)
     GAME.check_invariants(after)
     return after
 
