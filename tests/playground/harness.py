@@ -20,6 +20,9 @@ from bot.playground.world import World, start_world
 from emulator import Message
 from tests.e2e.harness import Clock
 
+WAIT = (
+    30.0  # seconds for a round trip through the page: generous, a loaded CI box runs Chromium too
+)
 CHROMIUM_FLAGS = [
     "--headless",
     "--no-sandbox",

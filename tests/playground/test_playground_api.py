@@ -9,7 +9,7 @@ from typing import Any
 
 import aiohttp
 
-from tests.playground.harness import Playground, playground
+from tests.playground.harness import WAIT, Playground, playground
 
 
 async def post(pg: Playground, path: str, body: Any) -> tuple[int, Any]:
@@ -85,8 +85,8 @@ async def test_each_stream_holds_only_its_users_dms_and_private_replies(tmp_path
             pg, "/api/slash", {"user": str(bob), "channel": channel, "command": "game join"}
         )
         assert status == 200
-        await emu.wait_until(lambda: emu.dm_messages(alice) and emu.dm_messages(bob), timeout=30)
-        await emu.wait_until(lambda: emu.ephemerals(bob), timeout=30)
+        await emu.wait_until(lambda: emu.dm_messages(alice) and emu.dm_messages(bob), timeout=WAIT)
+        await emu.wait_until(lambda: emu.ephemerals(bob), timeout=WAIT)
         bobs = {str(m.id) for m in [*emu.dm_messages(bob), *emu.ephemerals(bob)]}
         alices = {str(m.id) for m in emu.dm_messages(alice)}
         table = {str(m.id) for m in emu.channel_messages(channel)}

@@ -22,6 +22,7 @@ from games.engine import PrivatePanel, clock_key
 from games.rng import Rng
 from tests.e2e.harness import Control, controls
 from tests.playground.harness import (
+    WAIT,
     Playground,
     browser,
     caught_up,
@@ -40,7 +41,6 @@ from tests.playground.harness import (
 pytestmark = pytest.mark.xdist_group("browser")
 
 SCREENSHOT_ENV = "CAFEBOT_SCREENSHOT"  # e.g. docs/playground.png: where to keep the picture
-WAIT = 30.0  # seconds for the page's round trip: generous, a loaded CI box runs Chromium too
 CLICKS_PER_STEP = 3  # then the step's deadline decides for the person, as for someone away
 
 
