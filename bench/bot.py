@@ -200,6 +200,7 @@ async def one_game(game_id: str, tmp: Path, pace: float, scale: float) -> dict[s
             guild_ready_timeout=0.05,
             table_edit_interval=1.0 * scale,
             dm_edit_interval=1.0 * scale,
+            post_coalesce_interval=Settings.model_fields["post_coalesce_interval"].default * scale,
             sqlite_synchronous="NORMAL",
         )
         bot = CafeBot(settings, clock=clock, new_seed=lambda: 20261123)

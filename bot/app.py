@@ -80,7 +80,12 @@ class CafeBot(commands.Bot):
             owner=True,
             pool_size=settings.database_pool_size,
         )
-        service = SessionService(self.store, now=lambda: self.clock(), undo_wait=settings.undo_wait)
+        service = SessionService(
+            self.store,
+            now=lambda: self.clock(),
+            undo_wait=settings.undo_wait,
+            post_coalesce=settings.post_coalesce_interval,
+        )
         if self.new_seed is not None:
             service.new_seed = self.new_seed
         self.service = service

@@ -90,7 +90,8 @@ class Controls:
                     interaction.response.defer,
                 )
             except StaleVersion:
-                await self.replies.send_fresh_view(interaction, sid, seat)
+                if not await self._close_old_dm(interaction, sid):
+                    await self.replies.send_fresh_view(interaction, sid, seat)
                 return
             s = result.session
             if seat == "t":
@@ -105,6 +106,22 @@ class Controls:
         ):
             # A private decision (a peek at the deck): shown to the clicker alone, at once.
             await self.replies.show(interaction, self.screens.private_payload(s, clicker))
+
+    async def _close_old_dm(self, interaction: discord.Interaction[Any], sid: int) -> bool:
+        """A click on the DM of a step that is over (a new step came as a newer DM, and the
+        old one is not edited then): its answer closes it, pointing at the newer one."""
+        message = interaction.message
+        if message is None or interaction.guild_id is not None or message.flags.ephemeral:
+            return False
+        s = await self.service.load(sid)
+        me = s.player(str(interaction.user.id))
+        if me is None or me.dm_message_id in (None, message.id):
+            return False
+        closed = self.screens.closed_step(s, v2=message.flags.components_v2)
+        kwargs = closed.message(edit=True)
+        kwargs.pop("content", None)
+        await self.replies.edit_clicked(interaction, **kwargs)
+        return True
 
     async def _show_update(
         self,

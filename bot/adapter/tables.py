@@ -41,7 +41,7 @@ from bot.core.errors import UserError
 from bot.core.presentation import Presentation
 from bot.core.seats import is_robot
 from bot.core.sessions import TABLE, Change, Session, SessionService
-from bot.core.store import CHANNEL, PostRow, SessionStatus
+from bot.core.store import CHANNEL, PostRow, SessionStatus, joins_others
 from games.engine import PrivatePanel, TurnStyle
 from games.presentation import Announcement
 
@@ -92,32 +92,52 @@ MAX_EMBEDS = 10
 MAX_EMBED_CHARS = 5500  # of Discord's 6,000 across a message's embeds, names not yet filled in
 
 
-def batches(posts: list[PostRow]) -> list[list[PostRow]]:
-    """Unsent posts in the order they go out: the channel announcements one transaction wrote
-    (one move) together, in chunks a message can hold; anything else alone. The same posts
+@dataclass
+class Batch:
+    """Unsent posts that go out as one message, and when they may go."""
+
+    posts: list[PostRow]
+    ready_at: float = 0.0  # wall time: a held batch waits for later moves' posts to join it
+
+
+def batches(posts: list[PostRow]) -> list[Batch]:
+    """Unsent posts in the order they go out. Channel announcements and notices share a message
+    with those of the same change, and with those of later changes made before the first one's
+    hold ran out (a quick game); the rest go alone; chunks fit a message. The same stored posts
     always make the same batches, so a retry after a crash carries the same nonce."""
-    out: list[list[PostRow]] = []
-    size = 0
+    out: list[Batch] = []
+    size, until = 0, None
     for post in posts:
-        last = out[-1] if out else None
+        payload = json.loads(post.payload)
+        last = out[-1].posts if out else None
+        joins = joins_others(post.target, payload)
         if (
-            _announces(post)
+            joins
             and last is not None
-            and last[0].created_at == post.created_at
-            and _announces(last[0])
+            and until is not None
+            and post.created_at <= until
             and len(last) < MAX_EMBEDS
             and size + len(post.payload) <= MAX_EMBED_CHARS
         ):
             last.append(post)
             size += len(post.payload)
-        else:
-            out.append([post])
-            size = len(post.payload)
+            continue
+        hold = float(payload.get("hold", 0.0)) if joins else 0.0
+        until = post.created_at + hold if joins else None
+        # A move committing as the hold runs out is let in: wait a moment more before sending.
+        ready = post.created_at + hold + min(hold, HOLD_SETTLE) if hold else 0.0
+        out.append(Batch([post], ready))
+        size = len(post.payload)
     return out
 
 
-def _announces(post: PostRow) -> bool:
-    return post.target == CHANNEL and "announcement" in json.loads(post.payload)
+HOLD_SETTLE = 0.5
+
+
+def turns_superseded(announcements: list[Announcement]) -> list[Announcement]:
+    """Of a message's "whose turn" notices only the last still says something."""
+    turns = [i for i, a in enumerate(announcements) if a.kind == "turn"]
+    return [a for i, a in enumerate(announcements) if a.kind != "turn" or i == turns[-1]]
 
 
 # In a step where everyone works at once on their own panel, nobody waits on the table: it may
@@ -157,8 +177,6 @@ class TableSync:
         self._left_to_claim: dict[int, tuple[int, str | None]] = {}
         # What each player's DM shows now: (stamp, digest); from the database after a restart.
         self._dm_shown: dict[tuple[int, str], tuple[str | None, str | None]] = {}
-        # Whether each player's current DM shows controls (unknown after a restart: assume so).
-        self._dm_controls: dict[tuple[int, str], bool] = {}
         self._gone_channels: set[int] = set()  # deleted, or no longer ours to post in
         self._threads: dict[int, int | None] = {}  # session → its thread (None: no thread)
         self._elsewhere: dict[str, int] = {}  # other games waiting for each player, last known
@@ -328,7 +346,6 @@ class TableSync:
                 self.pictures.forget(message_id)
         for player in s.players:
             self._dm_shown.pop((s.id, player.user_id), None)
-            self._dm_controls.pop((s.id, player.user_id), None)
 
     async def _sync_held(self, session_id: int, pending: Pending) -> None:
         try:
@@ -344,14 +361,24 @@ class TableSync:
         # Each part fails alone; results are posted before the next step's DMs go out.
         if pending.wants(TABLE):
             await self._part(s.id, "table", partial(self._sync_table, s))
+        held_until: float | None = None
         if pending.posts:
             where = Where(
                 s.id, s.row.channel_id, s.names(), s.row.table_message_id, s.state is not None
             )
-            await self._part(s.id, "posts", partial(self._flush_outbox, where))
+
+            async def flush() -> None:
+                nonlocal held_until
+                held_until = await self._flush_outbox(where)
+
+            await self._part(s.id, "posts", flush)
         if s.state is None or s.game.private_panel is not PrivatePanel.DM:
             return
         if s.status is SessionStatus.LOBBY:
+            return
+        if held_until is not None:  # the DMs of a step go after the posts that announce it
+            views = None if pending.views is None else pending.views - {TABLE}
+            self._sync_later(s.id, max(0.0, held_until - time.time()), views, posts=True)
             return
         for player in s.players:
             uid = player.user_id
@@ -360,7 +387,9 @@ class TableSync:
             if pending.wants(uid):
                 await self._part(s.id, f"DM of {uid}", partial(self._sync_dm, s, uid))
 
-    async def _part(self, session_id: int, what: str, sync: Callable[[], Awaitable[None]]) -> None:
+    async def _part(
+        self, session_id: int, what: str, sync: Callable[[], Awaitable[object]]
+    ) -> None:
         try:
             await sync()
         except Exception as exc:
@@ -582,27 +611,30 @@ class TableSync:
                 )
             if seat == "t":
                 self._table_digests[s.id] = rendered.digest
-            elif rendered.panel is None:  # the step's DM closed: the worker sends the next one
-                self._dm_controls[(s.id, clicker)] = False
-            else:
+            elif rendered.panel is not None:  # else the step's DM closed: the worker sends the next
                 self._dm_shown[(s.id, clicker)] = (rendered.panel.stamp, rendered.digest)
-                self._dm_controls[(s.id, clicker)] = bool(rendered.panel.controls)
             return True
 
     # -- the outbox ------------------------------------------------------------------------------
-    async def _flush_outbox(self, where: Where) -> None:
+    async def _flush_outbox(self, where: Where) -> float | None:
         """Post what the session's outbox holds, oldest first. A post that fails for a while
         holds back the later ones (order matters: results before the next step). The
-        announcements one move made go out as one message (up to 10 embeds)."""
+        announcements and notices of one move go out as one message (up to 10 embeds), with
+        those of the moves made while a quick game's post waits. Returns when a waiting
+        post may go (None: nothing waits)."""
         now = self.service.now()
         for batch in batches(await self.service.unsent_posts(where.id)):
-            post = batch[0]
+            post, posts = batch.posts[0], batch.posts
             if post.next_attempt_at > now:
-                return
+                return None  # a retry's backoff: the retry loop brings it
+            wait = batch.ready_at - time.time()
+            if wait > 0:
+                self._sync_later(where.id, wait, set(), posts=True)
+                return batch.ready_at
             try:
                 message_id: int | None
-                if len(batch) > 1:
-                    message_id = await self._post_announcements(where, batch)
+                if len(posts) > 1:
+                    message_id = await self._post_joined(where, posts)
                 else:
                     message_id = await self._post(where, post)
             except Exception as exc:
@@ -617,26 +649,35 @@ class TableSync:
                         delay,
                         exc,
                     )
-                    return
+                    return None
                 if failure is Failure.GONE and post.target == CHANNEL:
                     self._channel_gone(where.channel_id, exc)
                 else:
                     log.exception("post %s of session %s was refused; dropped", post.id, where.id)
-                ids = [each.id for each in batch]
+                ids = [each.id for each in posts]
                 await self.service.mark_posted(ids, None, failure=str(exc)[:200])
                 continue
-            await self.service.mark_posted([each.id for each in batch], message_id)
+            await self.service.mark_posted([each.id for each in posts], message_id)
+        return None
 
-    async def _post_announcements(self, where: Where, batch: list[PostRow]) -> int:
-        """Several announcements of one move in one message (one ping line for all)."""
-        announcements = [
-            Announcement.model_validate(json.loads(p.payload)["announcement"]) for p in batch
+    async def _post_joined(self, where: Where, batch: list[PostRow]) -> int:
+        """Announcements (as embeds) and notices (as lines) of one or more moves in one
+        message, with one ping line for all."""
+        payloads = [json.loads(p.payload) for p in batch]
+        notices = [p for p in payloads if "notice" in p]
+        announced = [
+            Announcement.model_validate(p["announcement"]) for p in payloads if "announcement" in p
         ]
-        pings = list(dict.fromkeys(p for a in announcements for p in a.ping))
+        announcements = turns_superseded(announced) if announced else []
+        pings = [u for p in notices for u in p.get("ping", [])]
+        pings += [u for a in announcements for u in a.ping]
+        mentions = mention_line(list(dict.fromkeys(pings)))
+        lines = [names_in(p["notice"], where.names) for p in notices]
+        content = "\n".join(filter(None, [mentions, *lines]))
         message = await self.messenger.send(
             await self._posts_go_to(where),
             f"posts:{batch[0].id}:{batch[-1].id}",
-            content=mention_line(pings),
+            content=content[:2000] or None,
             embeds=[embed_of(a, where.names) for a in announcements],
             allowed_mentions=discord.AllowedMentions(users=True),
         )
@@ -786,7 +827,6 @@ class TableSync:
                     new_message = True  # deleted or no longer editable: send a fresh one
                 else:
                     self._dm_shown[(s.id, user_id)] = (panel.stamp, digest)
-                    self._dm_controls[(s.id, user_id)] = bool(panel.controls)
                     return
         if active:
             elsewhere = await self.service.waiting_elsewhere(user_id, s.id)
@@ -794,11 +834,8 @@ class TableSync:
         rendered = self.screens.render_private(
             s, user_id, panel, digest, keys=entry.keys, elsewhere=elsewhere
         )
-        if channel_id and message_id and self._dm_controls.get((s.id, user_id), True):
-            with contextlib.suppress(discord.HTTPException):  # close the old step's controls
-                await self._edit(
-                    channel_id, message_id, self.screens.closed_step(s, v2=rendered.v2)
-                )
+        # The old step's message is not edited (one call per player per step saved): its
+        # controls no longer match any move, and a click on one closes it in its own answer.
         if not active and player.dm_message_id is None:
             return  # nothing to tell by DM once the game is over
         kwargs = rendered.message()
@@ -809,7 +846,6 @@ class TableSync:
             files=await self._files(rendered),
             **kwargs,
         )
-        self._dm_controls[(s.id, user_id)] = sent is not None and bool(panel.controls)
         self._dm_shown[(s.id, user_id)] = (panel.stamp, digest)
         if sent is None:
             if shown_stamp != panel.stamp and s.row.channel_id not in self._gone_channels:

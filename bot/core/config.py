@@ -92,6 +92,13 @@ class Settings(BaseSettings):
         description="Seconds the other players have to object to an undo (/game undo) that "
         "concerns them; without an objection it is granted then.",
     )
+    post_coalesce_interval: float = Field(
+        default=3.0,
+        ge=0,
+        le=60,
+        description="In a quick game, seconds a play-by-play post waits so that the moves made "
+        "meanwhile share its message (0: every move's post goes at once).",
+    )
     table_edit_interval: float = Field(
         default=1.0,
         ge=0,

@@ -186,11 +186,16 @@ class SessionService:
         now: Callable[[], float] = time.time,
         new_seed: Callable[[], int] = lambda: secrets.randbits(62),
         undo_wait: float = 60.0,
+        post_coalesce: float = 0.0,
     ) -> None:
         self.store = store
         self.now = now
         self.new_seed = new_seed
         self.undo_wait = undo_wait  # seconds the others have to object to an undo
+        # Seconds a session's channel posts wait for later moves' posts to share their message,
+        # when the session posted less than that ago (a quick game; 0: never wait).
+        self.post_coalesce = post_coalesce
+        self._last_posted: dict[int, float] = {}  # session → wall time of its last channel post
         self._locks: dict[int, SessionLock] = {}
         self._state_json = StateJson()  # each cached session's last state JSON, by field
         self._listeners: list[Callable[[Change], None]] = []
@@ -950,7 +955,9 @@ class SessionService:
             outcome=outcome_json,
             timers=timers,
             keep_timers=same_step,
-            posts=_announcement_posts(new, s.row.announced) + posts + _result_posts(s, outcome),
+            posts=self._held(
+                s.id, _announcement_posts(new, s.row.announced) + posts + _result_posts(s, outcome)
+            ),
             announced=len(new.announcements),
             results=_results_of(outcome),
             settle_undo=settle_undo or outcome is not None,  # no undo once it is over
@@ -966,6 +973,19 @@ class SessionService:
             announced=len(new.announcements),
         )
         return replace(s, row=row, state=new)
+
+    def _held(self, session_id: int, posts: list[NewPost]) -> list[NewPost]:
+        """A change's posts, marked to wait for later ones when the session posted a moment
+        ago (in a quick game several moves then share one message in its thread)."""
+        if not any(p.joins_others for p in posts):
+            return posts
+        now = time.time()  # the outbox's clock: Discord's rate limits run on wall time
+        last = self._last_posted.get(session_id)
+        self._last_posted[session_id] = now
+        if self.post_coalesce <= 0 or last is None or now - last >= self.post_coalesce:
+            return posts
+        hold = {"hold": self.post_coalesce}
+        return [NewPost({**p.payload, **hold}, p.target) if p.joins_others else p for p in posts]
 
     def _timers(self, game: Game[Any, Any], state: GameState) -> list[TimerRow]:
         clock = game.clock(state)

@@ -67,6 +67,7 @@ class World:
     clock: Clock = field(default_factory=Clock)
     seed: int = 20261122  # every game's seed: two worlds deal the same cards
     table_edit_interval: float = 0.0
+    post_coalesce_interval: float = 0.0  # every move's posts go at once: tests read them after
     bot_player_delay: float = 0.0  # bot players move at once: tests wait for them, not a clock
     bot: CafeBot | None = None
 
@@ -83,6 +84,7 @@ class World:
             # Every change shows at once by default: tests read the table after each move.
             table_edit_interval=self.table_edit_interval,
             dm_edit_interval=self.table_edit_interval,
+            post_coalesce_interval=self.post_coalesce_interval,
             bot_player_delay=self.bot_player_delay,
         )
         return CafeBot(settings, clock=self.clock, new_seed=lambda: self.seed)

@@ -336,7 +336,7 @@ async def check_results(w: World, round_number: int, trays: Trays) -> None:
     result = state.results[round_number - 1]
     names = (await w.running.service.load(1)).names()
     message = results_message(w, round_number)
-    assert not message.content, "announcements ping nobody"
+    assert "<@" not in (message.content or ""), "announcements ping nobody"
     embed = message.embeds[0]
     verdict = "succeeded ✅" if result.success else "failed ❌"
     assert embed["title"].endswith(f"the service {verdict}")

@@ -432,3 +432,44 @@ async def test_table_edits_are_spaced_and_coalesced(tmp_path: Path) -> None:
             ]
             assert 1 <= len(edits) <= 4, f"{len(edits)} table edits for 20 clicks"
             assert "round 2/5" in w.emu.get_message(table.id).current_text()
+
+
+async def test_last_rounds_menu_is_closed_by_a_click_not_by_an_edit(tmp_path: Path) -> None:
+    """Issue 15: a new round's DM came with an edit of each player's previous DM (one REST call
+    per player per round). The previous DM is left as it was; a click on it is refused, and its
+    own answer closes it (no call beyond the callback), pointing at the newer message."""
+    async with world(tmp_path, 3) as w, w.bot_running() as bot:
+        await open_game(w, GAME)
+        late = w.users[1]  # orders, but the round's time runs out before they confirm
+        for user in w.users:
+            message = await order(w, user, None)
+            if user != late:
+                await confirm(w, user, message)
+        stale = w.latest_dm(late)
+        before = len(w.emu.rest_calls)
+        deadline = await bot.service.deadline(1)
+        assert deadline is not None
+        w.clock.advance(deadline.due_at - w.clock() + 1)
+        await w.fire_timers()
+        assert "round 2/5" in w.latest_dm(late).current_text().lower()
+        dm_channels = {str(w.emu.dm_channel_id(u)) for u in w.users}
+        dm_edits = [
+            c
+            for c in w.emu.rest_calls[before:]
+            if c.method == "PATCH" and any(f"/channels/{d}/" in c.path for d in dm_channels)
+        ]
+        assert dm_edits == [], "the new round's DMs came without edits of the old ones"
+        version = (await bot.service.load(1)).version
+        user = late
+        stale = w.emu.get_message(stale.id)
+        assert stale.selects(), "the last round's menu was left as it was"
+        custom_id, options = stale.selects()[0]
+        calls = len(w.emu.rest_calls)
+        result = await w.emu.select(user, stale.id, custom_id, [options[0][1]])
+        assert result.type == 7, "the click's own answer updates the old DM"
+        closed = w.emu.get_message(stale.id)
+        assert closed.selects() == [] and closed.buttons() == []
+        assert "newer message" in closed.current_text()
+        assert len(w.emu.rest_calls) == calls + 1, "nothing but the callback"
+        assert (await bot.service.load(1)).version == version, "nothing was played"
+        assert w.latest_dm(user).id != stale.id and w.latest_dm(user).selects()

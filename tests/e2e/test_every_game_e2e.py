@@ -32,6 +32,9 @@ async def test_every_registered_game_plays_to_its_end_by_random_clicks(tmp_path:
             guild_ready_timeout=0.05,
             table_edit_interval=0.0,
             dm_edit_interval=0.0,
+            # Quick play: a post waits 0.2 s when its game posted a moment ago (results still
+            # before the next step's DMs); each click here waits for the table to catch up.
+            post_coalesce_interval=0.2,
         )
         bot = CafeBot(settings, clock=clock, new_seed=lambda: 20261123)
         async with running_bot(emu, bot):
@@ -44,6 +47,9 @@ async def test_every_registered_game_plays_to_its_end_by_random_clicks(tmp_path:
                 )
             )
             await bot.tables.idle()
+            for sid in range(1, len(REGISTRY) + 1):
+                posts = await bot.service.store.posts(sid)
+                assert all(p.sent_at is not None for p in posts), f"session {sid}: unsent posts"
         for gid, counts in zip(REGISTRY, results, strict=True):
             assert counts["clicks"] > 0, f"{gid} was never clicked"
         assert not emu.unresolved_attachments

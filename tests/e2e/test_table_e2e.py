@@ -89,3 +89,33 @@ async def test_the_rules_come_in_pages(tmp_path: Path) -> None:
         assert "Monster Café" in ephemeral_text(how) and "Page 1/" in ephemeral_text(how)
         overview = await w.emu.slash(w.users[1], w.channel, "game help", {})
         assert all(g.title in ephemeral_text(overview) for g in REGISTRY.values())
+
+
+async def test_quick_moves_share_one_post_in_the_thread(tmp_path: Path) -> None:
+    """Issue 15: every public move was a message of its own (Breakfast vs Aliens: 69 posts in
+    85 clicks). Moves made while a post waits (a game that posted a moment ago) join it; of
+    the "whose turn" notices only the newest is shown and pings."""
+    async with world(tmp_path, players=3) as w:
+        w.post_coalesce_interval = 3.0
+        async with w.bot_running() as bot:
+            table = await open_game(w, "breakfast-vs-aliens")
+            before = {m.id for m in w.game_messages()}
+            game = (await bot.service.load(1)).game
+            moves = 0
+            for _ in range(6):  # moves that post (a draw, whose turn) within a hold join it
+                state = await state_of(bot)
+                user = int(sorted(game.active_players(state))[0])
+                offered = controls(w.emu.get_message(table.id), 1, "t")
+                await press(w.emu, user, offered[0])
+                moves += 1
+            await w.settle()
+            posts = await bot.store.posts(1)
+            new = [m for m in w.game_messages() if m.id not in before]
+            moves_in = {m.id: {p.created_at for p in posts if p.message_id == m.id} for m in new}
+            assert max(len(v) for v in moves_in.values()) > 1, "no message joined several moves"
+            assert len(new) < moves, f"{len(new)} messages for {moves} moves"
+            for message in new:
+                titles = [e.get("title", "") for e in message.embeds]
+                assert sum("Your turn" in t for t in titles) <= 1, titles
+                assert message.content.count("<@") <= 2, "pings only whose input is needed"
+            assert all(p.sent_at is not None for p in posts)

@@ -73,6 +73,7 @@ async def playground(
     clock = Clock()
     settings = Settings(
         table_edit_interval=0.1,
+        post_coalesce_interval=0.0,
         bot_player_delay=0.0,
         guild_ready_timeout=0.05,
         sqlite_synchronous="NORMAL",  # the database is thrown away: no need to wait for the disk

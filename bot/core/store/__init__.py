@@ -32,6 +32,7 @@ from bot.core.store.rows import (
     StorageUnusable,
     TimerRow,
     UndoRequestRow,
+    joins_others,
 )
 
 __all__ = [
@@ -55,6 +56,7 @@ __all__ = [
     "Store",
     "TimerRow",
     "UndoRequestRow",
+    "joins_others",
     "open_store",
     "sqlite_path",
 ]

@@ -149,6 +149,21 @@ class NewPost:
     payload: dict[str, Any]  # {"announcement": {...}} or {"notice": text, "ping": [ids]}, …
     target: str = CHANNEL
 
+    @property
+    def joins_others(self) -> bool:
+        return joins_others(self.target, self.payload)
+
+
+# A channel post of these kinds may share one message with its neighbours: the posts of one
+# change always do, and a change's posts that come soon after a post of the same session carry
+# ``"hold": seconds`` (written with them, so a retry after a crash makes the same message): they
+# wait that long for the posts of later moves to join them.
+JOINING_KINDS = ("announcement", "notice")
+
+
+def joins_others(target: str, payload: dict[str, Any]) -> bool:
+    return target == CHANNEL and any(kind in payload for kind in JOINING_KINDS)
+
 
 @dataclass
 class PostRow:
