@@ -140,9 +140,15 @@ def turns_superseded(announcements: list[Announcement]) -> list[Announcement]:
     return [a for i, a in enumerate(announcements) if a.kind != "turn" or i == turns[-1]]
 
 
-# In a step where everyone works at once on their own panel, nobody waits on the table: it may
-# show the progress a few seconds late (fewer edits of a busy channel).
+# In a step where everyone works at once on their own panel, nobody waits on the table: it shows
+# who is still playing a few seconds late, and their progress later still (fewer edits of a busy
+# channel; each player's own panel is live).
 SIMULTANEOUS_TABLE_SLOWDOWN = 5
+PROGRESS_ONLY_SLOWDOWN = 3  # the same players awaited as the table shows: only progress changed
+
+
+def awaited(s: Session) -> frozenset[str]:
+    return frozenset(s.game.active_players(s.state)) if s.state is not None else frozenset()
 
 
 class TableSync:
@@ -167,6 +173,7 @@ class TableSync:
         self._pending: dict[int, Pending] = {}
         self._workers: dict[int, asyncio.Task[None]] = {}
         self._table_digests: dict[int, str] = {}  # what each table message shows now
+        self._table_awaited: dict[int, frozenset[str]] = {}  # and whom it shows awaited
         self._edited_at: dict[tuple[int, str | None], float] = {}  # (session, view) → monotonic
         # Syncs waiting their turn, and what each will bring up to date.
         self._delayed: dict[int, tuple[asyncio.TimerHandle, Pending]] = {}
@@ -340,6 +347,7 @@ class TableSync:
         is read again: the DMs from the players' rows, the pictures and a pictured table's
         digest from the memo the other process kept."""
         self._table_digests.pop(s.id, None)
+        self._table_awaited.pop(s.id, None)
         self._threads.pop(s.id, None)
         for message_id in [s.row.table_message_id, *(p.dm_message_id for p in s.players)]:
             if message_id is not None:
@@ -442,6 +450,8 @@ class TableSync:
         interval = self.table_edit_interval
         if s.game.turn_style is TurnStyle.SIMULTANEOUS:
             interval *= SIMULTANEOUS_TABLE_SLOWDOWN
+            if self._table_awaited.get(s.id) == awaited(s):
+                interval *= PROGRESS_ONLY_SLOWDOWN
         if self._throttled(s, TABLE, interval):
             return
         async with self._lock(message_id):
@@ -471,6 +481,7 @@ class TableSync:
                 await self.service.record_table_message(s.id, new.id)
                 self._threads.pop(s.id, None)
             self._table_digests[s.id] = table.digest
+            self._table_awaited[s.id] = awaited(s)
             if pictured:
                 await self.service.remember(f"table:{s.id}", table.digest)
 
@@ -611,6 +622,7 @@ class TableSync:
                 )
             if seat == "t":
                 self._table_digests[s.id] = rendered.digest
+                self._table_awaited[s.id] = awaited(s)
             elif rendered.panel is not None:  # else the step's DM closed: the worker sends the next
                 self._dm_shown[(s.id, clicker)] = (rendered.panel.stamp, rendered.digest)
             return True
