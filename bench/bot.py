@@ -18,10 +18,12 @@ clicks reach the guild's shard while DM clicks reach shard 0 (compare 1 and 2 pr
 it: the same clicks either way).
 
 With --game GAME (or all): a full game of each, in turn, played by its players at a person's
-pace (whoever the game awaits clicks a random offered control; tests/e2e/players.py), with the
-bot's production settings and Discord's rate limits, time scaled down by --time-scale. Prints
-what a real server would feel, per game: REST calls per click beyond the interaction's own
-callback, messages in the channel and in the game's thread, DMs sent and edited, 429s.
+pace (whoever the game awaits clicks a random offered control; tests/e2e/players.py; each
+awaited player up to --clicks-per-player clicks per step, then the deadline plays for them),
+with the bot's production settings and Discord's rate limits, time scaled down by
+--time-scale. Prints what a real server would feel, per game: REST calls per click beyond the
+interaction's own callback, messages in the channel and in the game's thread, DMs sent and
+edited, 429s, and how many steps timed out.
 """
 
 from __future__ import annotations
@@ -48,6 +50,10 @@ from bench.cluster import cpu_seconds, database  # noqa: E402
 from emulator import DiscordEmulator, EmulatorError, RestCall  # noqa: E402
 
 CONFIRM = "Confirm order & ballot"
+# --game: each player the step awaits clicks up to this many times in it (a person finishing
+# their move), then the step's deadline plays the rest, as for someone absent (0: 12 clicks per
+# step in all, the e2e test's pace, which times out nearly every simultaneous step).
+CLICKS_PER_PLAYER = 12
 
 
 def kind_of(call: RestCall, dm_channels: set[str]) -> str:
@@ -179,7 +185,9 @@ async def play_seat_in_channel(
     latencies.append(result.latency)
 
 
-async def one_game(game_id: str, tmp: Path, pace: float, scale: float) -> dict[str, float]:
+async def one_game(
+    game_id: str, tmp: Path, pace: float, scale: float, clicks_per_player: int
+) -> dict[str, float]:
     """A full game of ``game_id`` in its own emulator, counted: see the module's docstring."""
     from bot.app import CafeBot
     from bot.core.config import Settings
@@ -206,7 +214,17 @@ async def one_game(game_id: str, tmp: Path, pace: float, scale: float) -> dict[s
         bot = CafeBot(settings, clock=clock, new_seed=lambda: 20261123)
         async with running_bot(emu, bot):
             first_call, first_interaction = len(emu.rest_calls), len(emu.interactions)
-            await play_to_the_end(emu, bot, clock, game, channel, users, seed=1, pace=pace * scale)
+            counts = await play_to_the_end(
+                emu,
+                bot,
+                clock,
+                game,
+                channel,
+                users,
+                seed=1,
+                pace=pace * scale,
+                clicks_per_player=clicks_per_player or None,
+            )
             await bot.tables.idle()
             await asyncio.sleep(3 * scale)
             calls = emu.rest_calls[first_call:]
@@ -223,10 +241,11 @@ async def one_game(game_id: str, tmp: Path, pace: float, scale: float) -> dict[s
             "dm edited": kinds["DM message edited"],
             "table edited": kinds["channel message edited"],
             "429": len(emu.rate_limited),
+            "deadlines": counts["deadlines"],
         }
 
 
-async def per_game(game_ids: list[str], pace: float, scale: float) -> None:
+async def per_game(game_ids: list[str], pace: float, scale: float, clicks_per_player: int) -> None:
     with tempfile.TemporaryDirectory(prefix="cafebot-bench-") as tmp:
         print(
             f"a full game each, clicks {pace:.1f} s apart, edits coalesced over 1 s "
@@ -242,14 +261,15 @@ async def per_game(game_ids: list[str], pace: float, scale: float) -> None:
             "DM edits",
             "table edits",
             "429",
+            "timed out",
         )
         print(f"{head[0]:<22}" + "".join(f"{h:>12}" for h in head[1:]))
         for game_id in game_ids:
-            r = await one_game(game_id, Path(tmp), pace, scale)
+            r = await one_game(game_id, Path(tmp), pace, scale, clicks_per_player)
             print(
                 f"{game_id:<22}{r['interactions']:>12.0f}{r['beyond']:>12.2f}{r['channel']:>12.0f}"
                 f"{r['thread']:>12.0f}{r['dm sent']:>12.0f}{r['dm edited']:>12.0f}"
-                f"{r['table edited']:>12.0f}{r['429']:>12.0f}"
+                f"{r['table edited']:>12.0f}{r['429']:>12.0f}{r['deadlines']:>12.0f}"
             )
 
 
@@ -347,6 +367,12 @@ async def main() -> None:
     parser.add_argument("--game", help="a game id, or all: a full game of each (see above)")
     parser.add_argument("--pace", type=float, default=1.0, help="seconds between clicks")
     parser.add_argument("--time-scale", type=float, default=0.1)
+    parser.add_argument(
+        "--clicks-per-player",
+        type=int,
+        default=CLICKS_PER_PLAYER,
+        help="--game: clicks each awaited player may make per step before it times out",
+    )
     args = parser.parse_args()
     if args.processes > 1 and args.database_url == "sqlite":
         parser.error("several bot processes need PostgreSQL: --database-url embedded")
@@ -356,7 +382,7 @@ async def main() -> None:
         from games import REGISTRY
 
         ids = list(REGISTRY) if args.game == "all" else [args.game]
-        await per_game(ids, args.pace, args.time_scale)
+        await per_game(ids, args.pace, args.time_scale, args.clicks_per_player)
         return
 
     async with DiscordEmulator(shard_count=args.processes) as emu:

@@ -38,8 +38,12 @@ async def play_to_the_end(
     users: list[int],
     seed: int,
     pace: float = 0.0,
+    clicks_per_player: int | None = None,
 ) -> dict[str, int]:
-    """Open, fill and start a lobby for ``game`` in ``channel``, then click until it ends."""
+    """Open, fill and start a lobby for ``game`` in ``channel``, then click until it ends.
+    A step ends by its deadline after CLICKS_PER_STEP clicks in all, or with
+    ``clicks_per_player``, after that many per player it awaited when it began (as people who
+    finish their moves; the absent are timed out)."""
     host, *others = users
     options: dict[str, object] = {"game": game.id}
     if game.timer_option is not None:
@@ -53,7 +57,7 @@ async def play_to_the_end(
     sid = session.id
     rng = Rng(seed=seed)
     counts = {"clicks": 0, "deadlines": 0, "hand": 0}
-    step, clicks_in_step = "", 0
+    step, clicks_in_step, step_cap = "", 0, CLICKS_PER_STEP
     while counts["clicks"] < MAX_CLICKS:
         await bot.tables.idle(delayed=not pace)  # at a person's pace, edits may lag behind
         s = await bot.service.load(sid)
@@ -61,13 +65,16 @@ async def play_to_the_end(
             break
         step_clock = game.clock(s.state)
         key = step_clock.key if step_clock else ""
+        active = sorted(game.active_players(s.state))
         if key != step:
             step, clicks_in_step = key, 0
-        active = sorted(game.active_players(s.state))
+            step_cap = CLICKS_PER_STEP
+            if clicks_per_player is not None:
+                step_cap = clicks_per_player * max(1, len(active))
         assert active, f"{game.id} waits for nobody but is not over"
         user = int(rng.choice(active))
         options = await reachable_controls(emu, game, sid, table.id, user, channel, counts)
-        if not options or clicks_in_step >= CLICKS_PER_STEP:
+        if not options or clicks_in_step >= step_cap:
             assert step_clock is not None, f"{game.id} has a step with no move and no clock"
             deadline = await bot.service.deadline(sid)
             assert deadline is not None, f"{game.id}: no deadline stored for step {key}"
