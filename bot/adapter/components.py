@@ -89,9 +89,12 @@ class Controls:
                     self.service.act_with(sid, clicker, choose),
                     interaction.response.defer,
                 )
-            except StaleVersion:
-                if not await self._close_old_dm(interaction, sid):
-                    await self.replies.send_fresh_view(interaction, sid, seat)
+            except (StaleVersion, NotAllowed) as exc:
+                if await self._close_old_dm(interaction, sid):
+                    return
+                if isinstance(exc, NotAllowed):
+                    raise
+                await self.replies.send_fresh_view(interaction, sid, seat)
                 return
             s = result.session
             if seat == "t":
@@ -109,7 +112,8 @@ class Controls:
 
     async def _close_old_dm(self, interaction: discord.Interaction[Any], sid: int) -> bool:
         """A click on the DM of a step that is over (a new step came as a newer DM, and the
-        old one is not edited then): its answer closes it, pointing at the newer one."""
+        old one is not edited then), or of a game that ended: its answer closes it, pointing
+        at the newer one."""
         message = interaction.message
         if message is None or interaction.guild_id is not None or message.flags.ephemeral:
             return False
@@ -117,7 +121,11 @@ class Controls:
         me = s.player(str(interaction.user.id))
         if me is None or me.dm_message_id in (None, message.id):
             return False
-        closed = self.screens.closed_step(s, v2=message.flags.components_v2)
+        v2 = message.flags.components_v2
+        if s.status is SessionStatus.ABANDONED:
+            closed = self.screens.abandoned_dm(s, v2=v2)
+        else:
+            closed = self.screens.closed_step(s, v2=v2)
         kwargs = closed.message(edit=True)
         kwargs.pop("content", None)
         await self.replies.edit_clicked(interaction, **kwargs)

@@ -473,3 +473,23 @@ async def test_last_rounds_menu_is_closed_by_a_click_not_by_an_edit(tmp_path: Pa
         assert len(w.emu.rest_calls) == calls + 1, "nothing but the callback"
         assert (await bot.service.load(1)).version == version, "nothing was played"
         assert w.latest_dm(user).id != stale.id and w.latest_dm(user).selects()
+        # Round 2 runs out too; then the game is abandoned: the newest DM says so at once, and
+        # a click on round 2's (left open) closes it the same way.
+        round_two = w.latest_dm(late)
+        deadline = await bot.service.deadline(1)
+        assert deadline is not None
+        w.clock.advance(deadline.due_at - w.clock() + 1)
+        await w.fire_timers()
+        round_three = w.latest_dm(late)
+        assert round_three.id != round_two.id and w.emu.get_message(round_two.id).selects()
+        ask = await w.emu.slash(w.users[0], w.channel, "game abandon", {})
+        assert ask.message is not None
+        await w.emu.click(w.users[0], ask.message.id, ask.message.button("Yes, abandon it"))
+        await w.settle()
+        assert "abandoned" in w.emu.get_message(round_three.id).current_text()
+        custom_id, options = w.emu.get_message(round_two.id).selects()[0]
+        result = await w.emu.select(late, round_two.id, custom_id, [options[0][1]])
+        assert result.type == 7
+        closed = w.emu.get_message(round_two.id)
+        assert "abandoned" in closed.current_text()
+        assert closed.selects() == [] and closed.buttons() == []
