@@ -304,10 +304,13 @@ class Store(ABC):
     async def claim_due_timers(self, now: float) -> tuple[list[TimerRow], float | None]:
         """The timers due at ``now``, taken by this process (no other fires them while the
         claim lasts), and when the next one falls due (None: no timer)."""
-        timers = await self.timers()
-        due = [t for t in timers if t.due_at <= now]
-        upcoming = [t.due_at for t in timers if t.due_at > now]
-        return due, min(upcoming, default=None)
+        # Two indexed reads (timers_due), not every timer: the scheduler asks after each step.
+        rows = await self._fetch(
+            "SELECT * FROM timers WHERE due_at <= ? ORDER BY due_at, session_id, kind", (now,)
+        )
+        upcoming = await self._one("SELECT MIN(due_at) AS due FROM timers WHERE due_at > ?", (now,))
+        nxt = upcoming["due"] if upcoming else None
+        return [row_of(TimerRow, r) for r in rows], float(nxt) if nxt is not None else None
 
     async def claim_posts(self, session_id: int, now: float) -> list[PostRow]:
         """The unsent posts of a session, oldest first, taken by this process: none while
