@@ -35,6 +35,8 @@ STYLES = {
 
 def names_in(text: str, names: Mapping[str, str]) -> str:
     """Replace ``{p:ID}`` tokens with display names (mentions do not render in titles/labels)."""
+    if "{p:" not in text:  # most labels and option texts name nobody
+        return text
     return PLAYER_TOKEN.sub(lambda m: names.get(m.group(1), "someone"), text)
 
 

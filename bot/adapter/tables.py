@@ -52,6 +52,7 @@ RESYNC_AFTER_FAILURE = 5.0
 THREAD_EXISTS = 160004  # "A thread has already been created for this message"
 ANSWER_BUDGET = 2.5  # seconds after the interaction was created: past this, defer instead
 PRESENTED_ELSEWHERE_RETRY = 0.05  # another process is showing the session: after it, again
+SYNC_SLOTS = 4
 POST_TABLE_TRIES = 40  # a rematch's first table: while another process shows it, wait (2 s)
 
 
@@ -171,6 +172,9 @@ class TableSync:
         self.table_edit_interval = table_edit_interval
         self.dm_edit_interval = dm_edit_interval
         self._pending: dict[int, Pending] = {}
+        # Sessions synced at once: a burst of background edits (a hundred round ends) must not
+        # queue ahead of every step of the clicks that arrive meanwhile.
+        self._slots = asyncio.Semaphore(SYNC_SLOTS)
         self._workers: dict[int, asyncio.Task[None]] = {}
         self._table_digests: dict[int, str] = {}  # what each table message shows now
         self._table_awaited: dict[int, frozenset[str]] = {}  # and whom it shows awaited
@@ -235,11 +239,14 @@ class TableSync:
     async def _work(self, session_id: int) -> None:
         try:
             while session_id in self._pending:
-                pending = self._pending.pop(session_id)
-                try:
-                    await self.sync(session_id, pending)
-                except Exception:
-                    log.exception("syncing session %s failed", session_id)
+                async with self._slots:
+                    pending = self._pending.pop(session_id, None)
+                    if pending is None:
+                        break
+                    try:
+                        await self.sync(session_id, pending)
+                    except Exception:
+                        log.exception("syncing session %s failed", session_id)
         finally:
             self._workers.pop(session_id, None)
 
