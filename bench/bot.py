@@ -118,13 +118,18 @@ COPIED_FLAGS = (1 << 2) | (1 << 15)  # SUPPRESS_EMBEDS, IS_COMPONENTS_V2
 
 
 def record(
-    user: int, message_id: int, custom_id: str, values: list[str] | None, emu: DiscordEmulator
+    clicks: list[Click],
+    user: int,
+    message_id: int,
+    custom_id: str,
+    values: list[str] | None,
+    emu: DiscordEmulator,
 ) -> None:
     m = emu.get_message(message_id)
     shown = {"embeds": m.embeds, "components": m.components, "flags": m.flags & COPIED_FLAGS}
     if m.content:
         shown["content"] = m.content
-    CLICKS[-1].append(Click(user, m.channel_id, shown, custom_id, values))
+    clicks.append(Click(user, m.channel_id, shown, custom_id, values))
 
 
 async def play_seat(
@@ -135,11 +140,12 @@ async def play_seat(
     assert message_id is not None
     played.add(message_id)
     message = emu.get_message(message_id)
-    CLICKS.append([])
+    mine: list[Click] = []  # this seat's, in order (seats of other tables interleave)
+    CLICKS.append(mine)
     for index in range(4):
         custom_id, options = emu.get_message(message.id).selects()[index]
         await PACE.wait()
-        record(user, message.id, custom_id, [options[0][1]], emu)
+        record(mine, user, message.id, custom_id, [options[0][1]], emu)
         result = await emu.select(user, message.id, custom_id, [options[0][1]])
         latencies.append(result.latency)
         if result.type not in (6, 7) or result.ephemeral:
@@ -153,7 +159,7 @@ async def play_seat(
     await emu.wait_until(confirm_enabled, timeout=60)
     await PACE.wait()
     confirm = emu.get_message(message.id).button(CONFIRM)
-    record(user, message.id, confirm, None, emu)
+    record(mine, user, message.id, confirm, None, emu)
     result = await emu.click(user, message.id, confirm)
     latencies.append(result.latency)
 
@@ -165,11 +171,12 @@ async def play_seat_in_channel(
     hand = await emu.slash(user, channel, "game hand")
     latencies.append(hand.latency)
     message_id = (await hand.final(timeout=30)).id  # answered at once, or deferred then sent
-    CLICKS.append([])
+    mine: list[Click] = []  # this seat's, in order (seats of other tables interleave)
+    CLICKS.append(mine)
     for index in range(4):
         custom_id, options = emu.get_message(message_id).selects()[index]
         await PACE.wait()
-        record(user, message_id, custom_id, [options[0][1]], emu)
+        record(mine, user, message_id, custom_id, [options[0][1]], emu)
         result = await emu.select(user, message_id, custom_id, [options[0][1]])
         latencies.append(result.latency)
 
@@ -180,7 +187,7 @@ async def play_seat_in_channel(
     await emu.wait_until(confirm_enabled, timeout=60)
     await PACE.wait()
     confirm = emu.get_message(message_id).button(CONFIRM)
-    record(user, message_id, confirm, None, emu)
+    record(mine, user, message_id, confirm, None, emu)
     result = await emu.click(user, message_id, confirm)
     latencies.append(result.latency)
 
