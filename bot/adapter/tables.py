@@ -644,12 +644,12 @@ class TableSync:
         now = self.service.now()
         for batch in batches(await self.service.unsent_posts(where.id)):
             post, posts = batch.posts[0], batch.posts
-            if post.next_attempt_at > now:
-                return None  # a retry's backoff: the retry loop brings it
             wait = batch.ready_at - time.time()
-            if wait > 0:
+            if wait > 0:  # held for later moves' posts (not a retry: no backoff yet)
                 self._sync_later(where.id, wait, set(), posts=True)
                 return batch.ready_at
+            if post.next_attempt_at > now:
+                return None  # a retry's backoff: the retry loop brings it
             try:
                 message_id: int | None
                 if len(posts) > 1:

@@ -509,10 +509,11 @@ class Store(ABC):
     async def _insert_posts(self, tx: Tx, session_id: int, posts: list[NewPost]) -> None:
         now = time.time()
         for post in posts:
+            hold = float(post.payload.get("hold", 0.0))  # waits for later posts to join it
             await tx.execute(
                 "INSERT INTO outbox (session_id, target, payload, created_at, next_attempt_at) "
                 "VALUES (?, ?, ?, ?, ?)",
-                (session_id, post.target, json.dumps(post.payload), now, now),
+                (session_id, post.target, json.dumps(post.payload), now, now + hold),
             )
 
     async def post_and_delete_timer(
