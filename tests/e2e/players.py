@@ -57,6 +57,7 @@ async def play_to_the_end(
     sid = session.id
     rng = Rng(seed=seed)
     counts = {"clicks": 0, "deadlines": 0, "hand": 0}
+    seen: set[int] = set()  # DMs that showed this game's controls
     step, clicks_in_step, step_cap = "", 0, CLICKS_PER_STEP
     while counts["clicks"] < MAX_CLICKS:
         await bot.tables.idle(delayed=not pace)  # at a person's pace, edits may lag behind
@@ -73,7 +74,7 @@ async def play_to_the_end(
                 step_cap = clicks_per_player * max(1, len(active))
         assert active, f"{game.id} waits for nobody but is not over"
         user = int(rng.choice(active))
-        options = await reachable_controls(emu, game, sid, table.id, user, channel, counts)
+        options = await reachable_controls(emu, game, sid, table.id, user, channel, counts, seen)
         if not options or clicks_in_step >= step_cap:
             assert step_clock is not None, f"{game.id} has a step with no move and no clock"
             deadline = await bot.service.deadline(sid)
@@ -121,19 +122,36 @@ async def reachable_controls(
     user: int,
     channel: int,
     counts: dict[str, int],
+    seen: set[int],
 ) -> list[Control]:
     """The game controls ``user`` can click now: on the table, in their latest DM, or on the
     private copy /game hand gives them."""
     found = controls(emu.get_message(table_id), sid, "t")
+    in_dm: list[Control] = []
     if game.private_panel is PrivatePanel.DM:
-        dm = latest_with_controls(emu.dm_messages(user), sid)
+        # The newest DM of the game: an older step's, left as it was, is not played on.
+        dm = newest_of_session(emu.dm_messages(user), sid, seen)
         if dm is not None:
-            found += controls(dm, sid)
+            in_dm = controls(dm, sid)
+    found += in_dm
     if game.private_panel is not PrivatePanel.NEVER and not found:
         await emu.slash(user, channel, "game hand", {})
         counts["hand"] += 1
-    if game.private_panel is not PrivatePanel.NEVER:
+    # A player whose DM shows their controls plays there; the private copy is for the rest.
+    if game.private_panel is not PrivatePanel.NEVER and not in_dm:
         copy = latest_with_controls(emu.ephemerals(user), sid)
         if copy is not None:
             found += controls(copy, sid)
     return found
+
+
+def newest_of_session(messages: list[Message], session_id: int, seen: set[int]) -> Message | None:
+    """The newest of ``messages`` that showed ``session_id``'s controls (now, or when last
+    looked at: ``seen`` remembers them), closed since or not."""
+    for message in reversed(messages):
+        if message.deleted:
+            continue
+        if message.id in seen or controls(message, session_id):
+            seen.add(message.id)
+            return message
+    return None
