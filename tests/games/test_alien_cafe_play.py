@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import time
 from typing import Any
 
 from hypothesis import given, settings
@@ -109,22 +108,21 @@ def test_legal_actions_and_is_legal_agree() -> None:
         assert GAME.is_legal(state, pid, action) == (action in GAME.legal_actions(state, pid))
 
 
-def play_greedy_round(level: int, seed: int, players: int = 1) -> tuple[list[int], float]:
-    """One service with the greedy waiter; returns the scores and the slowest decision (s)."""
+def play_greedy_round(level: int, seed: int, players: int = 1) -> tuple[list[int], int]:
+    """One service with the greedy waiter; returns the scores and how many moves it took."""
     strategy = GAME.strategies()["greedy" if level == 0 else f"greedy-L{level}"]
     rng = Rng(seed=seed)
     ids = [f"7{i}" for i in range(players)]
     state = GAME.setup(ids, AlienCafeOptions(), seed)
-    slowest = 0.0
+    moves = 0
     while not state.results:
         for pid in sorted(GAME.active_players(state)):
             if pid in GAME.active_players(state) and not state.results:
-                begin = time.perf_counter()
                 action: Any = strategy(state, pid, rng)
-                slowest = max(slowest, time.perf_counter() - begin)
                 state = apply(GAME, state, pid, action)
+                moves += 1
     assert state.results[0].levels == dict.fromkeys(ids, level)
-    return list(state.results[0].scores.values()), slowest
+    return list(state.results[0].scores.values()), moves
 
 
 def test_greedy_reaches_ten_points_at_level_zero_most_of_the_time() -> None:
@@ -133,11 +131,13 @@ def test_greedy_reaches_ten_points_at_level_zero_most_of_the_time() -> None:
     assert sum(s >= TARGET for s in scores) >= 14, scores
 
 
-def test_greedy_plays_every_level_and_is_quick() -> None:
+def test_greedy_plays_every_level_and_finishes_its_service() -> None:
+    # How fast it decides is for bench/, not a test; here: it ends the round in a bounded
+    # number of moves (a tray holds 16 tiles; a draw, a hold and a placement each, and Done).
     for level in range(5):
-        scores, slowest = play_greedy_round(level, 100 + level, players=2)
+        scores, moves = play_greedy_round(level, 100 + level, players=2)
         assert len(scores) == 2 and max(scores) > 0
-        assert slowest < 0.25  # typically < 50 ms
+        assert moves <= 2 * 60, f"level {level}: {moves} moves for one service"  # 42-64 seen
 
 
 def test_greedy_table_wins_a_whole_game() -> None:
