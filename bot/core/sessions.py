@@ -101,6 +101,9 @@ class Session:
         return commitment(self.game.id, json.loads(self.row.options), self.row.seed)
 
 
+LAST_POSTED_KEPT = 10_000  # sessions whose last post time is remembered (quick games are recent)
+
+
 def notice(text: str, ping: list[str] | None = None) -> NewPost:
     """A short channel message (player tokens in ``text`` become names)."""
     return NewPost({"notice": text, "ping": ping or []})
@@ -980,8 +983,10 @@ class SessionService:
         if not any(p.joins_others for p in posts):
             return posts
         now = time.time()  # the outbox's clock: Discord's rate limits run on wall time
-        last = self._last_posted.get(session_id)
-        self._last_posted[session_id] = now
+        last = self._last_posted.pop(session_id, None)
+        self._last_posted[session_id] = now  # newest last: the oldest go first past the cap
+        if len(self._last_posted) > LAST_POSTED_KEPT:
+            del self._last_posted[next(iter(self._last_posted))]
         if self.post_coalesce <= 0 or last is None or now - last >= self.post_coalesce:
             return posts
         hold = {"hold": self.post_coalesce}
