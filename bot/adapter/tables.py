@@ -52,7 +52,7 @@ RESYNC_AFTER_FAILURE = 5.0
 THREAD_EXISTS = 160004  # "A thread has already been created for this message"
 ANSWER_BUDGET = 2.5  # seconds after the interaction was created: past this, defer instead
 PRESENTED_ELSEWHERE_RETRY = 0.05  # another process is showing the session: after it, again
-SYNC_SLOTS = 4
+SYNC_SLOTS = 4  # sessions whose messages are brought up to date at once (see TableSync._work)
 POST_TABLE_TRIES = 40  # a rematch's first table: while another process shows it, wait (2 s)
 
 
@@ -91,6 +91,7 @@ class Pending:
 
 MAX_EMBEDS = 10
 MAX_EMBED_CHARS = 5500  # of Discord's 6,000 across a message's embeds, names not yet filled in
+HOLD_SETTLE = 0.5  # seconds a held message waits past its hold for a move still committing
 
 
 @dataclass
@@ -130,9 +131,6 @@ def batches(posts: list[PostRow]) -> list[Batch]:
         out.append(Batch([post], ready))
         size = len(post.payload)
     return out
-
-
-HOLD_SETTLE = 0.5
 
 
 def turns_superseded(announcements: list[Announcement]) -> list[Announcement]:
