@@ -53,6 +53,7 @@ THREAD_EXISTS = 160004  # "A thread has already been created for this message"
 ANSWER_BUDGET = 2.5  # seconds after the interaction was created: past this, defer instead
 PRESENTED_ELSEWHERE_RETRY = 0.05  # another process is showing the session: after it, again
 SYNC_SLOTS = 4  # sessions whose messages are brought up to date at once (see TableSync._work)
+SLOT_WAIT = 0.5  # seconds a sync waits for a slot before it goes anyway
 POST_TABLE_TRIES = 40  # a rematch's first table: while another process shows it, wait (2 s)
 
 
@@ -237,7 +238,7 @@ class TableSync:
     async def _work(self, session_id: int) -> None:
         try:
             while session_id in self._pending:
-                async with self._slots:
+                async with self._slot():
                     pending = self._pending.pop(session_id, None)
                     if pending is None:
                         break
@@ -247,6 +248,20 @@ class TableSync:
                         log.exception("syncing session %s failed", session_id)
         finally:
             self._workers.pop(session_id, None)
+
+    @contextlib.asynccontextmanager
+    async def _slot(self) -> AsyncIterator[None]:
+        """One of the sync slots, waited for a moment at most: a sync whose request hangs
+        (Discord slow to answer) holds its slot, and must not hold up every other session."""
+        try:
+            await asyncio.wait_for(self._slots.acquire(), SLOT_WAIT)
+        except TimeoutError:
+            yield  # over the limit, rather than late
+            return
+        try:
+            yield
+        finally:
+            self._slots.release()
 
     async def idle(self, *, delayed: bool = True) -> None:
         """Wait until every pending sync is done, delayed edits included unless ``delayed`` is

@@ -4,12 +4,15 @@ the rules come in pages (/game help, /game rules, the lobby's How to play)."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from bot.core.store import SessionStatus
 from games import REGISTRY
 from games.alien_cafe.state import AlienCafeState
 from tests.e2e.harness import controls, ephemeral_text, open_game, press, state_of, world
+
+GAME_CC = "cafe-carnage"
 
 
 async def test_the_host_goes_on_without_an_absent_player_at_a_level_pick(tmp_path: Path) -> None:
@@ -119,3 +122,28 @@ async def test_quick_moves_share_one_post_in_the_thread(tmp_path: Path) -> None:
                 assert sum("Your turn" in t for t in titles) <= 1, titles
                 assert message.content.count("<@") <= 2, "pings only whose input is needed"
             assert all(p.sent_at is not None for p in posts)
+
+
+async def test_a_hanging_discord_request_does_not_hold_up_other_games(tmp_path: Path) -> None:
+    """Four sessions at a time are brought up to date (a burst of round ends must not queue
+    ahead of the clicks); a sync whose request hangs keeps its slot, but another game's sync
+    waits for a slot only a moment: it goes while the hung requests are still pending."""
+    async with world(tmp_path, players=3) as w, w.bot_running():
+        emu, host, *others = w.emu, *w.users
+        dms = [emu.open_dm(u) for u in w.users]  # every message sent by DM hangs 15 s
+        hang = "|".join(f"/channels/{dm}/messages$" for dm in dms)
+        emu.inject_fault("POST", re.compile(hang), delay=15.0, times=None)
+        channels = [emu.add_text_channel(w.guild, f"carnage-{i}") for i in range(5)]
+        for channel in channels:  # each start sends three DMs, which hang
+            table = await (await emu.slash(host, channel, "game new", {"game": GAME_CC})).final()
+            for user in others:
+                await emu.click(user, table.id, emu.get_message(table.id).button("Join"))
+            await emu.click(host, table.id, emu.get_message(table.id).button("Start"))
+        quick = emu.add_text_channel(w.guild, "monster")
+        table = await (await emu.slash(host, quick, "game new", {"game": "monster-cafe"})).final()
+        await emu.click(others[0], table.id, emu.get_message(table.id).button("Join"))
+        await emu.click(host, table.id, emu.get_message(table.id).button("Start"))
+        # Monster Café's thread and its first post come from the sync worker.
+        await emu.wait_until(lambda: emu.channel_messages(table.id), timeout=8)
+        assert not any(emu.dm_messages(u) for u in w.users), "the DMs are still hanging"
+        emu.clear_faults()
