@@ -41,6 +41,14 @@ async def lobby(service: SessionService, game_id: str = "monster-cafe") -> Sessi
     )
 
 
+async def started_with_two_robots(service: SessionService) -> Session:
+    """A Café Carnage game of the host and two bot players, just started."""
+    s = await lobby(service, "cafe-carnage")
+    s = await service.add_robot(s.id, HOST)
+    s = await service.add_robot(s.id, HOST)
+    return await service.start(s.id, HOST)
+
+
 # -- seating ---------------------------------------------------------------------------------------
 
 
@@ -120,10 +128,7 @@ async def test_a_table_of_bots_and_one_person_plays_to_its_end(
 
 
 async def test_after_a_restart_awaited_bot_seats_move_again(service: SessionService) -> None:
-    s = await lobby(service, "cafe-carnage")
-    s = await service.add_robot(s.id, HOST)
-    s = await service.add_robot(s.id, HOST)
-    s = await service.start(s.id, HOST)  # nobody plays the bots: the "bot process" is down
+    s = await started_with_two_robots(service)  # nobody plays the bots: "bot process" down
     assert s.state is not None
     assert {"bot-1", "bot-2"} <= s.game.active_players(s.state)
     robots = Robots(service, delay=0.0)
@@ -144,10 +149,7 @@ async def test_bot_players_wait_a_human_looking_moment(service: SessionService) 
 
     robots = Robots(service, delay=2.0, sleep=sleep)
     await robots.start()
-    s = await lobby(service, "cafe-carnage")
-    s = await service.add_robot(s.id, HOST)
-    s = await service.add_robot(s.id, HOST)
-    await service.start(s.id, HOST)
+    await started_with_two_robots(service)
     await robots.idle()
     await robots.stop()
     assert len(pauses) >= 2
@@ -309,10 +311,7 @@ def test_the_seat_view_hides_others_secrets_and_keeps_ones_own() -> None:
 async def test_a_robot_that_is_stopped_plays_no_more(service: SessionService) -> None:
     robots = Robots(service, delay=0.05)
     await robots.start()
-    s = await lobby(service, "cafe-carnage")
-    s = await service.add_robot(s.id, HOST)
-    s = await service.add_robot(s.id, HOST)
-    await service.start(s.id, HOST)
+    await started_with_two_robots(service)
     await robots.stop()
     await asyncio.sleep(0.15)
     assert robots.moves_played == 0
@@ -333,10 +332,7 @@ async def test_a_failing_strategy_never_stalls_the_table(
     monkeypatch.setattr("bot.core.robots.strategy_for", lambda game, uid: ("broken", broken))
     robots = Robots(service, delay=0.0)
     await robots.start()
-    s = await lobby(service, "cafe-carnage")
-    s = await service.add_robot(s.id, HOST)
-    s = await service.add_robot(s.id, HOST)
-    await service.start(s.id, HOST)
+    s = await started_with_two_robots(service)
     await robots.idle()
     await robots.stop()
     s = await service.load(s.id)
