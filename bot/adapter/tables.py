@@ -100,6 +100,7 @@ class Batch:
     """Unsent posts that go out as one message, and when they may go."""
 
     posts: list[PostRow]
+    payloads: list[dict[str, Any]]  # each post's payload, decoded
     ready_at: float = 0.0  # wall time: a held batch waits for later moves' posts to join it
 
 
@@ -112,24 +113,25 @@ def batches(posts: list[PostRow]) -> list[Batch]:
     size, until = 0, None
     for post in posts:
         payload = json.loads(post.payload)
-        last = out[-1].posts if out else None
+        last = out[-1] if out else None
         joins = joins_others(post.target, payload)
         if (
             joins
             and last is not None
             and until is not None
             and post.created_at <= until
-            and len(last) < MAX_EMBEDS
+            and len(last.posts) < MAX_EMBEDS
             and size + len(post.payload) <= MAX_EMBED_CHARS
         ):
-            last.append(post)
+            last.posts.append(post)
+            last.payloads.append(payload)
             size += len(post.payload)
             continue
         hold = float(payload.get("hold", 0.0)) if joins else 0.0
         until = post.created_at + hold if joins else None
         # A move committing as the hold runs out is let in: wait a moment more before sending.
         ready = post.created_at + hold + min(hold, HOLD_SETTLE) if hold else 0.0
-        out.append(Batch([post], ready))
+        out.append(Batch([post], [payload], ready))
         size = len(post.payload)
     return out
 
@@ -666,9 +668,9 @@ class TableSync:
             try:
                 message_id: int | None
                 if len(posts) > 1:
-                    message_id = await self._post_joined(where, posts)
+                    message_id = await self._post_joined(where, batch)
                 else:
-                    message_id = await self._post(where, post)
+                    message_id = await self._post(where, post, batch.payloads[0])
             except Exception as exc:
                 failure = failure_of(exc)
                 if failure is Failure.RETRY:
@@ -692,10 +694,10 @@ class TableSync:
             await self.service.mark_posted([each.id for each in posts], message_id)
         return None
 
-    async def _post_joined(self, where: Where, batch: list[PostRow]) -> int:
+    async def _post_joined(self, where: Where, batch: Batch) -> int:
         """Announcements (as embeds) and notices (as lines) of one or more moves in one
         message, with one ping line for all."""
-        payloads = [json.loads(p.payload) for p in batch]
+        payloads = batch.payloads
         notices = [p for p in payloads if "notice" in p]
         announced = [
             Announcement.model_validate(p["announcement"]) for p in payloads if "announcement" in p
@@ -708,7 +710,7 @@ class TableSync:
         content = "\n".join(filter(None, [mentions, *lines]))
         message = await self.messenger.send(
             await self._posts_go_to(where),
-            f"posts:{batch[0].id}:{batch[-1].id}",
+            f"posts:{batch.posts[0].id}:{batch.posts[-1].id}",
             content=content[:2000] or None,
             embeds=[embed_of(a, where.names) for a in announcements],
             allowed_mentions=discord.AllowedMentions(users=True),
@@ -740,8 +742,7 @@ class TableSync:
         self._threads[where.id] = thread
         return thread or where.channel_id
 
-    async def _post(self, where: Where, post: PostRow) -> int | None:
-        payload = json.loads(post.payload)
+    async def _post(self, where: Where, post: PostRow, payload: dict[str, Any]) -> int | None:
         names = where.names
         key = f"post:{post.id}"
         mentions = discord.AllowedMentions(users=True)
