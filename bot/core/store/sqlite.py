@@ -12,7 +12,7 @@ import fcntl
 import os
 import sqlite3
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any, TypeVar
@@ -36,6 +36,31 @@ class _SqliteTx:
 
     async def fetch(self, sql: str, args: Sequence[Any] = ()) -> list[Record]:
         return [dict(r) for r in await self._conn.execute_fetchall(sql, tuple(args))]
+
+
+class _ThreadTx:
+    """A transaction's statements run straight on the sqlite3 connection: only used inside
+    the database thread, where a whole group commit runs in one trip (see ``_flush``)."""
+
+    def __init__(self, raw: sqlite3.Connection) -> None:
+        self._raw = raw
+
+    async def execute(self, sql: str, args: Sequence[Any] = ()) -> int:
+        return self._raw.execute(sql, tuple(args)).rowcount
+
+    async def fetch(self, sql: str, args: Sequence[Any] = ()) -> list[Record]:
+        return [dict(r) for r in self._raw.execute(sql, tuple(args)).fetchall()]
+
+
+def _run_now(coro: Coroutine[Any, Any, T]) -> T:
+    """Run a write to its end without an event loop: its awaits are all ``_ThreadTx`` calls,
+    which never suspend."""
+    try:
+        coro.send(None)
+    except StopIteration as done:
+        return done.value  # type: ignore[no-any-return]
+    coro.close()
+    raise RuntimeError("a store write awaited something other than its transaction")
 
 
 class SqliteStore(Store):
@@ -130,14 +155,14 @@ class SqliteStore(Store):
     async def _flush(self) -> None:
         while self._pending:
             group, self._pending = self._pending, []
-            outcomes: list[tuple[Any, BaseException | None]] = []
             try:
-                async with self._transaction() as tx:
-                    for work, _ in group:
-                        try:
-                            outcomes.append((await work(tx), None))
-                        except StaleVersion as exc:
-                            outcomes.append((None, exc))
+                async with self._lock:
+                    # The whole group (BEGIN, every write, COMMIT) is one trip to the database
+                    # thread: a trip per statement cost ~70 µs of CPU each, most of a move's
+                    # share of the database. aiosqlite has no public call for this.
+                    outcomes = await self._conn._execute(  # type: ignore[no-untyped-call]
+                        self._commit_group, [work for work, _ in group]
+                    )
             except BaseException as exc:
                 outcomes = [(None, exc)] * len(group)
             for (_, future), (result, error) in zip(group, outcomes, strict=True):
@@ -147,6 +172,28 @@ class SqliteStore(Store):
                     future.set_result(result)
                 else:
                     future.set_exception(error)
+
+    def _commit_group(
+        self, works: list[Callable[[Tx], Awaitable[Any]]]
+    ) -> list[tuple[Any, BaseException | None]]:
+        """In the database thread: one transaction for the group; a write that raises
+        StaleVersion (before writing anything) alone fails, any other error fails them all."""
+        raw: sqlite3.Connection = self._conn._conn
+        tx = _ThreadTx(raw)
+        raw.execute("BEGIN IMMEDIATE")
+        try:
+            outcomes: list[tuple[Any, BaseException | None]] = []
+            for work in works:
+                try:
+                    outcomes.append((_run_now(work(tx)), None))  # type: ignore[arg-type]
+                except StaleVersion as exc:
+                    outcomes.append((None, exc))
+            raw.execute("COMMIT")
+        except BaseException:
+            if raw.in_transaction:
+                raw.execute("ROLLBACK")
+            raise
+        return outcomes
 
     # execute_fetchall is one trip to the database thread (execute + fetch + close are three).
     async def _fetch(self, sql: str, args: Sequence[Any] = ()) -> list[Record]:
