@@ -50,7 +50,20 @@ def action_key(stamp: str, action: Any) -> str:
     """Names one move offered in one step: a click stays valid while the same move is still
     offered in the same step (other changes to the panel do not outdate it), and a control
     from an earlier step (another stamp) never matches."""
-    return _digest([stamp, action])[:10]
+    # A panel offers the same moves version after version: remember their keys, by the
+    # move's repr (which, unlike equality, tells 1 from True and 1.0).
+    found = (stamp, repr(action))
+    key = _ACTION_KEYS.get(found)
+    if key is None:
+        key = _digest([stamp, action])[:10]
+        if len(_ACTION_KEYS) >= ACTION_KEYS_KEPT:
+            _ACTION_KEYS.clear()
+        _ACTION_KEYS[found] = key
+    return key
+
+
+ACTION_KEYS_KEPT = 50_000
+_ACTION_KEYS: dict[tuple[str, str], str] = {}
 
 
 @dataclass(frozen=True)
@@ -111,8 +124,11 @@ def merged_controls(panels: list[Panel]) -> Panel:
     )
 
 
+_CANONICAL = json.JSONEncoder(sort_keys=True)  # json.dumps(…, sort_keys=True), built once
+
+
 def _digest(value: Any) -> str:
-    return hashlib.sha1(json.dumps(value, sort_keys=True).encode()).hexdigest()
+    return hashlib.sha1(_CANONICAL.encode(value).encode()).hexdigest()
 
 
 def embed_of(
