@@ -2035,6 +2035,8 @@ class DiscordEmulator:
         }
         if rec.original_message_id is not None and rtype in (4, 5, 7):
             inter["response_message_id"] = str(rec.original_message_id)
+        if request.query.get("with_response", "").lower() not in ("1", "true"):
+            return web.Response(status=204)  # Discord sends the callback object only when asked
         if response_message is not None:
             resource["message"] = self._message_payload(response_message)
         return self._json({"interaction": inter, "resource": resource})

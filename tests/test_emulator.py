@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import io
+import json
 import os
 import re
 import sys
@@ -523,6 +524,29 @@ async def test_double_ack_rejected(world: World) -> None:
         assert resp.status == 400
         assert (await resp.json())["code"] == 40060
     expect_violation(emu, "double_ack")
+    emu.assert_clean()
+
+
+async def test_callback_object_only_when_asked(world: World) -> None:
+    """Discord answers an interaction callback with 204 and no body unless ``with_response``
+    asks for the callback object (discord.py always asks)."""
+    emu = world.emu
+    bodies = []
+    async with aiohttp.ClientSession() as session:
+        for params in ({}, {"with_response": "true"}):
+            seen = len(emu.interactions)
+            asked = asyncio.create_task(emu.slash(world.alice, world.chan, "ping silent"))
+            await emu.wait_until(lambda seen=seen: len(emu.interactions) > seen)
+            rec = emu.interactions[-1]  # the bot leaves it unanswered: this test answers
+            url = f"{emu.rest_base}/interactions/{rec.id}/{rec.token}/callback"
+            body = {"type": 4, "data": {"content": "hi"}}
+            async with session.post(url, json=body, params=params) as resp:
+                bodies.append((resp.status, await resp.read()))
+            assert (await asked).message is not None
+    assert bodies[0] == (204, b"")
+    status, text = bodies[1]
+    assert status == 200
+    assert json.loads(text)["resource"]["message"]["content"] == "hi"
     emu.assert_clean()
 
 

@@ -17,6 +17,8 @@ from typing import Any
 
 import aiohttp
 import discord
+from discord.http import Route
+from discord.webhook.async_ import async_context, interaction_message_response_params
 
 from bot.adapter.render import mention_line
 
@@ -27,6 +29,39 @@ UNKNOWN_MESSAGE = 10008
 MISSING_ACCESS = 50001
 MISSING_PERMISSIONS = 50013
 CANNOT_DM = 50007
+
+
+async def update_clicked(interaction: discord.Interaction[Any], **fields: Any) -> None:
+    """``interaction.response.edit_message(**fields)`` without asking Discord to send the
+    message back: discord.py always asks (``with_response``) and then parses it into a
+    Message, a fifth of what answering a click costs, for a copy nobody reads. With
+    attachments, use edit_message: their URLs come back in that copy."""
+    response = interaction.response
+    if response.is_done():
+        raise discord.InteractionResponded(interaction)
+    params = interaction_message_response_params(
+        type=discord.InteractionResponseType.message_update.value,
+        previous_allowed_mentions=interaction._state.allowed_mentions,
+        **fields,
+    )
+    http = interaction._state.http
+    await async_context.get().request(
+        Route(
+            "POST",
+            "/interactions/{webhook_id}/{webhook_token}/callback",
+            webhook_id=interaction.id,
+            webhook_token=interaction.token,
+        ),
+        session=interaction._session,
+        proxy=http.proxy,
+        proxy_auth=http.proxy_auth,
+        payload=params.payload,
+    )
+    response._response_type = discord.InteractionResponseType.message_update
+    view = fields.get("view")
+    message = interaction.message
+    if view and not view.is_finished() and view.is_dispatchable() and message is not None:
+        interaction._state.store_view(view, message.id)  # as edit_message does
 
 
 class Failure(Enum):

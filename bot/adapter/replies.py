@@ -10,7 +10,7 @@ from typing import Any, TypeVar
 import discord
 from discord import app_commands
 
-from bot.adapter.messenger import Messenger
+from bot.adapter.messenger import Messenger, update_clicked
 from bot.adapter.mine import waiting_note
 from bot.adapter.pictures import Pictures
 from bot.adapter.screens import DM_CLOSED_HELP, Rendered, Screens
@@ -175,6 +175,9 @@ class Replies:
         if interaction.response.is_done():
             edited = await interaction.edit_original_response(**kwargs)
             return edited.attachments
+        if "attachments" not in kwargs:
+            await update_clicked(interaction, **kwargs)
+            return []
         answer = await interaction.response.edit_message(**kwargs)
         return list(getattr(answer.resource if answer is not None else None, "attachments", []))
 

@@ -33,7 +33,7 @@ from typing import Any
 
 import discord
 
-from bot.adapter.messenger import ChannelGone, Failure, Messenger, failure_of
+from bot.adapter.messenger import ChannelGone, Failure, Messenger, failure_of, update_clicked
 from bot.adapter.pictures import Pictures
 from bot.adapter.render import embed_of, mention_line, names_in
 from bot.adapter.screens import DM_CLOSED_HELP, Rendered, Screens
@@ -633,10 +633,11 @@ class TableSync:
             attachments = await self._attachments(message.id, rendered)
             kwargs = rendered.message(edit=True)
             kwargs.pop("content", None)
-            if attachments is not None:
+            if attachments is None:
+                await update_clicked(interaction, **kwargs)
+            else:
                 kwargs["attachments"] = attachments
-            answer = await interaction.response.edit_message(**kwargs)
-            if attachments is not None:
+                answer = await interaction.response.edit_message(**kwargs)
                 updated = answer.resource if answer is not None else None
                 found = getattr(updated, "attachments", [])
                 await self.pictures.after_edit(
