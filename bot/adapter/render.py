@@ -211,6 +211,92 @@ def control_items(
     return rows
 
 
+class PanelView(discord.ui.View):
+    """A classic view whose rows are already Discord's component dicts (see ``raw_rows``).
+    It has no discord.ui children: its controls are DynamicItems, which the client matches
+    by custom_id (``add_dynamic_items``), so there is nothing to store per message."""
+
+    def __init__(self, rows: list[list[dict[str, Any]]]) -> None:
+        super().__init__(timeout=None)
+        self.rows = rows
+
+    def to_components(self) -> list[dict[str, Any]]:
+        return [{"type": 1, "components": row} for row in self.rows if row]
+
+
+def raw_rows(
+    panel: Panel,
+    names: Mapping[str, str],
+    *,
+    session_id: int,
+    seat: str,
+    keys: PanelKeys | None = None,
+) -> list[list[dict[str, Any]]]:
+    """What ``control_items`` would send, drawn straight as component dicts: building
+    discord.ui items (a select of 25 options is 27 objects) was the largest part of drawing
+    a panel. tests/test_raw_components.py checks both agree for every game's panels."""
+    keys = keys or PanelKeys.of(panel)
+    rows: list[list[dict[str, Any]]] = []
+    for row in control_rows(panel):
+        built: list[dict[str, Any]] = []
+        for index, control in row:
+            custom_id = f"cb:g:{session_id}:{seat}:{keys.controls[index]}:{index}"
+            if isinstance(control, Button):
+                button: dict[str, Any] = {
+                    "type": 2,
+                    "style": STYLES[control.style].value,
+                    "disabled": control.disabled,
+                }
+                label = names_in(control.label, names)[:80]
+                if label:
+                    button["label"] = label
+                button["custom_id"] = custom_id
+                if control.emoji:
+                    button["emoji"] = _emoji(control.emoji)
+                built.append(button)
+            elif isinstance(control, Select):
+                options: list[dict[str, Any]] = []
+                for o, value in zip(control.options[:25], keys.options[index], strict=False):
+                    option: dict[str, Any] = {
+                        "label": names_in(o.label, names)[:100],
+                        "value": value,
+                        "default": o.default,
+                    }
+                    description = names_in(o.description, names)[:100]
+                    if description:
+                        option["description"] = description
+                    if o.emoji:
+                        option["emoji"] = _emoji(o.emoji)
+                    options.append(option)
+                select: dict[str, Any] = {
+                    "type": 3,
+                    "custom_id": custom_id,
+                    "min_values": 1,
+                    "max_values": 1,
+                    "disabled": control.disabled,
+                    "required": True,
+                }
+                placeholder = names_in(control.placeholder, names)[:150]
+                if placeholder:
+                    select["placeholder"] = placeholder
+                if options:
+                    select["options"] = options
+                built.append(select)
+        rows.append(built)
+    return rows
+
+
+def _emoji(text: str) -> dict[str, Any]:
+    """An emoji as a component shows it (a unicode one, or ``<:name:id>``), parsed once."""
+    found = _EMOJIS.get(text)
+    if found is None:
+        found = _EMOJIS[text] = dict(discord.PartialEmoji.from_str(text).to_dict())
+    return dict(found)  # a copy: a payload is the caller's to change
+
+
+_EMOJIS: dict[str, dict[str, Any]] = {}
+
+
 def game_view(
     panel: Panel,
     names: Mapping[str, str],
@@ -220,27 +306,20 @@ def game_view(
     items: Items,
     extra: list[discord.ui.Item[discord.ui.View]] | None = None,
     keys: PanelKeys | None = None,
-) -> discord.ui.View | None:
+) -> PanelView | None:
     """A classic view (rows of buttons and selects under embeds); ``extra`` items (e.g. "Show
     my hand") go in a free row, or at the end of the last row of buttons."""
-    view = discord.ui.View(timeout=None)
-    rows = control_items(panel, names, session_id=session_id, seat=seat, items=items, keys=keys)
-    rows = rows[:5]
-    for row_number, row in enumerate(rows):
-        for item in row:
-            item.row = row_number
-            view.add_item(item)
+    rows = raw_rows(panel, names, session_id=session_id, seat=seat, keys=keys)[:5]
     free_row = len(rows) if len(rows) < 5 else None
+    if free_row is not None and extra:
+        rows.append([])
     last = rows[-1] if rows else []
     for item in extra or []:
-        room = all(isinstance(i, discord.ui.Button) for i in last) and len(last) < 5
-        if free_row is None and not room:
+        component = item.to_component_dict()
+        if free_row is None and not (all(c["type"] == 2 for c in last) and len(last) < 5):
             break
-        item.row = free_row if free_row is not None else len(rows) - 1
-        view.add_item(item)
-        if free_row is None:
-            last.append(item)
-    return view if view.children else None
+        rows[-1].append(component)
+    return PanelView(rows) if any(rows) else None
 
 
 def layout_view(
