@@ -21,6 +21,7 @@ so a click reaches its handler without looking anything up on the client.
 
 from __future__ import annotations
 
+import contextlib
 import re
 import types
 from collections.abc import Awaitable, Callable
@@ -125,6 +126,26 @@ class _Dispatching:
             await type(self).handler(interaction, match, values)
         except Exception as exc:
             await type(self).on_error(interaction, exc)
+        finally:
+            release(interaction)
+            # discord.py rebuilt the clicked message's whole view to hand this item its
+            # ``view``: item and view point at each other, a cycle as big as the message.
+            view = item.view
+            if view is not None:
+                view.clear_items()
+            item._view = None
+            item.item._view = None
+
+
+def release(interaction: discord.Interaction[Any]) -> None:
+    """Break the interaction's reference cycles once it is answered (its response and the
+    original message each point back at it), so it is freed at once with the clicked message
+    it carries (every component, option and emoji of it) instead of piling up for the cycle
+    collector: most of the garbage it found, and its longest pauses."""
+    for name in ("_cs_response", "_cs_followup"):
+        with contextlib.suppress(AttributeError):
+            delattr(interaction, name)
+    interaction._original_response = None
 
 
 def _item_class(

@@ -1,0 +1,36 @@
+"""A click leaves no reference cycle behind: its interaction (with the clicked message, every
+component and option of it) and the view discord.py rebuilds for the clicked item are freed
+when the click is answered, not left to Python's cycle collector, whose passes over them were
+a fifth of a busy bot's CPU and its longest pauses."""
+
+from __future__ import annotations
+
+import gc
+from pathlib import Path
+
+import discord
+
+from tests.e2e.harness import controls, open_game, press, world
+
+
+def alive(kind: type) -> int:
+    return sum(1 for o in gc.get_objects() if isinstance(o, kind))
+
+
+async def test_an_answered_click_is_freed_without_the_cycle_collector(tmp_path: Path) -> None:
+    async with world(tmp_path, players=3) as w, w.bot_running():
+        await open_game(w, "cafe-carnage")
+        user = w.users[0]
+        picks = [c for c in controls(w.latest_dm(user)) if c.value is not None]
+        gc.collect()
+        interactions, views = alive(discord.Interaction), alive(discord.ui.View)
+        gc.disable()  # from here, only reference counting frees anything
+        try:
+            for pick in picks[:3]:
+                result = await press(w.emu, user, pick)
+                assert not result.ephemeral, "the pick was taken"
+            await w.settle()
+            assert alive(discord.Interaction) == interactions
+            assert alive(discord.ui.View) == views
+        finally:
+            gc.enable()
