@@ -13,7 +13,7 @@ import logging
 import re
 import signal
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import discord
@@ -22,7 +22,7 @@ from discord.ext import commands
 
 from bot.adapter.commands import GameCommands
 from bot.adapter.components import Controls
-from bot.adapter.items import Handlers, make_items
+from bot.adapter.items import Handlers, install_fast_dispatch, make_items, on_message
 from bot.adapter.messenger import Messenger
 from bot.adapter.pictures import Pictures
 from bot.adapter.replies import GameTree, Replies
@@ -140,6 +140,7 @@ class CafeBot(commands.Bot):
         self.scheduler = Scheduler(self.store, service, clock=self.clock)
         self.robots = Robots(service, delay=settings.bot_player_delay)
 
+        install_fast_dispatch()
         self.add_dynamic_items(*items.all())
         self.tree.add_command(GameCommands(service, screens, self.tables, replies))
         self.tree.on_error = replies.answer_error  # type: ignore[method-assign]
@@ -206,11 +207,7 @@ class CafeBot(commands.Bot):
         data: dict[str, Any] = dict(interaction.data or {})
         custom_id = str(data.get("custom_id", ""))
         kind = data.get("component_type")
-        message = interaction.message
-        present = message is not None and any(
-            getattr(c, "custom_id", None) == custom_id and c.type.value == kind
-            for c in walk_components(message.components)
-        )
+        present = on_message(interaction.message, custom_id, kind)
         if not present:
             await self.replies.reply(interaction, "⚠️ That control isn't on this message any more.")
 
@@ -241,16 +238,6 @@ def make_bot(
     """The bot the settings ask for: sharded in cluster mode, else one connection."""
     kind = ShardedCafeBot if settings.sharded else CafeBot
     return kind(settings, clock, new_seed)
-
-
-def walk_components(components: list[Any]) -> Iterator[Any]:
-    """Every component of a message, nested ones too (V2 containers, rows, accessories)."""
-    for component in components:
-        yield component
-        yield from walk_components(list(getattr(component, "children", [])))
-        accessory = getattr(component, "accessory", None)
-        if accessory is not None:
-            yield accessory
 
 
 # Python's cycle collector at its defaults (700, 10, 10) ran after every ~700 allocations

@@ -7,10 +7,13 @@ from __future__ import annotations
 
 import gc
 from pathlib import Path
+from typing import Any
 
 import discord
+import discord.ui.view
+import pytest
 
-from tests.e2e.harness import controls, open_game, press, world
+from tests.e2e.harness import controls, open_game, press, state_of, world
 
 
 def alive(kind: type) -> int:
@@ -34,3 +37,27 @@ async def test_an_answered_click_is_freed_without_the_cycle_collector(tmp_path: 
             assert alive(discord.ui.View) == views
         finally:
             gc.enable()
+
+
+async def test_a_click_is_routed_without_rebuilding_the_clicked_message(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """discord.py would rebuild the whole clicked message as discord.ui objects to find the
+    item; cafebot's items take the click from its custom_id alone."""
+    rebuilt: list[int] = []
+    original = discord.ui.view.BaseView.from_message.__func__  # type: ignore[attr-defined]
+
+    def counting(cls: type, message: discord.Message, /, **kwargs: Any) -> Any:
+        rebuilt.append(message.id)
+        return original(cls, message, **kwargs)
+
+    monkeypatch.setattr(discord.ui.view.BaseView, "from_message", classmethod(counting))
+    async with world(tmp_path, players=3) as w, w.bot_running() as bot:
+        await open_game(w, "cafe-carnage")
+        user = w.users[0]
+        pick = next(c for c in controls(w.latest_dm(user)) if c.value is not None)
+        result = await press(w.emu, user, pick)
+        assert not result.ephemeral, "the pick was taken"
+        state = await state_of(bot)
+        assert state.picks[str(user)], "and applied"
+    assert rebuilt == []
