@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import logging
+from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
@@ -103,6 +104,27 @@ def nonce(*parts: object) -> str:
     return hashlib.sha1(":".join(map(str, parts)).encode()).hexdigest()[:25]
 
 
+@dataclass(frozen=True)
+class Sent:
+    """A message the bot created, as far as the bot reads Discord's answer (building a
+    discord.Message from it, every component and option of it, cost more than the request)."""
+
+    id: int
+    channel_id: int
+    attachments: list[dict[str, Any]]  # as discord.Attachment.to_dict() gives them
+
+    @classmethod
+    def of(cls, data: Any, state: Any) -> Sent:
+        return cls(
+            int(data["id"]),
+            int(data["channel_id"]),
+            [
+                dict(discord.Attachment(data=a, state=state).to_dict())
+                for a in data.get("attachments") or []
+            ],
+        )
+
+
 class Messenger:
     def __init__(self, client: discord.Client) -> None:
         self.client = client
@@ -119,13 +141,29 @@ class Messenger:
     def channel(self, channel_id: int) -> discord.PartialMessageable:
         return self.client.get_partial_messageable(channel_id)
 
-    async def send(self, channel_id: int, key: str, **kwargs: Any) -> discord.Message:
+    async def send(self, channel_id: int, key: str, **kwargs: Any) -> Sent:
         """Post in a channel once: ``key`` names this message (see :func:`nonce`)."""
         async with self._lock(channel_id):
-            message: discord.Message = await self.channel(channel_id).send(
-                nonce=nonce(key), **kwargs
-            )
-        return message
+            return await self._create(channel_id, nonce=nonce(key), **kwargs)
+
+    async def _create(self, channel_id: int, **kwargs: Any) -> Sent:
+        """What Messageable.send does with the arguments we give it, without building a
+        discord.Message from the answer."""
+        for name in ("file", "files", "embed", "embeds"):
+            if name in kwargs and kwargs[name] is None:
+                del kwargs[name]  # send() takes None for "none"
+        content = kwargs.pop("content", None)
+        view = kwargs.get("view")
+        state: Any = self.client._connection
+        with discord.http.handle_message_parameters(
+            content=str(content) if content is not None else None,
+            previous_allowed_mentions=state.allowed_mentions,
+            **kwargs,
+        ) as params:
+            data = await self.client.http.send_message(channel_id, params=params)
+        if view and not view.is_finished() and view.is_dispatchable():
+            state.store_view(view, int(data["id"]))
+        return Sent.of(data, state)
 
     async def edit(
         self,
@@ -151,24 +189,19 @@ class Messenger:
                 )
         return dict(data)
 
-    async def send_dm(
-        self, user_id: str, key: str | None = None, **kwargs: Any
-    ) -> discord.Message | None:
+    async def send_dm(self, user_id: str, key: str | None = None, **kwargs: Any) -> Sent | None:
         """DM a user (once, when ``key`` names the message); None when their DMs are closed.
         Other failures raise."""
         try:
             channel_id = await self._dm_channel_id(user_id)
-            channel = self.client.get_partial_messageable(
-                channel_id, type=discord.ChannelType.private
-            )
             if key is not None:
                 kwargs["nonce"] = nonce(key)
             async with self._lock(channel_id):
-                return await channel.send(**kwargs)
+                return await self._create(channel_id, **kwargs)
         except discord.Forbidden:
             return None
 
-    async def try_dm(self, user_id: str, **kwargs: Any) -> discord.Message | None:
+    async def try_dm(self, user_id: str, **kwargs: Any) -> Sent | None:
         """A best-effort DM (a courtesy): None when it could not be delivered, for any reason."""
         try:
             return await self.send_dm(user_id, **kwargs)
@@ -195,7 +228,7 @@ class Messenger:
 
     async def post_notice(
         self, channel_id: int, text: str, key: str, ping: list[str] | None = None
-    ) -> discord.Message:
+    ) -> Sent:
         content = " ".join(filter(None, [mention_line(ping or []), text]))
         return await self.send(
             channel_id,
