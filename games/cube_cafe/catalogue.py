@@ -15,6 +15,14 @@ Bonus = Literal["manager", "plate", "copy", "wheel", "refill"]
 COLOURS: tuple[Colour, ...] = ("red", "yellow", "green", "blue", "white")
 WILD: Literal["wild"] = "wild"
 STAFF: tuple[Staff, ...] = (*COLOURS, WILD)  # also the canonical order of a hand of staff
+_RANK: dict[str, int] = {s: i for i, s in enumerate(STAFF)}
+
+
+def staff_sorted(staff: list[Staff]) -> list[Staff]:
+    """``staff`` in the canonical order of a hand (:data:`STAFF`)."""
+    return sorted(staff, key=_RANK.__getitem__)
+
+
 LETTER: dict[str, str] = {
     "red": "R",
     "yellow": "Y",
@@ -141,6 +149,11 @@ def rotation_with_seat(colour: Colour) -> int:
     return RING.index(colour)
 
 
+# A colour in text, with its letter for colour-blind players: "🟥R" (worded once: move labels use
+# it on every move).
+TAG: dict[str, str] = {s: f"{EMOJI[s]}{LETTER[s]}" for s in EMOJI}
+
+
 def tag(staff: str) -> str:
     """A colour in text, with its letter for colour-blind players: "🟥R"."""
-    return f"{EMOJI[staff]}{LETTER[staff]}"
+    return TAG[staff]

@@ -32,7 +32,6 @@ from games.cube_cafe.help import HELP_TEXT
 from games.cube_cafe.picture import draw_restaurant
 from games.cube_cafe.state import CubeCafeOptions, CubeCafeState
 from games.cube_cafe.strategies import STRATEGIES
-from games.cube_cafe.words import label
 from games.engine import (
     ALL_VIEWS,
     Clock,
@@ -98,26 +97,24 @@ class CubeCafe(Game[CubeCafeState, Action]):
         self, before: CubeCafeState, player: PlayerId, action: Action
     ) -> CubeCafeState:
         # Copy-on-write: a move in phase 3 changes its player's board only (and the plate bag):
-        # the new state gets a copy of that board, and the rules replace what they change in it.
+        # the new state gets a new board of theirs, sharing what the move leaves alone.
         # The Done that ends the round runs the automatic phases, which replace every board.
-        board = evolve(before.boards[player])
-        state = evolve(before, boards={**before.boards, player: board})
-        if not isinstance(action, Done):
-            board.note(label(board, action))  # worded from the board before the move
-            rules.apply_move(state, player, action)
-            return state
-        rules.finish(board, action.timed_out)
-        if all(state.boards[p].done for p in state.players):
-            state.rng = evolve(state.rng)  # the phases draw from it (a draw changes it)
-            round_no = state.round
-            reports = rounds.end_round(state)
-            announcements = [present.round_end(state, round_no, reports)]
-            if state.over:
-                announcements.append(present.final(state))
-            else:
-                arrivals = rounds.start_round(state)
-                announcements.append(present.round_start(state, arrivals))
-            state.announcements = [*state.announcements, *announcements]
+        if type(action) is not Done:
+            return rules.apply_move(before, player, action)
+        boards = {**before.boards, player: rules.finish(before.boards[player], action.timed_out)}
+        if not all(boards[p].done for p in before.players):
+            return evolve(before, boards=boards)
+        # The phases draw from the generator (a draw changes it).
+        state = evolve(before, boards=boards, rng=evolve(before.rng))
+        round_no = state.round
+        reports = rounds.end_round(state)
+        announcements = [present.round_end(state, round_no, reports)]
+        if state.over:
+            announcements.append(present.final(state))
+        else:
+            arrivals = rounds.start_round(state)
+            announcements.append(present.round_start(state, arrivals))
+        state.announcements = [*state.announcements, *announcements]
         return state
 
     def on_timeout(self, state: CubeCafeState, player: PlayerId) -> Action:

@@ -18,15 +18,15 @@ from games.cube_cafe.catalogue import (
     PLATES_PER_COLOUR,
     QUEUE_SPOTS,
     ROUNDS,
-    STAFF,
     TYCOON,
     VIP_ROUNDS,
     VIPS,
     Colour,
     Staff,
+    staff_sorted,
     tip,
 )
-from games.cube_cafe.state import Board, Car, CubeCafeOptions, CubeCafeState
+from games.cube_cafe.state import Board, Car, CubeCafeOptions, CubeCafeState, assign
 from games.engine import PlayerId
 from games.kit import evolve
 from games.rng import Rng
@@ -101,11 +101,11 @@ def start_round(state: CubeCafeState) -> Arrivals:
         arrivals.vip = state.vips[VIP_ROUNDS.index(state.round)]
     state.dice = [state.rng.choice(die) for die in DICE]
     arrivals.dice = list(state.dice)
-    boards: dict[PlayerId, Board] = {}
+    # The boards are the state's own (new at setup, or just fed): they are changed, not copied.
     for pid, board in state.boards.items():
         changes: dict[str, Any] = {
-            "hand": sorted([*board.hand, *state.dice], key=STAFF.index),
-            "recruited": sorted([*board.recruited, *state.dice], key=STAFF.index),
+            "hand": staff_sorted([*board.hand, *state.dice]),
+            "recruited": staff_sorted([*board.recruited, *state.dice]),
         }
         colour = arrivals.cars.get(pid)
         if colour is not None:
@@ -116,8 +116,7 @@ def start_round(state: CubeCafeState) -> Arrivals:
                 last = max(i for i, g in enumerate(queue) if g == GUEST)
                 del queue[last]
             changes["queue"] = queue
-        boards[pid] = evolve(board, **changes)
-    state.boards = boards
+        assign(board, changes)
     return arrivals
 
 
@@ -131,15 +130,36 @@ def feed(state: CubeCafeState, board: Board) -> tuple[Board, Feeding]:
     menu = dict(board.menu)
     tables = list(board.tables)
     drive = list(board.drive)
-    # Customers with food eat, tip and leave; the plate stays, dirty.
+    # Customers with food eat, tip and leave; the plate stays, dirty. Everyone still waiting grows
+    # impatient. Every table's refill token comes back. (One pass over the tables: each table
+    # is replaced at most once.)
+    baby = any(t.guest == BABY and t.cube is None for t in tables)  # the baby that ate has left
     for index, table in enumerate(tables):
-        if table.guest is not None and table.cube is not None:
-            tip_money = tip(table.guest, table.satisfaction)
-            meal = Meal(f"table {index + 1}", table.guest, table.satisfaction, tip_money)
+        guest = table.guest
+        if guest is None:
+            if table.refill:
+                tables[index] = evolve(table, refill=False)
+        elif table.cube is not None:
+            tip_money = tip(guest, table.satisfaction)
+            meal = Meal(f"table {index + 1}", guest, table.satisfaction, tip_money)
             report.meals.append(meal)
             money += tip_money
             menu[table.cube] += 1
-            tables[index] = evolve(table, cube=None, guest=None, satisfaction=0, dirty=True)
+            tables[index] = evolve(
+                table, cube=None, guest=None, satisfaction=0, dirty=True, refill=False
+            )
+        else:
+            loss = 2 if guest == TYCOON else 1
+            if baby and guest != BABY:
+                loss += 1
+            satisfaction = table.satisfaction - loss
+            if satisfaction < GUEST_LEAVES_BELOW:
+                report.left.append(f"table {index + 1}" + _vip_words(guest))
+                if table.plate is not None:
+                    returned_plates.append(table.plate)
+                tables[index] = evolve(table, guest=None, plate=None, satisfaction=0, refill=False)
+            else:
+                tables[index] = evolve(table, satisfaction=satisfaction, refill=False)
     for index, car in enumerate(drive):
         if car is not None and car.cube is not None:
             tip_money = tip(GUEST, car.satisfaction)
@@ -149,24 +169,6 @@ def feed(state: CubeCafeState, board: Board) -> tuple[Board, Feeding]:
             menu[car.cube] += 1
             state.car_bag.append(car.colour)
             drive[index] = None
-    # Everyone still waiting grows impatient. Every table's refill token comes back.
-    baby = any(t.guest == BABY for t in tables)
-    for index, table in enumerate(tables):
-        if table.guest is None:
-            if table.refill:
-                tables[index] = evolve(table, refill=False)
-            continue
-        loss = 2 if table.guest == TYCOON else 1
-        if baby and table.guest != BABY:
-            loss += 1
-        satisfaction = table.satisfaction - loss
-        if satisfaction < GUEST_LEAVES_BELOW:
-            report.left.append(f"table {index + 1}" + _vip_words(table.guest))
-            if table.plate is not None:
-                returned_plates.append(table.plate)
-            tables[index] = evolve(table, guest=None, plate=None, satisfaction=0, refill=False)
-        else:
-            tables[index] = evolve(table, satisfaction=satisfaction, refill=False)
     cars: list[Car] = []
     for car in drive:
         if car is None:

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, TypeVar
+
+from pydantic import BaseModel
 
 from games.cube_cafe.actions import (
     SLOT_OF,
@@ -46,12 +49,13 @@ from games.cube_cafe.catalogue import (
     TABLES,
     WILD,
     Colour,
-    Source,
     Staff,
     rotation_with_seat,
     seated_at,
+    staff_sorted,
 )
 from games.cube_cafe.state import Board, CubeCafeState, Table
+from games.cube_cafe.words import label
 from games.engine import PlayerId
 from games.kit import evolve
 
@@ -273,146 +277,226 @@ def _candidates(board: Board) -> list[Action]:
 
 
 # -- applying a move -----------------------------------------------------------------------------
-# Copy-on-write: the state and ``pid``'s board these functions get are the move's own (see
-# ``CubeCafe.apply_action``), but their lists, dicts, tables and cars are shared with the state
-# before the move: a change replaces them (``board.grill = [*board.grill, colour]``), never
-# changes one in place.
+# Copy-on-write: a move collects the fields of its player's board that it replaces (``changes``)
+# and builds the new board from them in one step; the lists, dicts, tables and cars of the board
+# before the move are shared with it, so a change replaces them, never changes one in place.
+# Building the board once is cheaper than assigning its fields one by one (pydantic's
+# ``__setattr__``). A move reads the board before the move: no move reads a field it replaced.
+
+Changes = dict[str, Any]
 
 
-def apply_move(state: CubeCafeState, pid: PlayerId, action: Action) -> None:
-    """Apply a legal phase-3 move (not Done) to ``pid``'s board, which must be a board of
-    ``state``'s own (not one an earlier state holds too)."""
+def apply_move(state: CubeCafeState, pid: PlayerId, action: Action) -> CubeCafeState:
+    """The state after ``pid``'s legal phase-3 move (not Done); ``state`` is left as it is."""
     board = state.boards[pid]
-    if isinstance(action, REWARD_MOVES):
-        _take_reward(board, action)
-        return
-    if isinstance(action, Bus):
-        _bus(board, action)
-        return
-    if isinstance(action, Done):
-        raise AssertionError("Done ends a player's phase: the game applies it")
-    board.hand = without_one(board.hand, action.staff)
-    board.spent = sorted([*board.spent, action.staff], key=STAFF.index)
-    if isinstance(action, Rotate):
-        board.rotation = (board.rotation + (1 if action.direction == "ccw" else -1)) % len(RING)
-    elif isinstance(action, Manager):
-        advance_manager(board, action.slot)
-    elif isinstance(action, Seat):
-        _seat(state, board, action.table)
-    elif isinstance(action, Drive):
-        index = DRIVE_SLOTS.index(action.stars)
-        car = board.drive[index]
-        assert car is not None
-        board.menu = {**board.menu, car.colour: board.menu[car.colour] - 1}
-        satisfaction = car.satisfaction
-        if board.seated(BIRTHDAY):
-            satisfaction = min(MAX_SATISFACTION, satisfaction + 1)
-        drive = list(board.drive)
-        drive[index] = evolve(car, cube=car.colour, satisfaction=satisfaction)
-        board.drive = drive
-    elif isinstance(action, Order):
-        plate, state.plate_bag = state.plate_bag[-1], state.plate_bag[:-1]
-        change_table(board, action.table, plate=plate)
-    elif isinstance(action, Cook):
-        colour = board.colour_at(2)
-        board.menu = {**board.menu, colour: board.menu[colour] - 1}
-        board.grill = [*board.grill, colour]
-    elif isinstance(action, Serve):
-        serve(board, action.source, action.cube, action.table)
-    else:
-        refill(board, action.table)
+    # The move's note is worded from the board before the move (its own notes come after it).
+    changes: Changes = {"notes": [*board.notes[-3:], label(board, action)]}
+    plate_bag = _MOVES[type(action)](state, board, action, changes)
+    boards = {**state.boards, pid: evolve(board, **changes)}
+    if plate_bag is None:
+        return evolve(state, boards=boards)
+    return evolve(state, boards=boards, plate_bag=plate_bag)
 
 
 def without_one(items: list[T], item: T) -> list[T]:
-    """A copy of ``items`` without the first ``item`` (as ``list.remove``)."""
-    index = items.index(item)
-    return [*items[:index], *items[index + 1 :]]
+    """A copy of ``items`` without the first ``item``."""
+    items = items.copy()
+    items.remove(item)
+    return items
 
 
-def change_table(board: Board, number: int, **changes: Any) -> None:
-    """Replace table ``number`` (1–4) by a copy with ``changes``."""
-    tables = list(board.tables)
+def with_table(tables: list[Table], number: int, **changes: Any) -> list[Table]:
+    """A copy of ``tables`` with table ``number`` (1–4) replaced by a copy with ``changes``."""
+    tables = list(tables)
     tables[number - 1] = evolve(tables[number - 1], **changes)
-    board.tables = tables
+    return tables
 
 
-def _seat(state: CubeCafeState, board: Board, number: int) -> None:
-    guest, board.queue = board.queue[0], board.queue[1:]
-    plate = None  # the table is free: no plate on it
+def _note(changes: Changes, text: str) -> None:
+    changes["notes"] = [*changes["notes"][-3:], text]
+
+
+def _spend(board: Board, staff: Staff, changes: Changes) -> None:
+    changes["hand"] = without_one(board.hand, staff)
+    changes["spent"] = staff_sorted([*board.spent, staff])
+
+
+def _recruit(board: Board, staff: Staff, changes: Changes) -> None:
+    # Only moves that spend no staff recruit: the hand is the board's.
+    changes["hand"] = staff_sorted([*board.hand, staff])
+    changes["recruited"] = staff_sorted([*board.recruited, staff])
+
+
+def _draw_plate(state: CubeCafeState) -> tuple[Colour, list[Colour]]:
+    """The plate drawn from the end of the bag, and the bag without it."""
+    bag = state.plate_bag
+    return bag[-1], bag[:-1]
+
+
+def _rotate(state: CubeCafeState, board: Board, action: Rotate, changes: Changes) -> None:
+    _spend(board, action.staff, changes)
+    step = 1 if action.direction == "ccw" else -1
+    changes["rotation"] = (board.rotation + step) % len(RING)
+
+
+def _manager(state: CubeCafeState, board: Board, action: Manager, changes: Changes) -> None:
+    _spend(board, action.staff, changes)
+    advance_manager(board, action.slot, changes)
+
+
+def _seat(
+    state: CubeCafeState, board: Board, action: Seat, changes: Changes
+) -> list[Colour] | None:
+    _spend(board, action.staff, changes)
+    guest = board.queue[0]
+    changes["queue"] = board.queue[1:]
+    plate, plate_bag = None, None  # the table is free: no plate on it
     if guest == REGULAR and state.plate_bag:  # The Regular knows its order
-        plate, state.plate_bag = state.plate_bag[-1], state.plate_bag[:-1]
-    change_table(board, number, guest=guest, satisfaction=seated_at(guest), plate=plate)
+        plate, plate_bag = _draw_plate(state)
+    changes["tables"] = with_table(
+        board.tables, action.table, guest=guest, satisfaction=seated_at(guest), plate=plate
+    )
+    return plate_bag
 
 
-def serve(board: Board, source: Source, cube: Colour, number: int) -> None:
-    """Put ``cube`` from ``source`` on table ``number``'s plate."""
-    setattr(board, source, without_one(board.track(source), cube))
-    table = board.tables[number - 1]
-    change = SOURCE_BONUS[source] - (1 if cube != table.plate else 0)
+def _drive(state: CubeCafeState, board: Board, action: Drive, changes: Changes) -> None:
+    _spend(board, action.staff, changes)
+    index = DRIVE_SLOTS.index(action.stars)
+    car = board.drive[index]
+    assert car is not None
+    changes["menu"] = {**board.menu, car.colour: board.menu[car.colour] - 1}
+    satisfaction = car.satisfaction
+    if board.seated(BIRTHDAY):
+        satisfaction = min(MAX_SATISFACTION, satisfaction + 1)
+    drive = list(board.drive)
+    drive[index] = evolve(car, cube=car.colour, satisfaction=satisfaction)
+    changes["drive"] = drive
+
+
+def _order(state: CubeCafeState, board: Board, action: Order, changes: Changes) -> list[Colour]:
+    _spend(board, action.staff, changes)
+    plate, plate_bag = _draw_plate(state)
+    changes["tables"] = with_table(board.tables, action.table, plate=plate)
+    return plate_bag
+
+
+def _cook(state: CubeCafeState, board: Board, action: Cook, changes: Changes) -> None:
+    _spend(board, action.staff, changes)
+    colour = board.colour_at(2)
+    changes["menu"] = {**board.menu, colour: board.menu[colour] - 1}
+    changes["grill"] = [*board.grill, colour]
+
+
+def _serve(state: CubeCafeState, board: Board, action: Serve, changes: Changes) -> None:
+    """Put the cube from its prep track on the table's plate."""
+    _spend(board, action.staff, changes)
+    changes[action.source] = without_one(board.track(action.source), action.cube)
+    table = board.tables[action.table - 1]
+    change = SOURCE_BONUS[action.source] - (1 if action.cube != table.plate else 0)
     if board.seated(BIRTHDAY):
         change += 1
     satisfaction = max(0, min(MAX_SATISFACTION, table.satisfaction + change))
-    change_table(board, number, cube=cube, satisfaction=satisfaction)
+    changes["tables"] = with_table(
+        board.tables, action.table, cube=action.cube, satisfaction=satisfaction
+    )
 
 
-def refill(board: Board, number: int) -> None:
+def _refill(state: CubeCafeState, board: Board, action: Refill, changes: Changes) -> None:
+    _spend(board, action.staff, changes)
+    refill(board, action.table, changes)
+
+
+def refill(board: Board, number: int, changes: Changes) -> None:
     satisfaction = min(MAX_SATISFACTION, board.tables[number - 1].satisfaction + 1)
-    change_table(board, number, refill=True, satisfaction=satisfaction)
+    changes["tables"] = with_table(board.tables, number, refill=True, satisfaction=satisfaction)
 
 
-def advance_manager(board: Board, steps: int) -> None:
+def advance_manager(board: Board, steps: int, changes: Changes) -> None:
     """Move the manager; every reward space reached or passed gives its reward, in order, once a
     round."""
+    manager, pending, paid = board.manager, board.pending, board.paid
     for _ in range(steps):
-        board.manager = (board.manager + 1) % MANAGER_SPACES
-        if board.manager in MANAGER_REWARDS and board.manager not in board.paid:
-            board.pending = [*board.pending, MANAGER_REWARDS[board.manager]]
-            board.paid = [*board.paid, board.manager]
+        manager = (manager + 1) % MANAGER_SPACES
+        if manager in MANAGER_REWARDS and manager not in paid:
+            pending = [*pending, MANAGER_REWARDS[manager]]
+            paid = [*paid, manager]
+    changes["manager"] = manager
+    changes["pending"] = pending
+    changes["paid"] = paid
 
 
-def _bus(board: Board, action: Bus) -> None:
+def _bus(state: CubeCafeState, board: Board, action: Bus, changes: Changes) -> None:
     plate = board.tables[action.table - 1].plate
     assert plate is not None
-    change_table(board, action.table, plate=None, dirty=False)
+    changes["tables"] = with_table(board.tables, action.table, plate=None, dirty=False)
     dishwasher = list(board.dishwasher)
     dishwasher[action.space - 1] = plate
-    board.dishwasher = dishwasher
+    changes["dishwasher"] = dishwasher
     bonus = DISHWASHER[action.space - 1]
     if bonus == "manager":
-        advance_manager(board, MANAGER_BONUS_STEPS)
+        advance_manager(board, MANAGER_BONUS_STEPS, changes)
     elif bonus == "plate":
-        board.add_staff(plate)
+        _recruit(board, plate, changes)
     elif bonus == "copy":
         if any(s != WILD for s in board.hand):
-            board.pending = [*board.pending, "copy"]
+            changes["pending"] = [*board.pending, "copy"]
         else:
-            board.note("No coloured staff to copy: the bonus is lost.")
+            _note(changes, "No coloured staff to copy: the bonus is lost.")
     elif bonus == "wheel":
-        board.pending = [*board.pending, "wheel"]
+        changes["pending"] = [*board.pending, "wheel"]
+    # (the bused table has no customer: who may have a refill is as before the move)
     elif any(_refill_problem(board, n) is None for n in range(1, TABLES + 1)):
-        board.pending = [*board.pending, "refill"]
+        changes["pending"] = [*board.pending, "refill"]
     else:
-        board.note("Nobody to refill: the bonus is lost.")
+        _note(changes, "Nobody to refill: the bonus is lost.")
 
 
-def _take_reward(board: Board, action: Recruit | Cash | Wheel | FreeRefill) -> None:
+def _take_reward(
+    state: CubeCafeState,
+    board: Board,
+    action: Recruit | Cash | Wheel | FreeRefill,
+    changes: Changes,
+) -> None:
     reward = board.pending[0]
-    board.pending = board.pending[1:]
+    changes["pending"] = board.pending[1:]
     if isinstance(action, Recruit):
-        board.add_staff(action.staff)
+        _recruit(board, action.staff, changes)
     elif isinstance(action, Cash):
-        board.money += CASH[reward]
+        changes["money"] = board.money + CASH[reward]
     elif isinstance(action, Wheel):
-        board.rotation = rotation_with_seat(action.seat)
+        changes["rotation"] = rotation_with_seat(action.seat)
     else:
-        refill(board, action.table)
+        refill(board, action.table, changes)
 
 
-def finish(board: Board, timed_out: bool) -> None:
+# What each kind of phase-3 move does to the board (``changes``); the plate bag after the move
+# when it drew a plate, else None.
+_MOVES: dict[type[BaseModel], Callable[[CubeCafeState, Board, Any, Changes], list[Colour] | None]]
+_MOVES = {
+    Seat: _seat,
+    Drive: _drive,
+    Order: _order,
+    Cook: _cook,
+    Serve: _serve,
+    Refill: _refill,
+    Manager: _manager,
+    Rotate: _rotate,
+    Bus: _bus,
+    Recruit: _take_reward,
+    Cash: _take_reward,
+    Wheel: _take_reward,
+    FreeRefill: _take_reward,
+}
+
+
+def finish(board: Board, timed_out: bool) -> Board:
     """Done: the staff left in hand are lost; at the clock, so are pending rewards."""
-    board.forfeited = sorted([*board.forfeited, *board.hand], key=STAFF.index)
-    board.hand = []
-    board.done = True
+    changes: Changes = {
+        "forfeited": staff_sorted([*board.forfeited, *board.hand]),
+        "hand": [],
+        "done": True,
+    }
     if timed_out:
-        board.timed_out = True
-        board.pending = []
+        changes["timed_out"] = True
+        changes["pending"] = []
+    return evolve(board, **changes)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from pydantic import BaseModel, Field
 
 from games import kit
@@ -11,7 +13,6 @@ from games.cube_cafe.catalogue import (
     DISHWASHER,
     GUEST,
     QUEUE_SPOTS,
-    STAFF,
     TABLES,
     VIP_ROUNDS,
     Colour,
@@ -119,13 +120,6 @@ class Board(BaseModel):
             c is not None for c in self.drive
         )
 
-    def add_staff(self, *staff: Staff) -> None:
-        self.hand = sorted([*self.hand, *staff], key=STAFF.index)
-        self.recruited = sorted([*self.recruited, *staff], key=STAFF.index)
-
-    def note(self, text: str) -> None:
-        self.notes = [*self.notes, text][-4:]
-
 
 class CubeCafeState(GameState):
     options: CubeCafeOptions = Field(default_factory=CubeCafeOptions)
@@ -140,3 +134,10 @@ class CubeCafeState(GameState):
 
     def revealed_vips(self) -> list[str]:
         return [v for v, r in zip(self.vips, VIP_ROUNDS, strict=True) if self.round >= r]
+
+
+def assign(model: BaseModel, changes: dict[str, Any]) -> None:
+    """Set fields of a model that nothing else holds yet (one a move has just made), as plain
+    assignments would (unvalidated, like :func:`games.kit.evolve`), without pydantic's cost per
+    assignment. Models made by ``evolve`` or loaded count every field as set already."""
+    model.__dict__.update(changes)

@@ -117,9 +117,7 @@ def _passes_reward(board: Board, steps: int) -> bool:
 
 def _after_turn(state: CubeCafeState, pid: PlayerId, move: Rotate) -> float:
     """The best job the remaining staff could do once the wheel has turned."""
-    board = state.boards[pid].model_copy(deep=True)
-    trial = state.model_copy(update={"boards": {**state.boards, pid: board}})
-    apply_move(trial, pid, move)
+    trial = apply_move(state, pid, move)
     values = [
         _value(trial, pid, m, look_ahead=False)
         for m in legal_actions(trial, pid)

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from pydantic import BaseModel
 
 from games.cube_cafe.actions import (
     Action,
@@ -15,6 +18,7 @@ from games.cube_cafe.actions import (
     Manager,
     Order,
     Recruit,
+    Refill,
     Rotate,
     Seat,
     Serve,
@@ -32,6 +36,7 @@ from games.cube_cafe.catalogue import (
     MAX_SATISFACTION,
     SOURCE_BONUS,
     SOURCE_NAME,
+    TAG,
     VIPS,
     seated_at,
     slot_colour,
@@ -63,49 +68,101 @@ def serve_change(board: Board, source: str, cube: str, table: Table) -> int:
 
 def label(board: Board, action: Action) -> str:
     """A move as an option label (≤ 80 characters), from its player's board before the move."""
-    if isinstance(action, Done):
-        return "Done for this round"
-    if isinstance(action, Bus):
-        bonus = BONUS_NAME[DISHWASHER[action.space - 1]]
-        return f"Bus table {action.table} → dishwasher {action.space}: {bonus}"
-    if isinstance(action, Recruit):
-        return f"Recruit {tag(action.staff)}"
-    if isinstance(action, Cash):
-        return f"Take ${CASH.get(board.pending[0], 0) if board.pending else 0}"
-    if isinstance(action, Wheel):
-        return f"Turn the wheel: {tag(action.seat)} on Seat"
-    if isinstance(action, FreeRefill):
-        return f"Free refill → table {action.table}{_stars_up(board, action.table)}"
-    who = tag(action.staff)
-    if isinstance(action, Rotate):
-        step = 1 if action.direction == "ccw" else -1
-        seat = slot_colour(board.rotation + step, 0)
-        arrow = "⟲" if action.direction == "ccw" else "⟳"
-        return f"{who} turns the wheel {arrow} ({tag(seat)} to Seat)"
-    if isinstance(action, Manager):
-        target = (board.manager + action.slot) % MANAGER_SPACES
-        return f"{who} Manager +{action.slot} (space {board.manager} → {target})"
-    if isinstance(action, Seat):
-        guest = board.queue[0] if board.queue else "customer"
-        return f"{who} Seat {guest_words(guest)} → table {action.table} (★{seated_at(guest)})"
-    if isinstance(action, Drive):
-        car = board.drive[DRIVE_SLOTS.index(action.stars)] if action.stars in DRIVE_SLOTS else None
-        colour = car.colour if car else "?"
-        return f"{who} Drive-thru: {colour} cube → {action.stars}★ car"
-    if isinstance(action, Order):
-        return f"{who} Take order → table {action.table}"
-    if isinstance(action, Cook):
-        return f"{who} Cook a {board.colour_at(2)} cube"
-    if isinstance(action, Serve):
-        table = board.tables[action.table - 1]
-        change = serve_change(board, action.source, action.cube, table)
-        wants = tag(table.plate) if table.plate else "?"
-        source = SOURCE_NAME[action.source].split()[0]
-        return (
-            f"{who} Serve {tag(action.cube)} from {source} → table {action.table} "
-            f"(wants {wants}, {signed(change)})"
-        )
-    return f"{who} Refill → table {action.table}{_stars_up(board, action.table)}"
+    return _LABELS[type(action)](board, action)
+
+
+def _done_label(board: Board, action: Done) -> str:
+    return "Done for this round"
+
+
+def _bus_label(board: Board, action: Bus) -> str:
+    bonus = BONUS_NAME[DISHWASHER[action.space - 1]]
+    return f"Bus table {action.table} → dishwasher {action.space}: {bonus}"
+
+
+def _recruit_label(board: Board, action: Recruit) -> str:
+    return f"Recruit {TAG[action.staff]}"
+
+
+def _cash_label(board: Board, action: Cash) -> str:
+    return f"Take ${CASH.get(board.pending[0], 0) if board.pending else 0}"
+
+
+def _wheel_label(board: Board, action: Wheel) -> str:
+    return f"Turn the wheel: {TAG[action.seat]} on Seat"
+
+
+def _free_refill_label(board: Board, action: FreeRefill) -> str:
+    return f"Free refill → table {action.table}{_stars_up(board, action.table)}"
+
+
+def _rotate_label(board: Board, action: Rotate) -> str:
+    if action.direction == "ccw":
+        seat, arrow = slot_colour(board.rotation + 1, 0), "⟲"
+    else:
+        seat, arrow = slot_colour(board.rotation - 1, 0), "⟳"
+    return f"{TAG[action.staff]} turns the wheel {arrow} ({TAG[seat]} to Seat)"
+
+
+def _manager_label(board: Board, action: Manager) -> str:
+    target = (board.manager + action.slot) % MANAGER_SPACES
+    return f"{TAG[action.staff]} Manager +{action.slot} (space {board.manager} → {target})"
+
+
+def _seat_label(board: Board, action: Seat) -> str:
+    guest = board.queue[0] if board.queue else "customer"
+    return (
+        f"{TAG[action.staff]} Seat {guest_words(guest)} → table {action.table} "
+        f"(★{seated_at(guest)})"
+    )
+
+
+def _drive_label(board: Board, action: Drive) -> str:
+    car = board.drive[DRIVE_SLOTS.index(action.stars)] if action.stars in DRIVE_SLOTS else None
+    colour = car.colour if car else "?"
+    return f"{TAG[action.staff]} Drive-thru: {colour} cube → {action.stars}★ car"
+
+
+def _order_label(board: Board, action: Order) -> str:
+    return f"{TAG[action.staff]} Take order → table {action.table}"
+
+
+def _cook_label(board: Board, action: Cook) -> str:
+    return f"{TAG[action.staff]} Cook a {board.colour_at(2)} cube"
+
+
+def _serve_label(board: Board, action: Serve) -> str:
+    table = board.tables[action.table - 1]
+    change = serve_change(board, action.source, action.cube, table)
+    wants = TAG[table.plate] if table.plate else "?"
+    source = SOURCE_NAME[action.source].split()[0]
+    return (
+        f"{TAG[action.staff]} Serve {TAG[action.cube]} from {source} → table {action.table} "
+        f"(wants {wants}, {signed(change)})"
+    )
+
+
+def _refill_label(board: Board, action: Refill) -> str:
+    return f"{TAG[action.staff]} Refill → table {action.table}{_stars_up(board, action.table)}"
+
+
+# By the kind of move (a label is worded on every move played: one look-up, not a chain of tests).
+_LABELS: dict[type[BaseModel], Callable[[Board, Any], str]] = {
+    Done: _done_label,
+    Bus: _bus_label,
+    Recruit: _recruit_label,
+    Cash: _cash_label,
+    Wheel: _wheel_label,
+    FreeRefill: _free_refill_label,
+    Rotate: _rotate_label,
+    Manager: _manager_label,
+    Seat: _seat_label,
+    Drive: _drive_label,
+    Order: _order_label,
+    Cook: _cook_label,
+    Serve: _serve_label,
+    Refill: _refill_label,
+}
 
 
 def _stars_up(board: Board, number: int) -> str:
