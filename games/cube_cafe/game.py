@@ -30,7 +30,7 @@ from games.cube_cafe.catalogue import (
 )
 from games.cube_cafe.help import HELP_TEXT
 from games.cube_cafe.picture import draw_restaurant
-from games.cube_cafe.state import CubeCafeOptions, CubeCafeState
+from games.cube_cafe.state import CubeCafeOptions, CubeCafeState, replace
 from games.cube_cafe.strategies import STRATEGIES
 from games.engine import (
     ALL_VIEWS,
@@ -43,7 +43,6 @@ from games.engine import (
     TurnStyle,
     Undo,
 )
-from games.kit import evolve
 from games.presentation import Panel
 
 
@@ -103,9 +102,9 @@ class CubeCafe(Game[CubeCafeState, Action]):
             return rules.apply_move(before, player, action)
         boards = {**before.boards, player: rules.finish(before.boards[player], action.timed_out)}
         if not all(boards[p].done for p in before.players):
-            return evolve(before, boards=boards)
+            return replace(before, {"boards": boards})
         # The phases draw from the generator (a draw changes it).
-        state = evolve(before, boards=boards, rng=evolve(before.rng))
+        state = replace(before, {"boards": boards, "rng": replace(before.rng, {})})
         round_no = state.round
         reports = rounds.end_round(state)
         announcements = [present.round_end(state, round_no, reports)]

@@ -26,9 +26,8 @@ from games.cube_cafe.catalogue import (
     staff_sorted,
     tip,
 )
-from games.cube_cafe.state import Board, Car, CubeCafeOptions, CubeCafeState, assign
+from games.cube_cafe.state import Board, Car, CubeCafeOptions, CubeCafeState, assign, replace
 from games.engine import PlayerId
-from games.kit import evolve
 from games.rng import Rng
 
 
@@ -138,15 +137,16 @@ def feed(state: CubeCafeState, board: Board) -> tuple[Board, Feeding]:
         guest = table.guest
         if guest is None:
             if table.refill:
-                tables[index] = evolve(table, refill=False)
+                tables[index] = replace(table, {"refill": False})
         elif table.cube is not None:
             tip_money = tip(guest, table.satisfaction)
             meal = Meal(f"table {index + 1}", guest, table.satisfaction, tip_money)
             report.meals.append(meal)
             money += tip_money
             menu[table.cube] += 1
-            tables[index] = evolve(
-                table, cube=None, guest=None, satisfaction=0, dirty=True, refill=False
+            tables[index] = replace(
+                table,
+                {"cube": None, "guest": None, "satisfaction": 0, "dirty": True, "refill": False},
             )
         else:
             loss = 2 if guest == TYCOON else 1
@@ -157,9 +157,11 @@ def feed(state: CubeCafeState, board: Board) -> tuple[Board, Feeding]:
                 report.left.append(f"table {index + 1}" + _vip_words(guest))
                 if table.plate is not None:
                     returned_plates.append(table.plate)
-                tables[index] = evolve(table, guest=None, plate=None, satisfaction=0, refill=False)
+                tables[index] = replace(
+                    table, {"guest": None, "plate": None, "satisfaction": 0, "refill": False}
+                )
             else:
-                tables[index] = evolve(table, satisfaction=satisfaction, refill=False)
+                tables[index] = replace(table, {"satisfaction": satisfaction, "refill": False})
     for index, car in enumerate(drive):
         if car is not None and car.cube is not None:
             tip_money = tip(GUEST, car.satisfaction)
@@ -177,36 +179,38 @@ def feed(state: CubeCafeState, board: Board) -> tuple[Board, Feeding]:
             report.left.append(f"the {car.colour} car")
             state.car_bag.append(car.colour)
         else:
-            cars.append(evolve(car, satisfaction=car.satisfaction - 1))
+            cars.append(replace(car, {"satisfaction": car.satisfaction - 1}))
     # Food advances; what sat on the Cold counter is thrown out, back to the menu.
     report.thrown = list(board.cold)
     for cube in board.cold:
         menu[cube] += 1
     returned_plates += [p for p in board.dishwasher if p is not None]
     state.plate_bag += returned_plates
-    board = evolve(
+    board = replace(
         board,
-        money=money,
-        menu=menu,
-        tables=tables,
-        # Waiting cars move one slot on, towards the exit (3★ → 2★).
-        # (an unserved car is always at 3 in the 3★ slot and at 2 in the 2★ slot, so only the
-        # 3★ car can stay)
-        drive=[None, None, *cars][-2:],
-        cold=board.hot,
-        hot=board.grill,
-        grill=[],
-        queue=board.queue + [GUEST] * (QUEUE_SPOTS - len(board.queue)),
-        dishwasher=[None] * len(DISHWASHER),
-        hand=[],
-        recruited=[],
-        spent=[],
-        forfeited=[],
-        pending=[],
-        paid=[],
-        done=False,
-        timed_out=False,
-        notes=[],
+        {
+            "money": money,
+            "menu": menu,
+            "tables": tables,
+            # Waiting cars move one slot on, towards the exit (3★ → 2★).
+            # (an unserved car is always at 3 in the 3★ slot and at 2 in the 2★ slot, so only the
+            # 3★ car can stay)
+            "drive": [None, None, *cars][-2:],
+            "cold": board.hot,
+            "hot": board.grill,
+            "grill": [],
+            "queue": board.queue + [GUEST] * (QUEUE_SPOTS - len(board.queue)),
+            "dishwasher": [None] * len(DISHWASHER),
+            "hand": [],
+            "recruited": [],
+            "spent": [],
+            "forfeited": [],
+            "pending": [],
+            "paid": [],
+            "done": False,
+            "timed_out": False,
+            "notes": [],
+        },
     )
     return board, report
 

@@ -54,10 +54,9 @@ from games.cube_cafe.catalogue import (
     seated_at,
     staff_sorted,
 )
-from games.cube_cafe.state import Board, CubeCafeState, Table
+from games.cube_cafe.state import Board, CubeCafeState, Table, replace
 from games.cube_cafe.words import label
 from games.engine import PlayerId
-from games.kit import evolve
 
 T = TypeVar("T")
 
@@ -292,10 +291,10 @@ def apply_move(state: CubeCafeState, pid: PlayerId, action: Action) -> CubeCafeS
     # The move's note is worded from the board before the move (its own notes come after it).
     changes: Changes = {"notes": [*board.notes[-3:], label(board, action)]}
     plate_bag = _MOVES[type(action)](state, board, action, changes)
-    boards = {**state.boards, pid: evolve(board, **changes)}
+    boards = {**state.boards, pid: replace(board, changes)}
     if plate_bag is None:
-        return evolve(state, boards=boards)
-    return evolve(state, boards=boards, plate_bag=plate_bag)
+        return replace(state, {"boards": boards})
+    return replace(state, {"boards": boards, "plate_bag": plate_bag})
 
 
 def without_one(items: list[T], item: T) -> list[T]:
@@ -308,7 +307,7 @@ def without_one(items: list[T], item: T) -> list[T]:
 def with_table(tables: list[Table], number: int, **changes: Any) -> list[Table]:
     """A copy of ``tables`` with table ``number`` (1–4) replaced by a copy with ``changes``."""
     tables = list(tables)
-    tables[number - 1] = evolve(tables[number - 1], **changes)
+    tables[number - 1] = replace(tables[number - 1], changes)
     return tables
 
 
@@ -369,7 +368,7 @@ def _drive(state: CubeCafeState, board: Board, action: Drive, changes: Changes) 
     if board.seated(BIRTHDAY):
         satisfaction = min(MAX_SATISFACTION, satisfaction + 1)
     drive = list(board.drive)
-    drive[index] = evolve(car, cube=car.colour, satisfaction=satisfaction)
+    drive[index] = replace(car, {"cube": car.colour, "satisfaction": satisfaction})
     changes["drive"] = drive
 
 
@@ -499,4 +498,4 @@ def finish(board: Board, timed_out: bool) -> Board:
     if timed_out:
         changes["timed_out"] = True
         changes["pending"] = []
-    return evolve(board, **changes)
+    return replace(board, changes)

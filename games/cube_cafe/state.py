@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, Field
 
@@ -136,8 +136,35 @@ class CubeCafeState(GameState):
         return [v for v, r in zip(self.vips, VIP_ROUNDS, strict=True) if self.round >= r]
 
 
+M = TypeVar("M", bound=BaseModel)
+_new = object.__new__
+_set = object.__setattr__
+_ALL_FIELDS: dict[type[BaseModel], set[str]] = {}
+
+
+def replace(model: M, changes: dict[str, Any]) -> M:
+    """A shallow copy of ``model`` with ``changes``, as :func:`games.kit.evolve` makes it, for
+    this game's models only (none has extra fields or private attributes, so there is nothing
+    else to copy). A move makes a few copies, each one at this cost."""
+    cls = model.__class__
+    new = _new(cls)
+    fields = model.__dict__.copy()
+    fields.update(changes)
+    _set(new, "__dict__", fields)
+    # Every field counts as set (as in a model loaded from JSON): one set per class, shared.
+    _set(new, "__pydantic_fields_set__", _ALL_FIELDS.get(cls) or _all_fields(cls))
+    _set(new, "__pydantic_extra__", None)
+    _set(new, "__pydantic_private__", None)
+    return new
+
+
+def _all_fields(cls: type[BaseModel]) -> set[str]:
+    fields = _ALL_FIELDS[cls] = set(cls.model_fields)
+    return fields
+
+
 def assign(model: BaseModel, changes: dict[str, Any]) -> None:
     """Set fields of a model that nothing else holds yet (one a move has just made), as plain
-    assignments would (unvalidated, like :func:`games.kit.evolve`), without pydantic's cost per
-    assignment. Models made by ``evolve`` or loaded count every field as set already."""
+    assignments would (unvalidated, like :func:`replace`), without pydantic's cost per
+    assignment."""
     model.__dict__.update(changes)
