@@ -30,7 +30,7 @@ from games.cube_cafe.catalogue import (
 )
 from games.cube_cafe.help import HELP_TEXT
 from games.cube_cafe.picture import draw_restaurant
-from games.cube_cafe.state import CubeCafeOptions, CubeCafeState, replace
+from games.cube_cafe.state import CubeCafeOptions, CubeCafeState, assign, replace
 from games.cube_cafe.strategies import STRATEGIES
 from games.engine import (
     ALL_VIEWS,
@@ -77,7 +77,8 @@ class CubeCafe(Game[CubeCafeState, Action]):
     def active_players(self, state: CubeCafeState) -> set[PlayerId]:
         if state.over:
             return set()
-        return {p for p in state.players if not state.boards[p].done}
+        boards = state.boards
+        return {p for p in state.players if not boards[p].done}
 
     def legal_actions(self, state: CubeCafeState, player: PlayerId) -> Sequence[Action]:
         if player not in state.boards:
@@ -113,7 +114,7 @@ class CubeCafe(Game[CubeCafeState, Action]):
         else:
             arrivals = rounds.start_round(state)
             announcements.append(present.round_start(state, arrivals))
-        state.announcements = [*state.announcements, *announcements]
+        assign(state, {"announcements": [*state.announcements, *announcements]})
         return state
 
     def on_timeout(self, state: CubeCafeState, player: PlayerId) -> Action:

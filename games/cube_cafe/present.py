@@ -28,6 +28,7 @@ from games.cube_cafe.catalogue import (
     LETTER,
     REWARD_NAME,
     ROUNDS,
+    TAG,
     VIP_ROUNDS,
     VIPS,
     tag,
@@ -317,7 +318,7 @@ def table_panels(state: CubeCafeState) -> list[Panel]:
 
 def round_start(state: CubeCafeState, arrivals: Arrivals) -> Announcement:
     lines = [
-        f"🎲 The staff dice: {' '.join(tag(d) for d in arrivals.dice)}",
+        f"🎲 The staff dice: {' '.join([TAG[d] for d in arrivals.dice])}",
         "Every restaurant recruits these 6 staff.",
     ]
     if arrivals.cars:
@@ -353,7 +354,7 @@ def round_end(
         if report.left:
             line += f"; left unfed: {', '.join(report.left)}"
         if report.thrown:
-            line += f"; thrown out: {' '.join(LETTER[c] for c in report.thrown)}"
+            line += f"; thrown out: {' '.join([LETTER[c] for c in report.thrown])}"
         if report.timed_out:
             line += f"; ⏰ out of time: {report.forfeited} staff forfeited"
         lines.append(line)

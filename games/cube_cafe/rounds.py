@@ -88,23 +88,27 @@ def new_state(players: list[PlayerId], options: CubeCafeOptions, seed: int) -> C
 
 
 def start_round(state: CubeCafeState) -> Arrivals:
-    """Phases 1 and 2: cars (round 4 on) and the round's VIP arrive; the dice are rolled."""
+    """Phases 1 and 2: cars (round 4 on) and the round's VIP arrive; the dice are rolled. The
+    state and its boards are the caller's own (new at setup, or just made by :func:`end_round`):
+    their fields are set, not copied."""
     arrivals = Arrivals(round=state.round, dice=[])
+    car_bag = state.car_bag
     if state.round >= FIRST_CAR_ROUND:
         for pid in state.players:
             colour = None
-            if state.car_bag and state.boards[pid].drive[0] is None:
-                colour, state.car_bag = state.car_bag[-1], state.car_bag[:-1]
+            if car_bag and state.boards[pid].drive[0] is None:
+                colour, car_bag = car_bag[-1], car_bag[:-1]
             arrivals.cars[pid] = colour
     if state.round in VIP_ROUNDS:
         arrivals.vip = state.vips[VIP_ROUNDS.index(state.round)]
-    state.dice = [state.rng.choice(die) for die in DICE]
-    arrivals.dice = list(state.dice)
-    # The boards are the state's own (new at setup, or just fed): they are changed, not copied.
+    dice = [state.rng.choice(die) for die in DICE]
+    arrivals.dice = list(dice)
+    assign(state, {"car_bag": car_bag, "dice": dice})
+    staff = staff_sorted(dice)
     for pid, board in state.boards.items():
         changes: dict[str, Any] = {
-            "hand": staff_sorted([*board.hand, *state.dice]),
-            "recruited": staff_sorted([*board.recruited, *state.dice]),
+            "hand": _with_staff(board.hand, staff),
+            "recruited": _with_staff(board.recruited, staff),
         }
         colour = arrivals.cars.get(pid)
         if colour is not None:
@@ -117,6 +121,11 @@ def start_round(state: CubeCafeState) -> Arrivals:
             changes["queue"] = queue
         assign(board, changes)
     return arrivals
+
+
+def _with_staff(held: list[Staff], staff: list[Staff]) -> list[Staff]:
+    """``held`` and ``staff`` (in order already) together, in order: a list of its own."""
+    return staff_sorted([*held, *staff]) if held else list(staff)  # nobody holds staff yet
 
 
 def feed(state: CubeCafeState, board: Board) -> tuple[Board, Feeding]:
@@ -185,7 +194,7 @@ def feed(state: CubeCafeState, board: Board) -> tuple[Board, Feeding]:
     for cube in board.cold:
         menu[cube] += 1
     returned_plates += [p for p in board.dishwasher if p is not None]
-    state.plate_bag += returned_plates
+    state.plate_bag.extend(returned_plates)
     board = replace(
         board,
         {
@@ -216,22 +225,27 @@ def feed(state: CubeCafeState, board: Board) -> tuple[Board, Feeding]:
 
 
 def end_round(state: CubeCafeState) -> dict[PlayerId, Feeding]:
-    """Phase 4 for everyone, the progress chart, then the next round or the end."""
-    state.plate_bag, state.car_bag = list(state.plate_bag), list(state.car_bag)  # feed adds
+    """Phase 4 for everyone, the progress chart, then the next round or the end. The state is
+    the caller's own (its fields are set), but not its lists, dicts and boards."""
+    plate_bag, car_bag = list(state.plate_bag), list(state.car_bag)
+    assign(state, {"plate_bag": plate_bag, "car_bag": car_bag})  # feed returns plates and cars
     boards: dict[PlayerId, Board] = {}
     reports: dict[PlayerId, Feeding] = {}
     for pid in state.players:
         boards[pid], reports[pid] = feed(state, state.boards[pid])
-    state.boards = boards
     # Returned plates and cars are mixed into their bags.
-    state.rng.shuffle(state.plate_bag)
-    state.rng.shuffle(state.car_bag)
-    state.progress = [*state.progress, {pid: boards[pid].money for pid in state.players}]
-    state.dice = []
+    state.rng.shuffle(plate_bag)
+    state.rng.shuffle(car_bag)
+    changes: dict[str, Any] = {
+        "boards": boards,
+        "progress": [*state.progress, {pid: boards[pid].money for pid in state.players}],
+        "dice": [],
+    }
     if state.round >= ROUNDS:
-        state.over = True
+        changes["over"] = True
     else:
-        state.round += 1
+        changes["round"] = state.round + 1
+    assign(state, changes)
     return reports
 
 

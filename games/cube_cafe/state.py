@@ -116,9 +116,8 @@ class Board(BaseModel):
 
     def customers(self) -> int:
         """Customers still in the restaurant: at tables and in cars (the tie-break)."""
-        return sum(t.guest is not None for t in self.tables) + sum(
-            c is not None for c in self.drive
-        )
+        seated = [t for t in self.tables if t.guest is not None]
+        return len(seated) + len(self.drive) - self.drive.count(None)
 
 
 class CubeCafeState(GameState):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from functools import lru_cache
 from typing import Any
 
 from pydantic import BaseModel
@@ -97,16 +98,27 @@ def _free_refill_label(board: Board, action: FreeRefill) -> str:
 
 
 def _rotate_label(board: Board, action: Rotate) -> str:
-    if action.direction == "ccw":
-        seat, arrow = slot_colour(board.rotation + 1, 0), "⟲"
+    return _rotate_words(action.staff, action.direction, board.rotation)
+
+
+# The most common moves' labels, each worded once (there are a few hundred).
+@lru_cache(maxsize=1024)
+def _rotate_words(staff: str, direction: str, rotation: int) -> str:
+    if direction == "ccw":
+        seat, arrow = slot_colour(rotation + 1, 0), "⟲"
     else:
-        seat, arrow = slot_colour(board.rotation - 1, 0), "⟳"
-    return f"{TAG[action.staff]} turns the wheel {arrow} ({TAG[seat]} to Seat)"
+        seat, arrow = slot_colour(rotation - 1, 0), "⟳"
+    return f"{TAG[staff]} turns the wheel {arrow} ({TAG[seat]} to Seat)"
 
 
 def _manager_label(board: Board, action: Manager) -> str:
-    target = (board.manager + action.slot) % MANAGER_SPACES
-    return f"{TAG[action.staff]} Manager +{action.slot} (space {board.manager} → {target})"
+    return _manager_words(action.staff, action.slot, board.manager)
+
+
+@lru_cache(maxsize=1024)
+def _manager_words(staff: str, slot: int, manager: int) -> str:
+    target = (manager + slot) % MANAGER_SPACES
+    return f"{TAG[staff]} Manager +{slot} (space {manager} → {target})"
 
 
 def _seat_label(board: Board, action: Seat) -> str:
