@@ -149,6 +149,8 @@ class CubeCafe(Game[CubeCafeState, Action]):
         return present.player_view(state, viewer)
 
     def outcome(self, state: CubeCafeState) -> Outcome | None:
+        if not state.over:  # asked before every move: answered without a call
+            return None
         return scoring.outcome(state)
 
     # -- presentation ----------------------------------------------------------------------------

@@ -347,10 +347,11 @@ def round_end(
 ) -> Announcement:
     lines = []
     for pid, report in reports.items():
-        meals = [f"{m.where} ★{m.satisfaction} ${m.money}" for m in report.meals]
         line = f"{token(pid)}: **+${report.money}**"
-        if meals:
-            line += " — " + ", ".join(meals)
+        if report.meals:
+            line += " — " + ", ".join(
+                [f"{m.where} ★{m.satisfaction} ${m.money}" for m in report.meals]
+            )
         if report.left:
             line += f"; left unfed: {', '.join(report.left)}"
         if report.thrown:
@@ -358,7 +359,8 @@ def round_end(
         if report.timed_out:
             line += f"; ⏰ out of time: {report.forfeited} staff forfeited"
         lines.append(line)
-    money = " · ".join(f"{token(p)} ${state.boards[p].money}" for p in standings(state))
+    boards = state.boards
+    money = " · ".join([f"{token(p)} ${boards[p].money}" for p in standings(state)])
     lines.append(f"💵 {money}")
     return Announcement(
         title=f"🍽️ Round {round_no} — feed your people",

@@ -61,7 +61,7 @@ class Feeding:
 
     @property
     def money(self) -> int:
-        return sum(m.money for m in self.meals)
+        return sum([m.money for m in self.meals])
 
 
 def new_state(players: list[PlayerId], options: CubeCafeOptions, seed: int) -> CubeCafeState:
