@@ -15,12 +15,14 @@ Bonus = Literal["manager", "plate", "copy", "wheel", "refill"]
 COLOURS: tuple[Colour, ...] = ("red", "yellow", "green", "blue", "white")
 WILD: Literal["wild"] = "wild"
 STAFF: tuple[Staff, ...] = (*COLOURS, WILD)  # also the canonical order of a hand of staff
-_RANK: dict[str, int] = {s: i for i, s in enumerate(STAFF)}
+_STAFF_RANK = {s: i for i, s in enumerate(STAFF)}.__getitem__
 
 
-def staff_sorted(staff: list[Staff]) -> list[Staff]:
-    """``staff`` in the canonical order of a hand (:data:`STAFF`)."""
-    return sorted(staff, key=_RANK.__getitem__)
+def in_staff_order(staff: list[Staff]) -> list[Staff]:
+    """Sort ``staff``, a list of the caller's own, in place into the canonical order of a hand
+    (:data:`STAFF`), and return it (most moves do this: no second list)."""
+    staff.sort(key=_STAFF_RANK)
+    return staff
 
 
 LETTER: dict[str, str] = {

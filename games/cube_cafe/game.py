@@ -77,8 +77,7 @@ class CubeCafe(Game[CubeCafeState, Action]):
     def active_players(self, state: CubeCafeState) -> set[PlayerId]:
         if state.over:
             return set()
-        boards = state.boards
-        return {p for p in state.players if not boards[p].done}
+        return {p for p, board in state.boards.items() if not board.done}  # a board per player
 
     def legal_actions(self, state: CubeCafeState, player: PlayerId) -> Sequence[Action]:
         if player not in state.boards:

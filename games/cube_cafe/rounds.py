@@ -23,7 +23,7 @@ from games.cube_cafe.catalogue import (
     VIPS,
     Colour,
     Staff,
-    staff_sorted,
+    in_staff_order,
     tip,
 )
 from games.cube_cafe.state import Board, Car, CubeCafeOptions, CubeCafeState, assign, replace
@@ -104,7 +104,7 @@ def start_round(state: CubeCafeState) -> Arrivals:
     dice = [state.rng.choice(die) for die in DICE]
     arrivals.dice = list(dice)
     assign(state, {"car_bag": car_bag, "dice": dice})
-    staff = staff_sorted(dice)
+    staff = in_staff_order(list(dice))
     for pid, board in state.boards.items():
         changes: dict[str, Any] = {
             "hand": _with_staff(board.hand, staff),
@@ -125,7 +125,7 @@ def start_round(state: CubeCafeState) -> Arrivals:
 
 def _with_staff(held: list[Staff], staff: list[Staff]) -> list[Staff]:
     """``held`` and ``staff`` (in order already) together, in order: a list of its own."""
-    return staff_sorted([*held, *staff]) if held else list(staff)  # nobody holds staff yet
+    return in_staff_order([*held, *staff]) if held else list(staff)  # nobody holds staff yet
 
 
 def feed(state: CubeCafeState, board: Board) -> tuple[Board, Feeding]:

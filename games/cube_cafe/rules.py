@@ -23,7 +23,6 @@ from games.cube_cafe.actions import (
     Rotate,
     Seat,
     Serve,
-    StaffMove,
     Wheel,
 )
 from games.cube_cafe.catalogue import (
@@ -50,17 +49,15 @@ from games.cube_cafe.catalogue import (
     WILD,
     Colour,
     Staff,
+    in_staff_order,
     rotation_with_seat,
     seated_at,
-    staff_sorted,
 )
 from games.cube_cafe.state import Board, CubeCafeState, Table, replace
 from games.cube_cafe.words import label
 from games.engine import PlayerId
 
 T = TypeVar("T")
-
-REWARD_MOVES = (Recruit, Cash, Wheel, FreeRefill)
 
 
 # -- legality ------------------------------------------------------------------------------------
@@ -73,26 +70,34 @@ def problem(state: CubeCafeState, pid: PlayerId, action: Action) -> str | None:
         return "The game is over."
     if board.done:
         return "You've said done for this round — wait for the others."
-    if isinstance(action, Done):
-        if board.pending and not action.timed_out:
-            return f"First choose your reward: {_reward_words(board)}."
-        return None
+    # By the kind of move (asked before every move): one look-up, not a chain of isinstance
+    # tests (on pydantic models, each test that fails costs a call).
     if board.pending:
-        if not isinstance(action, REWARD_MOVES):
-            return f"First choose your reward: {_reward_words(board)}."
-        return _reward_problem(board, action)
-    if isinstance(action, REWARD_MOVES):
-        return "You have no reward to choose right now."
-    if isinstance(action, Bus):
-        return _bus_problem(board, action)
-    return _staff_problem(state, board, action)
+        return _PENDING_PROBLEMS[type(action)](state, board, action)
+    return _PROBLEMS[type(action)](state, board, action)
+
+
+def _done_problem(state: CubeCafeState, board: Board, action: Done) -> str | None:
+    if board.pending and not action.timed_out:
+        return f"First choose your reward: {_reward_words(board)}."
+    return None
+
+
+def _no_reward_problem(state: CubeCafeState, board: Board, action: Action) -> str | None:
+    return "You have no reward to choose right now."
+
+
+def _not_a_reward_problem(state: CubeCafeState, board: Board, action: Action) -> str | None:
+    return f"First choose your reward: {_reward_words(board)}."
 
 
 def _reward_words(board: Board) -> str:
     return REWARD_NAME[board.pending[0]]
 
 
-def _reward_problem(board: Board, action: Recruit | Cash | Wheel | FreeRefill) -> str | None:
+def _reward_problem(
+    state: CubeCafeState, board: Board, action: Recruit | Cash | Wheel | FreeRefill
+) -> str | None:
     reward = board.pending[0]
     wrong = f"Choose your reward: {_reward_words(board)}."
     if isinstance(action, Cash):
@@ -114,7 +119,7 @@ def _reward_problem(board: Board, action: Recruit | Cash | Wheel | FreeRefill) -
     return _refill_problem(board, action.table)
 
 
-def _bus_problem(board: Board, action: Bus) -> str | None:
+def _bus_problem(state: CubeCafeState, board: Board, action: Bus) -> str | None:
     table = _table(board, action.table)
     if table is None:
         return f"There are only {TABLES} tables."
@@ -127,57 +132,85 @@ def _bus_problem(board: Board, action: Bus) -> str | None:
     return None
 
 
-def _staff_problem(state: CubeCafeState, board: Board, action: StaffMove) -> str | None:
-    if action.staff not in board.hand:
-        return f"You have no {action.staff} staff left this round."
-    if isinstance(action, Rotate):
-        return None
-    slot = action.slot if isinstance(action, Manager) else SLOT_OF[type(action)]
-    if isinstance(action, Manager) and not 1 <= slot <= len(JOBS) - 1:
-        return "The manager moves by a slot's number: pick a slot numbered 1–4."
+def _job_problem(board: Board, staff: Staff, slot: int) -> str | None:
+    """Whether ``staff`` is in hand and may work ``slot`` (its colour or a wild)."""
+    if staff not in board.hand:
+        return f"You have no {staff} staff left this round."
     colour = board.colour_at(slot)
-    if action.staff not in (colour, WILD):
+    if staff not in (colour, WILD):
         job = JOB_NAME[JOBS[slot]]
         return (
             f"{job} takes a {colour} staff now (the colour facing it) or a wild — "
             "turn the wheel first."
         )
-    if isinstance(action, Manager):
-        return None
-    if isinstance(action, Seat):
-        table = _table(board, action.table)
-        if table is None:
-            return f"There are only {TABLES} tables."
-        if not board.queue:
-            return "Nobody is waiting in your queue."
-        if not table.free:
-            return "That table isn't empty — bus its dirty plate first, or pick another."
-        return None
-    if isinstance(action, Drive):
-        return _drive_problem(board, action, colour)
-    if isinstance(action, Order):
-        table = _table(board, action.table)
-        if table is None:
-            return f"There are only {TABLES} tables."
-        if table.guest is None:
-            return f"Nobody is seated at table {action.table}."
-        if table.plate is not None:
-            return "That customer has ordered already."
-        if not state.plate_bag:
-            return "The plate bag is empty: no order can be taken right now."
-        return None
-    if isinstance(action, Cook):
-        if len(board.grill) >= GRILL_ROOM:
-            return f"The Grill holds {GRILL_ROOM} cubes — serve or wait for it to clear."
-        if board.menu[colour] == 0:
-            return f"Your menu has no {colour} cube left."
-        return None
-    if isinstance(action, Serve):
-        return _serve_problem(board, action)
+    return None
+
+
+def _rotate_problem(state: CubeCafeState, board: Board, action: Rotate) -> str | None:
+    if action.staff not in board.hand:
+        return f"You have no {action.staff} staff left this round."
+    return None
+
+
+def _manager_problem(state: CubeCafeState, board: Board, action: Manager) -> str | None:
+    if action.staff in board.hand and not 1 <= action.slot <= len(JOBS) - 1:
+        return "The manager moves by a slot's number: pick a slot numbered 1–4."
+    return _job_problem(board, action.staff, action.slot)
+
+
+def _seat_problem(state: CubeCafeState, board: Board, action: Seat) -> str | None:
+    problem = _job_problem(board, action.staff, SLOT_OF[Seat])
+    if problem is not None:
+        return problem
+    table = _table(board, action.table)
+    if table is None:
+        return f"There are only {TABLES} tables."
+    if not board.queue:
+        return "Nobody is waiting in your queue."
+    if not table.free:
+        return "That table isn't empty — bus its dirty plate first, or pick another."
+    return None
+
+
+def _order_problem(state: CubeCafeState, board: Board, action: Order) -> str | None:
+    problem = _job_problem(board, action.staff, SLOT_OF[Order])
+    if problem is not None:
+        return problem
+    table = _table(board, action.table)
+    if table is None:
+        return f"There are only {TABLES} tables."
+    if table.guest is None:
+        return f"Nobody is seated at table {action.table}."
+    if table.plate is not None:
+        return "That customer has ordered already."
+    if not state.plate_bag:
+        return "The plate bag is empty: no order can be taken right now."
+    return None
+
+
+def _cook_problem(state: CubeCafeState, board: Board, action: Cook) -> str | None:
+    problem = _job_problem(board, action.staff, SLOT_OF[Cook])
+    if problem is not None:
+        return problem
+    if len(board.grill) >= GRILL_ROOM:
+        return f"The Grill holds {GRILL_ROOM} cubes — serve or wait for it to clear."
+    colour = board.colour_at(SLOT_OF[Cook])
+    if board.menu[colour] == 0:
+        return f"Your menu has no {colour} cube left."
+    return None
+
+
+def _refill_job_problem(state: CubeCafeState, board: Board, action: Refill) -> str | None:
+    problem = _job_problem(board, action.staff, SLOT_OF[Refill])
+    if problem is not None:
+        return problem
     return _refill_problem(board, action.table)
 
 
-def _drive_problem(board: Board, action: Drive, colour: Colour) -> str | None:
+def _drive_problem(state: CubeCafeState, board: Board, action: Drive) -> str | None:
+    problem = _job_problem(board, action.staff, SLOT_OF[Drive])
+    if problem is not None:
+        return problem
     if action.stars not in DRIVE_SLOTS:
         return "The drive-thru has a 3★ and a 2★ slot."
     car = board.drive[DRIVE_SLOTS.index(action.stars)]
@@ -185,6 +218,7 @@ def _drive_problem(board: Board, action: Drive, colour: Colour) -> str | None:
         return f"There's no car in the {action.stars}★ slot."
     if car.cube is not None:
         return "That car has its food already."
+    colour = board.colour_at(SLOT_OF[Drive])
     if car.colour != colour:
         return f"The car is {car.colour}: the Drive-thru slot must show {car.colour} first."
     if board.menu[car.colour] == 0:
@@ -192,7 +226,10 @@ def _drive_problem(board: Board, action: Drive, colour: Colour) -> str | None:
     return None
 
 
-def _serve_problem(board: Board, action: Serve) -> str | None:
+def _serve_problem(state: CubeCafeState, board: Board, action: Serve) -> str | None:
+    problem = _job_problem(board, action.staff, SLOT_OF[Serve])
+    if problem is not None:
+        return problem
     if action.cube not in board.track(action.source):
         return f"There's no {action.cube} cube on the {SOURCE_NAME[action.source]}."
     table = _table(board, action.table)
@@ -220,6 +257,34 @@ def _refill_problem(board: Board, number: int) -> str | None:
 
 def _table(board: Board, number: int) -> Table | None:
     return board.tables[number - 1] if 1 <= number <= TABLES else None
+
+
+_Problem = Callable[[CubeCafeState, Board, Any], str | None]
+# Why a move is not allowed, by its kind: with no reward pending, and with one.
+_PROBLEMS: dict[type[BaseModel], _Problem] = {
+    Seat: _seat_problem,
+    Drive: _drive_problem,
+    Order: _order_problem,
+    Cook: _cook_problem,
+    Serve: _serve_problem,
+    Refill: _refill_job_problem,
+    Manager: _manager_problem,
+    Rotate: _rotate_problem,
+    Bus: _bus_problem,
+    Recruit: _no_reward_problem,
+    Cash: _no_reward_problem,
+    Wheel: _no_reward_problem,
+    FreeRefill: _no_reward_problem,
+    Done: _done_problem,
+}
+_PENDING_PROBLEMS: dict[type[BaseModel], _Problem] = {
+    **dict.fromkeys(_PROBLEMS, _not_a_reward_problem),
+    Recruit: _reward_problem,
+    Cash: _reward_problem,
+    Wheel: _reward_problem,
+    FreeRefill: _reward_problem,
+    Done: _done_problem,
+}
 
 
 # -- legal moves ---------------------------------------------------------------------------------
@@ -317,13 +382,13 @@ def _note(changes: Changes, text: str) -> None:
 
 def _spend(board: Board, staff: Staff, changes: Changes) -> None:
     changes["hand"] = without_one(board.hand, staff)
-    changes["spent"] = staff_sorted([*board.spent, staff])
+    changes["spent"] = in_staff_order([*board.spent, staff])
 
 
 def _recruit(board: Board, staff: Staff, changes: Changes) -> None:
     # Only moves that spend no staff recruit: the hand is the board's.
-    changes["hand"] = staff_sorted([*board.hand, staff])
-    changes["recruited"] = staff_sorted([*board.recruited, staff])
+    changes["hand"] = in_staff_order([*board.hand, staff])
+    changes["recruited"] = in_staff_order([*board.recruited, staff])
 
 
 def _draw_plate(state: CubeCafeState) -> tuple[Colour, list[Colour]]:
@@ -450,22 +515,31 @@ def _bus(state: CubeCafeState, board: Board, action: Bus, changes: Changes) -> N
         _note(changes, "Nobody to refill: the bonus is lost.")
 
 
-def _take_reward(
-    state: CubeCafeState,
-    board: Board,
-    action: Recruit | Cash | Wheel | FreeRefill,
-    changes: Changes,
-) -> None:
-    reward = board.pending[0]
+def _take_reward(board: Board, changes: Changes) -> str:
+    """The reward chosen now (the first pending), off the list."""
     changes["pending"] = board.pending[1:]
-    if isinstance(action, Recruit):
-        _recruit(board, action.staff, changes)
-    elif isinstance(action, Cash):
-        changes["money"] = board.money + CASH[reward]
-    elif isinstance(action, Wheel):
-        changes["rotation"] = rotation_with_seat(action.seat)
-    else:
-        refill(board, action.table, changes)
+    return board.pending[0]
+
+
+def _recruit_reward(state: CubeCafeState, board: Board, action: Recruit, changes: Changes) -> None:
+    _take_reward(board, changes)
+    _recruit(board, action.staff, changes)
+
+
+def _cash_reward(state: CubeCafeState, board: Board, action: Cash, changes: Changes) -> None:
+    changes["money"] = board.money + CASH[_take_reward(board, changes)]
+
+
+def _wheel_reward(state: CubeCafeState, board: Board, action: Wheel, changes: Changes) -> None:
+    _take_reward(board, changes)
+    changes["rotation"] = rotation_with_seat(action.seat)
+
+
+def _free_refill_reward(
+    state: CubeCafeState, board: Board, action: FreeRefill, changes: Changes
+) -> None:
+    _take_reward(board, changes)
+    refill(board, action.table, changes)
 
 
 # What each kind of phase-3 move does to the board (``changes``); the plate bag after the move
@@ -481,17 +555,17 @@ _MOVES = {
     Manager: _manager,
     Rotate: _rotate,
     Bus: _bus,
-    Recruit: _take_reward,
-    Cash: _take_reward,
-    Wheel: _take_reward,
-    FreeRefill: _take_reward,
+    Recruit: _recruit_reward,
+    Cash: _cash_reward,
+    Wheel: _wheel_reward,
+    FreeRefill: _free_refill_reward,
 }
 
 
 def finish(board: Board, timed_out: bool) -> Board:
     """Done: the staff left in hand are lost; at the clock, so are pending rewards."""
     changes: Changes = {
-        "forfeited": staff_sorted([*board.forfeited, *board.hand]),
+        "forfeited": in_staff_order([*board.forfeited, *board.hand]),
         "hand": [],
         "done": True,
     }

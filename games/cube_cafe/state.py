@@ -137,7 +137,10 @@ class CubeCafeState(GameState):
 
 M = TypeVar("M", bound=BaseModel)
 _new = object.__new__
-_set = object.__setattr__
+# BaseModel's own slots, set through their descriptors (object.__setattr__ looks each one up).
+_set_fields_set = BaseModel.__dict__["__pydantic_fields_set__"].__set__
+_set_extra = BaseModel.__dict__["__pydantic_extra__"].__set__
+_set_private = BaseModel.__dict__["__pydantic_private__"].__set__
 _ALL_FIELDS: dict[type[BaseModel], set[str]] = {}
 
 
@@ -147,13 +150,13 @@ def replace(model: M, changes: dict[str, Any]) -> M:
     else to copy). A move makes a few copies, each one at this cost."""
     cls = model.__class__
     new = _new(cls)
-    fields = model.__dict__.copy()
+    fields = new.__dict__  # a new empty dict, filled in place (no copy to swap in)
+    fields.update(model.__dict__)
     fields.update(changes)
-    _set(new, "__dict__", fields)
     # Every field counts as set (as in a model loaded from JSON): one set per class, shared.
-    _set(new, "__pydantic_fields_set__", _ALL_FIELDS.get(cls) or _all_fields(cls))
-    _set(new, "__pydantic_extra__", None)
-    _set(new, "__pydantic_private__", None)
+    _set_fields_set(new, _ALL_FIELDS.get(cls) or _all_fields(cls))
+    _set_extra(new, None)
+    _set_private(new, None)
     return new
 
 
