@@ -77,7 +77,12 @@ class CubeCafe(Game[CubeCafeState, Action]):
     def active_players(self, state: CubeCafeState) -> set[PlayerId]:
         if state.over:
             return set()
-        return {p for p, board in state.boards.items() if not board.done}  # a board per player
+        # A plain loop (asked before every move): a comprehension costs a frame of its own.
+        active = set()
+        for pid, board in state.boards.items():  # a board per player
+            if not board.done:
+                active.add(pid)
+        return active
 
     def legal_actions(self, state: CubeCafeState, player: PlayerId) -> Sequence[Action]:
         if player not in state.boards:
@@ -101,8 +106,9 @@ class CubeCafe(Game[CubeCafeState, Action]):
         if type(action) is not Done:
             return rules.apply_move(before, player, action)
         boards = {**before.boards, player: rules.finish(before.boards[player], action.timed_out)}
-        if not all(boards[p].done for p in before.players):
-            return replace(before, {"boards": boards})
+        for board in boards.values():
+            if not board.done:  # others are still working: the round goes on
+                return replace(before, {"boards": boards})
         # The phases draw from the generator (a draw changes it).
         state = replace(before, {"boards": boards, "rng": replace(before.rng, {})})
         round_no = state.round

@@ -116,8 +116,15 @@ class Board(BaseModel):
 
     def customers(self) -> int:
         """Customers still in the restaurant: at tables and in cars (the tie-break)."""
-        seated = [t for t in self.tables if t.guest is not None]
-        return len(seated) + len(self.drive) - self.drive.count(None)
+        # Counted in plain loops: the ranking asks for every player at every round's end.
+        count = 0
+        for table in self.tables:
+            if table.guest is not None:
+                count += 1
+        for car in self.drive:
+            if car is not None:
+                count += 1
+        return count
 
 
 class CubeCafeState(GameState):
