@@ -141,7 +141,10 @@ def feed(state: CubeCafeState, board: Board) -> tuple[Board, Feeding]:
     # Customers with food eat, tip and leave; the plate stays, dirty. Everyone still waiting grows
     # impatient. Every table's refill token comes back. (One pass over the tables: each table
     # is replaced at most once.)
-    baby = any(t.guest == BABY and t.cube is None for t in tables)  # the baby that ate has left
+    baby = False  # a crying baby still waiting (one that ate has left)
+    for table in tables:
+        if table.guest == BABY and table.cube is None:
+            baby = True
     for index, table in enumerate(tables):
         guest = table.guest
         if guest is None:
@@ -193,7 +196,9 @@ def feed(state: CubeCafeState, board: Board) -> tuple[Board, Feeding]:
     report.thrown = list(board.cold)
     for cube in board.cold:
         menu[cube] += 1
-    returned_plates += [p for p in board.dishwasher if p is not None]
+    for plate in board.dishwasher:
+        if plate is not None:
+            returned_plates.append(plate)
     state.plate_bag.extend(returned_plates)
     board = replace(
         board,

@@ -354,7 +354,9 @@ def apply_move(state: CubeCafeState, pid: PlayerId, action: Action) -> CubeCafeS
     """The state after ``pid``'s legal phase-3 move (not Done); ``state`` is left as it is."""
     board = state.boards[pid]
     # The move's note is worded from the board before the move (its own notes come after it).
-    changes: Changes = {"notes": [*board.notes[-3:], label(board, action)]}
+    notes = board.notes[-3:]  # a new list: the last four notes are kept
+    notes.append(label(board, action))
+    changes: Changes = {"notes": notes}
     plate_bag = _MOVES[type(action)](state, board, action, changes)
     boards = {**state.boards, pid: replace(board, changes)}
     if plate_bag is None:
