@@ -153,8 +153,8 @@ _ALL_FIELDS: dict[type[BaseModel], set[str]] = {}
 
 def replace(model: M, changes: dict[str, Any]) -> M:
     """A shallow copy of ``model`` with ``changes``, as :func:`games.kit.evolve` makes it, for
-    this game's models only (none has extra fields or private attributes, so there is nothing
-    else to copy). A move makes a few copies, each one at this cost."""
+    the models of this game's state only: none has extra fields or private attributes, so there
+    is nothing else to copy, and a move makes a few copies, so each is made at the least cost."""
     cls = model.__class__
     new = _new(cls)
     fields = new.__dict__  # a new empty dict, filled in place (no copy to swap in)
