@@ -331,3 +331,34 @@ async def test_a_rematch_needs_a_finished_game_a_player_and_a_free_channel(
     assert lobby.player_ids == ["1001", "1000", "1002"]
     again, opened = await service.rematch(s.id, "1002", "P1")
     assert not opened and again.id == lobby.id
+
+
+async def test_posts_written_after_the_outbox_was_read_empty_are_found(
+    service: SessionService, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The table sync reads a session's outbox after every move; a store that alone writes its
+    database remembers an empty read, and forgets it when a post is written."""
+    store = service.store
+    s = await started(service)
+    sent = await service.unsent_posts(s.id)
+    await service.mark_posted([p.id for p in sent], None)
+    assert await service.unsent_posts(s.id) == []
+    reads: list[str] = []
+    fetch = store._fetch
+
+    async def counted(sql: str, args: Any = ()) -> Any:
+        reads.append(sql)
+        return await fetch(sql, args)
+
+    monkeypatch.setattr(store, "_fetch", counted)
+    assert await service.unsent_posts(s.id) == []
+    # One writer: answered from memory; shared (PostgreSQL): another process may have written.
+    assert (len(reads) == 0) is (not store.shared)
+    rng = Rng(seed=3)
+    first_round = s.state.round if s.state is not None else 0
+    while s.state is not None and s.state.round == first_round:
+        player = rng.choice(sorted(s.game.active_players(s.state)))
+        action = rng.choice(list(s.game.legal_actions(s.state, player)))
+        s = (await service.act(s.id, player, action.model_dump(mode="json"))).session
+    posts = await service.unsent_posts(s.id)
+    assert posts, "the round's results are in the outbox, and found"

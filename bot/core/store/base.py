@@ -85,6 +85,11 @@ class Store(ABC):
     def __init__(self) -> None:
         # Names this process in the claims it holds (unique even when a process id is reused).
         self.process_id = f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(4)}"
+        # Sessions whose outbox holds nothing unsent, as this process last read it: the table
+        # sync asks after every move, and mostly there is nothing. Only a store with one
+        # writer may trust it (every insert goes through _insert_posts, under the same lock
+        # as the read; an insert forgets the session first, even if it then rolls back).
+        self._outbox_empty: set[int] = set()
 
     # -- what a backend provides -----------------------------------------------------------------
     @abstractmethod
@@ -507,6 +512,8 @@ class Store(ABC):
             await self._insert_posts(tx, session_id, posts or [])
 
     async def _insert_posts(self, tx: Tx, session_id: int, posts: list[NewPost]) -> None:
+        if posts:
+            self._outbox_empty.discard(session_id)
         now = time.time()
         for post in posts:
             hold = float(post.payload.get("hold", 0.0))  # waits for later posts to join it
@@ -606,10 +613,14 @@ class Store(ABC):
 
     # -- the outbox ------------------------------------------------------------------------------
     async def unsent_posts(self, session_id: int) -> list[PostRow]:
+        if session_id in self._outbox_empty:
+            return []
         rows = await self._fetch(
             "SELECT * FROM outbox WHERE session_id = ? AND sent_at IS NULL ORDER BY id",
             (session_id,),
         )
+        if not rows and not self.shared:
+            self._outbox_empty.add(session_id)
         return [row_of(PostRow, r) for r in rows]
 
     async def sessions_with_posts_due(self, now: float) -> list[int]:
@@ -759,6 +770,7 @@ class Store(ABC):
 
     async def load_tables(self, tables: dict[str, list[Record]]) -> None:
         """Insert these rows as they are (ids included), in one transaction."""
+        self._outbox_empty.clear()
         async with self._transaction() as tx:
             for table, rows in tables.items():
                 for row in rows:
