@@ -4,6 +4,8 @@ can change. Lines are kept phone-short (≈ 45 characters, a player's name count
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from games import kit
 from games.cafe_carnage.catalogue import (
     ACTION_EMOJI,
@@ -142,6 +144,22 @@ def option_label(name: str, value: int, copies: int, eaten: bool) -> str:
     return f"{name} — ${value} / {value} GP"
 
 
+@lru_cache(maxsize=4096)
+def _dish_option(
+    name: str, copies: int, repeat: bool, card: str, emoji: str, default: bool
+) -> Option:
+    """One dish of a course's menu: the same few come back panel after panel, so each is made
+    once (panels are never changed once made, so they may share it)."""
+    value = dish(card).value
+    return Option(
+        label=option_label(name, value, copies, repeat),
+        action={"type": "pick", "card": card},
+        description=f"already eaten (0 GP) — still costs ${value}" if repeat else "",
+        emoji=emoji,
+        default=default,
+    )
+
+
 def dish_select(state: CafeState, p: PlayerId, course: Course, eaten: set[str]) -> Select:
     """One option per distinct dish on offer (two copies are one dish: "×2"); it picks the copy
     already picked, else the first. ``eaten``: the dishes that would be repeats."""
@@ -154,19 +172,18 @@ def dish_select(state: CafeState, p: PlayerId, course: Course, eaten: set[str]) 
         name = dish(card).name
         copies[name] = copies.get(name, 0) + 1
         first.setdefault(name, card)
-    options: list[Option] = []
-    for name, card in first.items():
-        value = dish(card).value
-        repeat = name in eaten
-        options.append(
-            Option(
-                label=option_label(name, value, copies[name], repeat),
-                action={"type": "pick", "card": picked if picked_name == name else card},
-                description=f"already eaten (0 GP) — still costs ${value}" if repeat else "",
-                emoji=COURSE_EMOJI[course],
-                default=picked_name == name,
-            )
+    emoji = COURSE_EMOJI[course]
+    options = [
+        _dish_option(
+            name,
+            copies[name],
+            name in eaten,
+            picked if picked_name == name and picked else card,
+            emoji,
+            picked_name == name,
         )
+        for name, card in first.items()
+    ]
     placeholder = f"{COURSE_EMOJI[course]} Choose your {course}"
     if dish(cards[0]).name in eaten:  # only when every dish of the course was eaten
         placeholder += " (all eaten before: 0 GP)"
