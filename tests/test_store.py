@@ -362,3 +362,23 @@ async def test_posts_written_after_the_outbox_was_read_empty_are_found(
         s = (await service.act(s.id, player, action.model_dump(mode="json"))).session
     posts = await service.unsent_posts(s.id)
     assert posts, "the round's results are in the outbox, and found"
+
+
+async def test_a_move_says_whether_it_may_have_changed_the_timers(service: SessionService) -> None:
+    """The scheduler reads the timers again only after a change that may have moved them: a
+    pick within a Café Carnage round keeps the round's deadline, the round's end sets the
+    next one."""
+    s = await started(service)
+    heard: list[tuple[int, bool]] = []
+    service.subscribe(lambda change: heard.append((change.session_id, change.timers)))
+    assert s.state is not None
+    first_round = s.state.round
+    rng = Rng(seed=5)
+    while s.state is not None and s.state.round == first_round:
+        player = rng.choice(sorted(s.game.active_players(s.state)))
+        action = rng.choice(list(s.game.legal_actions(s.state, player)))
+        s = (await service.act(s.id, player, action.model_dump(mode="json"))).session
+    assert [timers for _, timers in heard[:-1]] == [False] * (len(heard) - 1)
+    assert heard[-1] == (s.id, True), "the round's end moved the deadline"
+    deadline = await service.deadline(s.id)
+    assert deadline is not None and deadline.key == f"r{first_round + 1}"

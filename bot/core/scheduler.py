@@ -47,7 +47,8 @@ class Scheduler:
         self._task: asyncio.Task[None] | None = None
         self._last_heartbeat = 0.0
         self._firing = asyncio.Lock()  # the loop and run_due() callers never fire twice
-        service.subscribe(lambda _change: self.wake())
+        # A move within a timed step leaves the timers as they were: no need to read them.
+        service.subscribe(lambda change: self.wake() if change.timers else None)
 
     async def start(self) -> None:
         await self.refund_downtime()

@@ -125,6 +125,7 @@ class Change:
     # None: any of them (a lobby change, a deadline, a restart…).
     views: frozenset[str | None] | None = None
     posted: bool = True  # the change put something in the outbox
+    timers: bool = True  # the change may have changed the session's timers or undo requests
 
 
 @dataclass(frozen=True)
@@ -227,8 +228,9 @@ class SessionService:
         views: frozenset[str | None] | None = None,
         *,
         posted: bool = True,
+        timers: bool = True,
     ) -> None:
-        change = Change(session_id, views, posted)
+        change = Change(session_id, views, posted, timers)
         for listener in self._listeners:
             listener(change)
 
@@ -842,7 +844,12 @@ class SessionService:
             committed = await self._commit(s, state, new_state, [NewAction(player, _dump(action))])
             touched = game.views_touched(state, new_state, player)
         posted = len(new_state.announcements) > len(state.announcements)
-        self._changed(session_id, None if touched is None else frozenset(touched), posted=posted)
+        self._changed(
+            session_id,
+            None if touched is None else frozenset(touched),
+            posted=posted,
+            timers=not _timers_stand(game, state, new_state),
+        )
         return ActResult(session=committed, applied=[(player, action)])
 
     @retry_stale_writes
@@ -941,8 +948,8 @@ class SessionService:
         settle_undo: bool = False,
     ) -> Session:
         outcome = s.game.outcome(new)
-        old_key = clock_key(s.game, old)
-        same_step = outcome is None and old_key is not None and old_key == clock_key(s.game, new)
+        # Within one timed step the stored timers are kept (an untimed game has none to keep).
+        same_step = _timers_stand(s.game, old, new) and clock_key(s.game, old) is not None
         state_json = (
             self._state_json.dump(s.id, new) if s.game.copy_on_write else new.model_dump_json()
         )
@@ -1205,3 +1212,9 @@ def _result_posts(s: Session, outcome: Outcome | None) -> list[NewPost]:
 
 def _dump(action: BaseModel) -> dict[str, Any]:
     return action.model_dump(mode="json")
+
+
+def _timers_stand(game: Game[Any, Any], old: GameState, new: GameState) -> bool:
+    """The move leaves the session's timers as they were: the same timed step goes on, or
+    nothing was timed before and nothing is now."""
+    return game.outcome(new) is None and clock_key(game, old) == clock_key(game, new)
