@@ -1,6 +1,7 @@
 """The long crash soak: the bot as its own process under click load, killed with kill -9 and
 restarted many times. Prints what held (see tests/e2e/crashes.py). Run by hand (`make soak`):
     .venv/bin/python bench/soak.py [--sessions 8] [--kills 12] [--moves-between-kills 150]
+        [--game monster-cafe]   (any game: those played by DM are played in the DMs)
 """
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
-"""kill -9 under load: the bot as its own process, players clicking in several games at once,
-the process killed and restarted at random moments. Used by tests/e2e/test_crash_e2e.py (a
+"""kill -9 under load: the bot as its own process, players clicking in several games at once
+(on the table message, or in their newest DM of the game when it is played by DM), the process
+killed and restarted at random moments. Used by tests/e2e/test_crash_e2e.py (a
 short run) and bench/soak.py (a long one).
 
 What must hold afterwards: every move a player was told had happened (their click was
@@ -23,7 +24,14 @@ from bot.core.store import SessionStatus
 from bot.core.store.sqlite import SqliteStore
 from emulator import DiscordEmulator, EmulatorError, Message
 from games.rng import Rng
-from tests.e2e.harness import bot_process_env, controls, game_messages, press, start_bot_process
+from tests.e2e.harness import (
+    Control,
+    bot_process_env,
+    controls,
+    game_messages,
+    press,
+    start_bot_process,
+)
 
 
 @dataclass
@@ -136,13 +144,20 @@ async def soak(
                 await bot.up.wait()
                 table = emu.get_message(table_id)
                 options = controls(table, index + 1, "t")
+                on_table = bool(options)
+                if on_table:
+                    # Mostly the player the table waits for; now and then someone else (refused).
+                    user = waiting_for(table, names) if rng.randint(0, 9) else rng.choice(users)
+                else:  # a game played by DM (Café Carnage, Cube Café…): a player's newest DM
+                    user, options = rng.choice([(u, dm_controls(emu, u, index + 1)) for u in users])
+                    buttons = [o for o in options if o.value is None]
+                    if buttons and rng.randint(0, 2) == 0:
+                        options = buttons  # "Confirm" and the like, else rarely picked
                 if not options:
                     if await _finished(db, index + 1):
                         break
                     await asyncio.sleep(0.05)
                     continue
-                # Mostly the player the table waits for; now and then someone else (refused).
-                user = waiting_for(table, names) if rng.randint(0, 9) else rng.choice(users)
                 shown = table.snapshot()
                 result.clicks += 1
                 try:
@@ -155,7 +170,8 @@ async def soak(
                 else:
                     acked += 1
                     result.acknowledged += 1
-                    deadline = time.monotonic() + 1.0  # let the table show the move
+                    # Let the table show the move (a DM's answer shows it at once).
+                    deadline = time.monotonic() + (1.0 if on_table else 0.0)
                     while emu.get_message(table_id).snapshot() == shown:
                         if time.monotonic() > deadline:
                             break
@@ -185,6 +201,18 @@ async def soak(
         await bot.stop()
         await _check(db, emu, channels, result)
     return result
+
+
+def dm_controls(emu: DiscordEmulator, user: int, session_id: int) -> list[Control]:
+    """The enabled controls of ``user``'s newest DM of the session (none once they are done
+    with the step). Older DMs keep their controls, but a click there moves nothing: its answer
+    closes that DM, which would count as an acknowledged move."""
+    for message in reversed(emu.dm_messages(user)):
+        current = emu.get_message(message.id)
+        found = controls(current, session_id)
+        if found or f"game #{session_id}" in current.current_text():
+            return found
+    return []
 
 
 def waiting_for(table: Message, names: dict[str, int]) -> int:

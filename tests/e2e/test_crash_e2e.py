@@ -6,11 +6,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from tests.e2e.crashes import soak
 
 
-async def test_kill_9_under_load_loses_nothing_and_posts_nothing_twice(tmp_path: Path) -> None:
-    result = await soak(tmp_path, sessions=3, kills=2, seed=11)
+# Monster Café is played on the table message; Café Carnage by DM, all players at once.
+@pytest.mark.parametrize("game", ["monster-cafe", "cafe-carnage"])
+async def test_kill_9_under_load_loses_nothing_and_posts_nothing_twice(
+    tmp_path: Path, game: str
+) -> None:
+    result = await soak(tmp_path, sessions=3, kills=2, seed=11, game=game)
     assert result.kills == 2
     assert result.acknowledged > 50
     assert result.lost == 0
