@@ -10,7 +10,6 @@ from typing import Any
 
 import discord
 
-from bot.adapter.items import Items
 from games.presentation import (
     MAX_V2_TEXT,
     PLAYER_TOKEN,
@@ -159,58 +158,6 @@ def control_rows(panel: Panel) -> list[list[tuple[int, Control]]]:
     return [[(index[id(c)], c) for c in row] for row in panel_rows(panel)]
 
 
-Row = list[discord.ui.Item[Any]]
-
-
-def control_items(
-    panel: Panel,
-    names: Mapping[str, str],
-    *,
-    session_id: int,
-    seat: str,
-    items: Items,
-    keys: PanelKeys | None = None,
-) -> list[Row]:
-    """The panel's controls as DynamicItems, row by row. A button's custom_id carries the
-    session, the seat, its move's key and its index (unique in the message); a select option's
-    value is its move's key."""
-    keys = keys or PanelKeys.of(panel)
-    rows: list[Row] = []
-    for row in control_rows(panel):
-        built: Row = []
-        for index, control in row:
-            key = keys.controls[index]
-            custom_id = f"cb:g:{session_id}:{seat}:{key}:{index}"
-            if isinstance(control, Button):
-                button: discord.ui.Button[discord.ui.View] = discord.ui.Button(
-                    label=names_in(control.label, names)[:80],
-                    style=STYLES[control.style],
-                    emoji=control.emoji,
-                    disabled=control.disabled,
-                    custom_id=custom_id,
-                )
-                built.append(items.game_button(button))
-            elif isinstance(control, Select):
-                select: discord.ui.Select[discord.ui.View] = discord.ui.Select(
-                    placeholder=names_in(control.placeholder, names)[:150],
-                    custom_id=custom_id,
-                    disabled=control.disabled,
-                    options=[
-                        discord.SelectOption(
-                            label=names_in(o.label, names)[:100],
-                            value=value,
-                            description=names_in(o.description, names)[:100] or None,
-                            emoji=o.emoji,
-                            default=o.default,
-                        )
-                        for o, value in zip(control.options[:25], keys.options[index], strict=False)
-                    ],
-                )
-                built.append(items.game_select(select))
-        rows.append(built)
-    return rows
-
-
 class PanelView(discord.ui.View):
     """A classic view whose rows are already Discord's component dicts (see ``raw_rows``).
     It has no discord.ui children: its controls are DynamicItems, which the client matches
@@ -303,7 +250,6 @@ def game_view(
     *,
     session_id: int,
     seat: str,
-    items: Items,
     extra: list[discord.ui.Item[discord.ui.View]] | None = None,
     keys: PanelKeys | None = None,
 ) -> PanelView | None:
@@ -322,40 +268,49 @@ def game_view(
     return PanelView(rows) if any(rows) else None
 
 
+class PanelLayout(discord.ui.LayoutView):
+    """A Components V2 message whose components are already Discord's dicts (see
+    ``layout_view``); like PanelView, nothing in it is stored per message."""
+
+    def __init__(self, components: list[dict[str, Any]]) -> None:
+        super().__init__(timeout=None)
+        self.raw = components
+
+    def to_components(self) -> list[dict[str, Any]]:
+        return self.raw
+
+    def has_components_v2(self) -> bool:
+        return True  # discord.py asks its children, and it has none: sets the message's flag
+
+
 def layout_view(
     panel: Panel,
     names: Mapping[str, str],
     *,
     session_id: int,
     seat: str,
-    items: Items,
     footer: str = "",
     keys: PanelKeys | None = None,
-) -> discord.ui.LayoutView:
+) -> PanelLayout:
     """A Components V2 message: the panel's text, its picture and all its rows of controls in
-    one container (up to 40 components in all)."""
+    one container (up to 40 components in all), drawn as component dicts like ``raw_rows``."""
     text = names_in(v2_text(panel), names)
     if footer:
         text += f"\n-# {names_in(footer, names)}"
-    container: discord.ui.Container[discord.ui.LayoutView] = discord.ui.Container(
-        accent_colour=panel.colour if panel.colour is not None else DEFAULT_COLOUR
-    )
-    container.add_item(discord.ui.TextDisplay(text[:MAX_V2_TEXT]))
+    parts: list[dict[str, Any]] = [{"type": 10, "content": text[:MAX_V2_TEXT]}]
     if panel.image is not None:
-        container.add_item(
-            discord.ui.MediaGallery(
-                discord.MediaGalleryItem(
-                    f"attachment://{panel.image.name}", description=panel.image.alt[:256]
-                )
+        gallery = discord.ui.MediaGallery[discord.ui.LayoutView](
+            discord.MediaGalleryItem(
+                f"attachment://{panel.image.name}", description=panel.image.alt[:256]
             )
         )
-    for row in control_items(
-        panel, names, session_id=session_id, seat=seat, items=items, keys=keys
-    ):
-        container.add_item(discord.ui.ActionRow(*row))
-    view = discord.ui.LayoutView(timeout=None)
-    view.add_item(container)
-    return view
+        parts.append(gallery.to_component_dict())  # type: ignore[no-untyped-call]
+    for row in raw_rows(panel, names, session_id=session_id, seat=seat, keys=keys):
+        parts.append({"type": 1, "components": row})
+    colour = panel.colour if panel.colour is not None else DEFAULT_COLOUR
+    return PanelLayout(
+        [{"type": 17, "accent_color": colour, "spoiler": False, "components": parts}]
+    )
 
 
 def sendable(view: discord.ui.View | discord.ui.LayoutView | None) -> Any:

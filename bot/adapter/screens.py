@@ -320,7 +320,6 @@ class Screens:
             names,
             session_id=s.id,
             seat="t",
-            items=self.items,
             extra=buttons,
             keys=parts.keys,
         )
@@ -409,7 +408,6 @@ class Screens:
                 s.names(),
                 session_id=s.id,
                 seat=seat,
-                items=self.items,
                 footer=f"Your private view · table in {where} · {footer}",
                 keys=keys,
             )
@@ -418,9 +416,7 @@ class Screens:
         embed.description = (
             embed.description or ""
         ) + f"\n\n-# Your private view · table in {where}"
-        classic = game_view(
-            panel, s.names(), session_id=s.id, seat=seat, items=self.items, keys=keys
-        )
+        classic = game_view(panel, s.names(), session_id=s.id, seat=seat, keys=keys)
         return Rendered([embed], classic, digest, s.game, pictures, panel)
 
     @staticmethod
