@@ -132,10 +132,20 @@ def _bus_problem(state: CubeCafeState, board: Board, action: Bus) -> str | None:
     return None
 
 
-def _job_problem(board: Board, staff: Staff, slot: int) -> str | None:
-    """Whether ``staff`` is in hand and may work ``slot`` (its colour or a wild)."""
+_Problem = Callable[[CubeCafeState, Board, Any], str | None]
+
+
+def _in_hand_problem(board: Board, staff: Staff) -> str | None:
     if staff not in board.hand:
         return f"You have no {staff} staff left this round."
+    return None
+
+
+def _job_problem(board: Board, staff: Staff, slot: int) -> str | None:
+    """Whether ``staff`` is in hand and may work ``slot`` (its colour or a wild)."""
+    in_hand = _in_hand_problem(board, staff)
+    if in_hand is not None:
+        return in_hand
     colour = board.colour_at(slot)
     if staff not in (colour, WILD):
         job = JOB_NAME[JOBS[slot]]
@@ -147,9 +157,7 @@ def _job_problem(board: Board, staff: Staff, slot: int) -> str | None:
 
 
 def _rotate_problem(state: CubeCafeState, board: Board, action: Rotate) -> str | None:
-    if action.staff not in board.hand:
-        return f"You have no {action.staff} staff left this round."
-    return None
+    return _in_hand_problem(board, action.staff)
 
 
 def _manager_problem(state: CubeCafeState, board: Board, action: Manager) -> str | None:
@@ -159,9 +167,6 @@ def _manager_problem(state: CubeCafeState, board: Board, action: Manager) -> str
 
 
 def _seat_problem(state: CubeCafeState, board: Board, action: Seat) -> str | None:
-    problem = _job_problem(board, action.staff, SLOT_OF[Seat])
-    if problem is not None:
-        return problem
     table = _table(board, action.table)
     if table is None:
         return f"There are only {TABLES} tables."
@@ -173,9 +178,6 @@ def _seat_problem(state: CubeCafeState, board: Board, action: Seat) -> str | Non
 
 
 def _order_problem(state: CubeCafeState, board: Board, action: Order) -> str | None:
-    problem = _job_problem(board, action.staff, SLOT_OF[Order])
-    if problem is not None:
-        return problem
     table = _table(board, action.table)
     if table is None:
         return f"There are only {TABLES} tables."
@@ -189,9 +191,6 @@ def _order_problem(state: CubeCafeState, board: Board, action: Order) -> str | N
 
 
 def _cook_problem(state: CubeCafeState, board: Board, action: Cook) -> str | None:
-    problem = _job_problem(board, action.staff, SLOT_OF[Cook])
-    if problem is not None:
-        return problem
     if len(board.grill) >= GRILL_ROOM:
         return f"The Grill holds {GRILL_ROOM} cubes — serve or wait for it to clear."
     colour = board.colour_at(SLOT_OF[Cook])
@@ -200,17 +199,23 @@ def _cook_problem(state: CubeCafeState, board: Board, action: Cook) -> str | Non
     return None
 
 
-def _refill_job_problem(state: CubeCafeState, board: Board, action: Refill) -> str | None:
-    problem = _job_problem(board, action.staff, SLOT_OF[Refill])
-    if problem is not None:
-        return problem
+def _refill_table_problem(state: CubeCafeState, board: Board, action: Refill) -> str | None:
     return _refill_problem(board, action.table)
 
 
+def _job_first(check: _Problem) -> _Problem:
+    """A move of a staff to a job: the staff must be in hand and fit the job's slot before
+    ``check`` asks about the rest."""
+
+    def staff_move_problem(state: CubeCafeState, board: Board, action: Any) -> str | None:
+        return _job_problem(board, action.staff, SLOT_OF[type(action)]) or check(
+            state, board, action
+        )
+
+    return staff_move_problem
+
+
 def _drive_problem(state: CubeCafeState, board: Board, action: Drive) -> str | None:
-    problem = _job_problem(board, action.staff, SLOT_OF[Drive])
-    if problem is not None:
-        return problem
     if action.stars not in DRIVE_SLOTS:
         return "The drive-thru has a 3★ and a 2★ slot."
     car = board.drive[DRIVE_SLOTS.index(action.stars)]
@@ -227,9 +232,6 @@ def _drive_problem(state: CubeCafeState, board: Board, action: Drive) -> str | N
 
 
 def _serve_problem(state: CubeCafeState, board: Board, action: Serve) -> str | None:
-    problem = _job_problem(board, action.staff, SLOT_OF[Serve])
-    if problem is not None:
-        return problem
     if action.cube not in board.track(action.source):
         return f"There's no {action.cube} cube on the {SOURCE_NAME[action.source]}."
     table = _table(board, action.table)
@@ -259,15 +261,14 @@ def _table(board: Board, number: int) -> Table | None:
     return board.tables[number - 1] if 1 <= number <= TABLES else None
 
 
-_Problem = Callable[[CubeCafeState, Board, Any], str | None]
 # Why a move is not allowed, by its kind: with no reward pending, and with one.
 _PROBLEMS: dict[type[BaseModel], _Problem] = {
-    Seat: _seat_problem,
-    Drive: _drive_problem,
-    Order: _order_problem,
-    Cook: _cook_problem,
-    Serve: _serve_problem,
-    Refill: _refill_job_problem,
+    Seat: _job_first(_seat_problem),
+    Drive: _job_first(_drive_problem),
+    Order: _job_first(_order_problem),
+    Cook: _job_first(_cook_problem),
+    Serve: _job_first(_serve_problem),
+    Refill: _job_first(_refill_table_problem),
     Manager: _manager_problem,
     Rotate: _rotate_problem,
     Bus: _bus_problem,
