@@ -948,8 +948,8 @@ class SessionService:
         settle_undo: bool = False,
     ) -> Session:
         outcome = s.game.outcome(new)
-        # Within one timed step the stored timers are kept (an untimed game has none to keep).
-        same_step = _timers_stand(s.game, old, new) and clock_key(s.game, old) is not None
+        old_key = clock_key(s.game, old)
+        same_step = outcome is None and old_key is not None and old_key == clock_key(s.game, new)
         state_json = (
             self._state_json.dump(s.id, new) if s.game.copy_on_write else new.model_dump_json()
         )
