@@ -59,10 +59,15 @@ async def update_clicked(interaction: discord.Interaction[Any], **fields: Any) -
         payload=params.payload,
     )
     response._response_type = discord.InteractionResponseType.message_update
-    view = fields.get("view")
-    message = interaction.message
-    if view and not view.is_finished() and view.is_dispatchable() and message is not None:
-        interaction._state.store_view(view, message.id)  # as edit_message does
+    if interaction.message is not None:
+        _store_view(interaction._state, fields.get("view"), interaction.message.id)
+
+
+def _store_view(state: Any, view: Any, message_id: int) -> None:
+    """What discord.py does with a view once its message is sent or edited: one with items it
+    must dispatch itself is kept for that message (ours are DynamicItems or none at all)."""
+    if view and not view.is_finished() and view.is_dispatchable():
+        state.store_view(view, message_id)
 
 
 class Failure(Enum):
@@ -161,8 +166,7 @@ class Messenger:
             **kwargs,
         ) as params:
             data = await self.client.http.send_message(channel_id, params=params)
-        if view and not view.is_finished() and view.is_dispatchable():
-            state.store_view(view, int(data["id"]))
+        _store_view(state, view, int(data["id"]))
         return Sent.of(data, state)
 
     async def edit(

@@ -179,9 +179,11 @@ def raw_rows(
     seat: str,
     keys: PanelKeys | None = None,
 ) -> list[list[dict[str, Any]]]:
-    """What ``control_items`` would send, drawn straight as component dicts: building
-    discord.ui items (a select of 25 options is 27 objects) was the largest part of drawing
-    a panel. tests/test_raw_components.py checks both agree for every game's panels."""
+    """The panel's controls as Discord's component dicts, row by row. A button's custom_id
+    carries the session, the seat, its move's key and its index (unique in the message); a
+    select option's value is its move's key. Built as discord.ui items (a select of 25 options
+    is 27 objects), this was the largest part of drawing a panel; tests/test_raw_components.py
+    keeps that builder and checks both send the same for every game's panels."""
     keys = keys or PanelKeys.of(panel)
     rows: list[list[dict[str, Any]]] = []
     for row in control_rows(panel):
