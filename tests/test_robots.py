@@ -17,7 +17,7 @@ from bot.core.errors import NotAllowed
 from bot.core.robots import Robots, decide, strategy_for
 from bot.core.seat_view import as_seen_by, hidden_from
 from bot.core.seats import is_robot, robot_name
-from bot.core.sessions import Session, SessionService
+from bot.core.sessions import Change, Session, SessionService
 from bot.core.store import SessionStatus
 from bot.core.store.sqlite import SqliteStore
 from games import REGISTRY
@@ -139,6 +139,27 @@ async def test_after_a_restart_awaited_bot_seats_move_again(service: SessionServ
     assert s.state is not None
     assert s.game.active_players(s.state) == {HOST}  # the bots ordered and confirmed
     assert robots.moves_played >= 2
+
+
+async def test_moves_say_whether_a_bot_seat_may_be_awaited(service: SessionService) -> None:
+    """A move in a game of humans only does not set the bot players looking (a check per
+    click); in a game with a bot seat, every move does."""
+    changes: list[Change] = []
+    service.subscribe(changes.append)
+    for robots in (0, 1):
+        s = await lobby(service, "cafe-carnage")
+        await service.join(s.id, FRIEND, "Friend")
+        if robots:
+            await service.add_robot(s.id, HOST)
+        else:
+            await service.join(s.id, "1003", "Third")
+        s = await service.start(s.id, HOST)
+        assert s.state is not None
+        changes.clear()
+        move = next(iter(s.game.legal_actions(s.state, HOST)))
+        await service.act(s.id, HOST, move)
+        assert [c.robots for c in changes] == [bool(robots)]
+        await service.abandon(s.id, HOST, may_manage=True)
 
 
 async def test_bot_players_wait_a_human_looking_moment(service: SessionService) -> None:

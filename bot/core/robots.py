@@ -23,7 +23,7 @@ from pydantic import BaseModel
 from bot.core.errors import UserError
 from bot.core.seat_view import as_seen_by
 from bot.core.seats import is_robot, robot_number
-from bot.core.sessions import Session, SessionService
+from bot.core.sessions import Change, Session, SessionService
 from bot.core.store import SessionStatus
 from games.engine import Game, GameState, PlayerId, Strategy
 from games.rng import Rng
@@ -84,7 +84,7 @@ class Robots:
         self._moves: dict[tuple[int, str], asyncio.Task[None]] = {}
         self._running = False
         self.moves_played = 0
-        service.subscribe(lambda change: self.request(change.session_id))
+        service.subscribe(self.on_change)
 
     async def start(self) -> None:
         """Look at every open session: after a restart, awaited bot seats move again."""
@@ -109,6 +109,10 @@ class Robots:
             await asyncio.gather(
                 *self._checks.values(), *self._moves.values(), return_exceptions=True
             )
+
+    def on_change(self, change: Change) -> None:
+        if change.robots:  # a move in a game of humans only: nothing to look at
+            self.request(change.session_id)
 
     def request(self, session_id: int) -> None:
         """A session changed: see whether a bot seat is awaited now."""

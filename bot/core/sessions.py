@@ -126,6 +126,7 @@ class Change:
     views: frozenset[str | None] | None = None
     posted: bool = True  # the change put something in the outbox
     timers: bool = True  # the change may have changed the session's timers or undo requests
+    robots: bool = True  # a bot seat may be awaited now (False: the game seats none)
 
 
 @dataclass(frozen=True)
@@ -229,8 +230,9 @@ class SessionService:
         *,
         posted: bool = True,
         timers: bool = True,
+        robots: bool = True,
     ) -> None:
-        change = Change(session_id, views, posted, timers)
+        change = Change(session_id, views, posted, timers, robots)
         for listener in self._listeners:
             listener(change)
 
@@ -849,6 +851,7 @@ class SessionService:
             None if touched is None else frozenset(touched),
             posted=posted,
             timers=not _timers_stand(game, state, new_state),
+            robots=any(is_robot(p) for p in new_state.players),
         )
         return ActResult(session=committed, applied=[(player, action)])
 
