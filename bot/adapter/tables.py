@@ -255,11 +255,14 @@ class TableSync:
     async def _slot(self) -> AsyncIterator[None]:
         """One of the sync slots, waited for a moment at most: a sync whose request hangs
         (Discord slow to answer) holds its slot, and must not hold up every other session."""
-        try:
-            await asyncio.wait_for(self._slots.acquire(), SLOT_WAIT)
-        except TimeoutError:
-            yield  # over the limit, rather than late
-            return
+        if self._slots.locked():
+            try:
+                await asyncio.wait_for(self._slots.acquire(), SLOT_WAIT)
+            except TimeoutError:
+                yield  # over the limit, rather than late
+                return
+        else:
+            await self._slots.acquire()  # free: taken at once (wait_for costs a task)
         try:
             yield
         finally:
