@@ -30,6 +30,7 @@ from aiohttp import WSMsgType, web
 from aiohttp.multipart import BodyPartReader
 
 from .faults import Chance, Fault
+from .jsondata import dumps, json_copy
 from .models import (
     ALL_PERMISSIONS,
     BOT_PERMISSIONS,
@@ -142,7 +143,7 @@ class _GatewayConn:
     closed_by_emulator: bool = False
 
     def send(self, payload: Json) -> None:
-        self.queue.put_nowait(json.dumps(payload, separators=(",", ":")))
+        self.queue.put_nowait(dumps(payload))
 
     async def close(self, code: int, reason: bytes = b"") -> None:
         self.closed_by_emulator = True
@@ -1008,9 +1009,9 @@ class DiscordEmulator:
             "channel_id": str(msg.channel_id),
             "author": self._user_payload(msg.author_id),
             "content": "" if strip_content else msg.content,
-            "embeds": [] if strip_content else copy.deepcopy(msg.embeds),
-            "components": [] if strip_content else copy.deepcopy(msg.components),
-            "attachments": [] if strip_content else copy.deepcopy(msg.attachments),
+            "embeds": [] if strip_content else json_copy(msg.embeds),
+            "components": [] if strip_content else json_copy(msg.components),
+            "attachments": [] if strip_content else json_copy(msg.attachments),
             "mentions": [],
             "mention_roles": [],
             "mention_everyone": False,
@@ -1115,7 +1116,7 @@ class DiscordEmulator:
             self._routes.append((method, re.compile(pattern), template, handler, auth))
 
     def _json(self, data: Any, status: int = 200) -> web.Response:
-        resp = web.Response(body=json.dumps(data).encode(), status=status)
+        resp = web.Response(body=dumps(data).encode(), status=status)
         resp.headers["Content-Type"] = "application/json"
         return resp
 
@@ -1553,8 +1554,8 @@ class DiscordEmulator:
             author_id=author_id or self.bot_user_id,
             guild_id=channel.guild_id,
             content=candidate["content"],
-            embeds=copy.deepcopy(candidate["embeds"]),
-            components=copy.deepcopy(candidate["components"]),
+            embeds=json_copy(candidate["embeds"]),
+            components=json_copy(candidate["components"]),
             flags=flags,
             attachments=attachments,
             files=files,
@@ -1665,10 +1666,10 @@ class DiscordEmulator:
         self.unresolved_attachments.extend((msg.id, url) for url in unresolved)
         msg.history.append(msg.snapshot())
         msg.content = content
-        msg.embeds = copy.deepcopy(embeds)
+        msg.embeds = json_copy(embeds)
         for embed in msg.embeds:
             embed.setdefault("type", "rich")
-        msg.components = copy.deepcopy(components)
+        msg.components = json_copy(components)
         msg.flags = new_flags
         msg.attachments = attachments
         msg.files = files
@@ -2177,9 +2178,7 @@ class DiscordEmulator:
 
     def _send_dispatch(self, session: _Session, event: str, data: Json) -> None:
         session.seq += 1
-        raw = json.dumps(
-            {"op": OP_DISPATCH, "t": event, "s": session.seq, "d": data}, separators=(",", ":")
-        )
+        raw = dumps({"op": OP_DISPATCH, "t": event, "s": session.seq, "d": data})
         session.buffer.append((session.seq, raw))
         if session.conn is not None:
             session.conn.queue.put_nowait(raw)

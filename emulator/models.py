@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import asyncio
-import copy
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, NamedTuple
 
+from .jsondata import json_copy
 from .validation import FLAG_EPHEMERAL, FLAG_LOADING, SELECT_TYPES, Json, iter_components
 
 if TYPE_CHECKING:
@@ -257,16 +257,14 @@ class Message:
     def snapshot(self) -> Json:
         """This version: content, embeds, components, flags, attachments and ``files``
         (filename -> bytes, so tests can inspect images of earlier versions)."""
-        return copy.deepcopy(
-            {
-                "content": self.content,
-                "embeds": self.embeds,
-                "components": self.components,
-                "flags": self.flags,
-                "attachments": self.attachments,
-                "files": self.files,
-            }
-        )
+        return {
+            "content": self.content,
+            "embeds": json_copy(self.embeds),
+            "components": json_copy(self.components),
+            "flags": self.flags,
+            "attachments": json_copy(self.attachments),
+            "files": dict(self.files),  # bytes: immutable, shared
+        }
 
     def versions(self) -> list[Json]:
         """Every version of the message, oldest first, the current one last."""
