@@ -5,6 +5,8 @@ emulator and plays every seat, each player clicking their picks and Confirm as f
 clicks are acknowledged. Prints interactions/s, latency from INTERACTION_CREATE to the
 callback (p50/p99), the bot processes' CPU seconds per 1,000 clicks (from /proc/<pid>/stat),
 messages drawn per click (counted from the first click: not the lobbies), and REST calls per round per player by kind.
+Beside them, the CPU seconds per second of this process (the emulator and every clicking
+player) and of the bot while clicking: near 1.0 (a core), that process is the bottleneck.
 
 In the same run, the library's own limit: a bare discord.py bot (bench/bare_bot.py, its own
 process, the same emulator, intents and shards) receives the same clicks on copies of the same
