@@ -850,6 +850,13 @@ class TableSync:
             async with self._lock(message_id):
                 if self._dm_state(s, user_id) == (panel.stamp, digest):
                     return  # a click's answer showed it meanwhile
+                if (await self.service.load(s.id)).version != s.version:
+                    # A move was committed since this pass loaded the session, and its click
+                    # may have shown it here already: drawing this older state would go back
+                    # (e.g. give a closed step's DM its controls again). Draw the newest, in a
+                    # pass of its own.
+                    self.on_change(Change(s.id, frozenset({user_id}), posted=False))
+                    return
                 rendered = self.screens.render_private(
                     s, user_id, panel, digest, keys=entry.keys, elsewhere=elsewhere
                 )
