@@ -5,9 +5,9 @@ emulator and plays every seat, each player clicking their picks and Confirm as f
 clicks are acknowledged. Prints interactions/s, latency from INTERACTION_CREATE to the
 callback (p50/p99), the bot processes' CPU seconds per 1,000 clicks (from /proc/<pid>/stat),
 messages drawn per click (counted from the first click: not the lobbies), and REST calls per round per player by kind.
-``--pairs N`` runs both N times, one after the other, and prints the spread of each figure.
 Beside them, the CPU seconds per second of this process (the emulator and every clicking
 player) and of the bot while clicking: near 1.0 (a core), that process is the bottleneck.
+``--pairs N`` runs both N times, one after the other, and prints the spread of each figure.
 
 In the same run, the library's own limit: a bare discord.py bot (bench/bare_bot.py, its own
 process, the same emulator, intents and shards) receives the same clicks on copies of the same
@@ -291,7 +291,7 @@ async def bare_bot_on_the_same_clicks(
 ) -> tuple[float, float, float, list[float]]:
     """Replay every click on a copy of the message it was made on (posted by this process as
     the bot, same content), for the bare discord.py bot (on as many shards as the cluster).
-    Returns (seconds, CPU s, latencies)."""
+    Returns (seconds, the bare bot's CPU s, this process's CPU s, latencies)."""
     bare = await asyncio.create_subprocess_exec(
         sys.executable, str(ROOT / "bench" / "bare_bot.py"), env=env | {"BARE_SHARDS": str(shards)}
     )

@@ -1,6 +1,6 @@
 """JSON data, copied and encoded fast: the emulator copies every message it stores and sends,
-and encodes every event and answer (copy.deepcopy and json were most of its CPU under load,
-which made it, not the bot, the bottleneck of bench/bot.py)."""
+and encodes every event and answer (copy.deepcopy and json were 43 % of its CPU under
+bench/bot.py's load, where it caps the bare bot's run)."""
 
 from __future__ import annotations
 
@@ -13,8 +13,8 @@ T = TypeVar("T")
 
 
 def json_copy(value: T) -> T:
-    """A deep copy of data that passed validation (what copy.deepcopy gives, about nine times
-    faster). What orjson cannot encode (bytes, keys that are not strings, huge ints) goes
+    """A deep copy of data that passed validation (what copy.deepcopy gives, ~5.7 times faster
+    on a bench run's messages). What orjson cannot encode (bytes, keys that are not strings, huge ints) goes
     through deepcopy."""
     try:
         copied: T = orjson.loads(orjson.dumps(value))
