@@ -493,3 +493,34 @@ async def test_last_rounds_menu_is_closed_by_a_click_not_by_an_edit(tmp_path: Pa
         closed = w.emu.get_message(round_two.id)
         assert "abandoned" in closed.current_text()
         assert closed.selects() == [] and closed.buttons() == []
+
+
+async def test_a_slow_sync_does_not_give_a_closed_menu_its_controls_back(tmp_path: Path) -> None:
+    """Found by the kill -9 soak: the sync that follows a restart loads the game, then waits
+    on Discord (here: a slow edit of the table). Meanwhile the last player confirms, which ends
+    the round, and the click's answer closes their menu. The sync, reaching that player's DM
+    with the game as it had loaded it, must not draw the older round over it: the menu would
+    show its controls again, for a round that is over."""
+    async with world(tmp_path, 3) as w:
+        async with w.bot_running():
+            table = await open_game(w, GAME)
+            for user in w.users[:2]:
+                await confirm(w, user, await order(w, user, None))
+            last = w.users[2]
+            menu = await order(w, last, None)  # shown by the clicks' answers only
+        slow_table = w.emu.inject_fault(
+            "PATCH", f"/channels/{w.channel}/messages/{table.id}", delay=1.0
+        )
+        async with w.bot_running():
+            while not slow_table.hits:  # the start-up sync has loaded the game and waits
+                await asyncio.sleep(0.01)
+            result = await w.emu.click(last, menu.id, w.emu.get_message(menu.id).button(CONFIRM))
+            assert result.type == 7 and not result.ephemeral
+            closed = w.emu.get_message(menu.id)
+            assert closed.selects() == [] and closed.buttons() == [], "the answer closes it"
+            await w.settle()
+            assert any("Round 1 — dinner is served" in t for t in w.channel_texts())
+            after = w.emu.get_message(menu.id)
+            assert after.selects() == [] and after.buttons() == [], "still closed after the sync"
+            assert after.current_text() == closed.current_text()
+            assert "round 2/5" in w.latest_dm(last).current_text().lower()
