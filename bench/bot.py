@@ -288,12 +288,16 @@ async def bare_bot_on_the_same_clicks(
     env: dict[str, str],
     players_in_turn: list[list[list[Click]]],
     shards: int,
+    answer: str = "defer",
 ) -> tuple[float, float, float, list[float]]:
     """Replay every click on a copy of the message it was made on (posted by this process as
-    the bot, same content), for the bare discord.py bot (on as many shards as the cluster).
+    the bot, same content), for the bare discord.py bot (on as many shards as the cluster;
+    ``answer`` "floor": answering as bench/bare_bot.py's floor does).
     Returns (seconds, the bare bot's CPU s, this process's CPU s, latencies)."""
     bare = await asyncio.create_subprocess_exec(
-        sys.executable, str(ROOT / "bench" / "bare_bot.py"), env=env | {"BARE_SHARDS": str(shards)}
+        sys.executable,
+        str(ROOT / "bench" / "bare_bot.py"),
+        env=env | {"BARE_SHARDS": str(shards), "BARE_ANSWER": answer},
     )
     latencies: list[float] = []
     try:
@@ -414,6 +418,8 @@ async def main() -> None:
         print(f"CPU s per 1,000 clicks, cafebot: {spread([p.ours for p in pairs])}")
         print(f"CPU s per 1,000 clicks, bare:    {spread([p.bare for p in pairs])}")
         print(f"ratio:                           {spread(ratios, 1)}")
+        print(f"CPU s per 1,000 clicks, floor:   {spread([p.floor for p in pairs])}")
+        print(f"floor / bare:                    {spread([p.floor / p.bare for p in pairs], 1)}")
         print(f"p99 ms, cafebot:                 {spread([p.ours_p99 for p in pairs], 0)}")
         print(f"p99 ms, bare:                    {spread([p.bare_p99 for p in pairs], 0)}")
 
@@ -426,6 +432,7 @@ class Pair:
     bare: float
     ours_p99: float  # ms
     bare_p99: float
+    floor: float  # CPU s per 1,000 clicks of bench/bare_bot.py's floor
 
 
 def spread(values: list[float], digits: int = 2) -> str:
@@ -550,6 +557,9 @@ async def one_pair(args: argparse.Namespace) -> Pair:
             bare_elapsed, bare_cpu, bare_here, bare_latencies = await bare_bot_on_the_same_clicks(
                 emu, env, by_table, args.processes
             )
+            floor_elapsed, floor_cpu, _, floor_latencies = await bare_bot_on_the_same_clicks(
+                emu, env, by_table, args.processes, answer="floor"
+            )
         unclean: EmulatorError | None = None
         try:
             emu.assert_clean()
@@ -584,12 +594,20 @@ async def one_pair(args: argparse.Namespace) -> Pair:
     print(f"bot process(es): {args.processes} on {kind}, clicks {args.via}")
     bq = statistics.quantiles(bare_latencies, n=100)
     ours, bare = 1000 * cpu / clicks, 1000 * bare_cpu / len(bare_latencies)
+    floor = 1000 * floor_cpu / len(floor_latencies)
     print()
     print(f"{'':<24}{'cafebot':>12}{'bare discord.py':>18}")
     print(
         f"{'interactions/s':<24}{clicks / elapsed:>12.0f}{len(bare_latencies) / bare_elapsed:>18.0f}"
     )
     print(f"{'CPU s per 1,000 clicks':<24}{ours:>12.2f}{bare:>18.2f}   ({ours / bare:.1f}x)")
+    # The same clicks for a discord.py bot that sends what cafebot sends (answers of our panels'
+    # size, 0.30 other REST calls per click) with no game behind it: the floor of any
+    # discord.py bot that shows the game as cafebot does.
+    print(
+        f"{'… discord.py floor':<24}{'':>12}{floor:>18.2f}   (cafebot {ours / floor:.1f}x, "
+        f"floor {floor / bare:.1f}x bare; {len(floor_latencies) / floor_elapsed:.0f}/s)"
+    )
     # This process: the emulator and every clicking player. Near a core's worth (1 s per s),
     # it is the bottleneck rather than the bot, and latencies say more about it than the bot.
     here_ours, here_bare = here / elapsed, bare_here / bare_elapsed
@@ -599,7 +617,7 @@ async def one_pair(args: argparse.Namespace) -> Pair:
     print(f"{'p99 ms':<24}{q[98] * 1000:>12.1f}{bq[98] * 1000:>18.1f}")
     if unclean is not None:
         raise unclean
-    return Pair(ours, bare, q[98] * 1000, bq[98] * 1000)
+    return Pair(ours, bare, q[98] * 1000, bq[98] * 1000, floor)
 
 
 if __name__ == "__main__":
