@@ -21,7 +21,7 @@ from bot.adapter.tables import TableSync
 from bot.core.errors import NotAllowed, StaleVersion, UserError
 from bot.core.options import choices_of, option_fields
 from bot.core.record import short
-from bot.core.sessions import Session, SessionService
+from bot.core.sessions import TABLE, Session, SessionService
 from bot.core.store import SessionStatus
 from games import REGISTRY
 from games.engine import PrivatePanel
@@ -82,7 +82,7 @@ class Controls:
             return action
 
         message_id = interaction.message.id if interaction.message is not None else None
-        with self.tables.answering(message_id):
+        with self.tables.answering(message_id, sid, TABLE if seat == "t" else clicker):
             try:
                 result = await in_time(
                     interaction,

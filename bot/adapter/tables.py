@@ -187,6 +187,13 @@ class TableSync:
         # them to it, and syncs them after if the answer did not show the newest state.
         self._claimed: dict[int, int] = {}
         self._left_to_claim: dict[int, tuple[int, str | None]] = {}
+        # The views those clicks' answers draw, and the newest version of the changes of those
+        # views that wait for the answers: a view an answer drew from that version or a later
+        # one needs no worker pass (a pick would otherwise start two: one that leaves the DM to
+        # the click, and one after the answer).
+        self._answered_views: dict[tuple[int, str | None], int] = {}
+        self._held_changes: dict[tuple[int, str | None], int] = {}
+        self._answer_drew: dict[tuple[int, str | None], int] = {}  # the version drawn, meanwhile
         # What each player's DM shows now: (stamp, digest); from the database after a restart.
         self._dm_shown: dict[tuple[int, str], tuple[str | None, str | None]] = {}
         self._gone_channels: set[int] = set()  # deleted, or no longer ours to post in
@@ -201,6 +208,8 @@ class TableSync:
 
     # -- scheduling ------------------------------------------------------------------------------
     def on_change(self, change: Change) -> None:
+        if self._held_for_answers(change):
+            return
         self._pending.setdefault(change.session_id, Pending()).add(change)
         if change.session_id not in self._workers:
             self._workers[change.session_id] = asyncio.create_task(self._work(change.session_id))
@@ -312,23 +321,54 @@ class TableSync:
         return self._message_locks.setdefault(message_id, asyncio.Lock())
 
     @contextlib.contextmanager
-    def answering(self, message_id: int | None) -> Iterator[None]:
-        """While a click on ``message_id`` is being handled, its own answer will show the
-        move: the worker does not race it (it edits that message after, if still needed)."""
+    def answering(
+        self, message_id: int | None, session_id: int, view: str | None
+    ) -> Iterator[None]:
+        """While a click on ``message_id`` (which shows ``view`` of the session, if it is that
+        view's message) is being handled, its own answer will show the move: the worker does
+        not race it (it edits that message after, if still needed)."""
         if message_id is None:
             yield
             return
+        answered = (session_id, view)
         self._claimed[message_id] = self._claimed.get(message_id, 0) + 1
+        self._answered_views[answered] = self._answered_views.get(answered, 0) + 1
         try:
             yield
         finally:
+            self._answered_views[answered] -= 1
+            if not self._answered_views[answered]:
+                del self._answered_views[answered]
+                self._release_held(answered)
             self._claimed[message_id] -= 1
             if not self._claimed[message_id]:
                 del self._claimed[message_id]
                 left = self._left_to_claim.pop(message_id, None)
                 if left is not None:
-                    session_id, view = left
-                    self.on_change(Change(session_id, frozenset({view}), posted=False))
+                    sid, left_view = left
+                    self.on_change(Change(sid, frozenset({left_view}), posted=False))
+
+    def _held_for_answers(self, change: Change) -> bool:
+        """Hold a change that only the answers of clicks in progress show (nothing to post,
+        every view it touches being drawn by one): released when they end."""
+        if change.posted or change.version is None or not change.views:
+            return False
+        sid = change.session_id
+        if any((sid, view) not in self._answered_views for view in change.views):
+            return False
+        for view in change.views:
+            self._held_changes[(sid, view)] = max(
+                self._held_changes.get((sid, view), change.version), change.version
+            )
+        return True
+
+    def _release_held(self, answered: tuple[int, str | None]) -> None:
+        """The last click answering this view ended: a held change it did not draw (the
+        answer came too late, closed the step, or was an ephemeral copy) goes to the worker."""
+        version = self._held_changes.pop(answered, None)
+        drew = self._answer_drew.pop(answered, -1)
+        if version is not None and drew < version:
+            self.on_change(Change(answered[0], frozenset({answered[1]}), posted=False))
 
     def _leave_to_click(self, message_id: int, session_id: int, view: str | None) -> bool:
         if message_id in self._claimed:
@@ -647,8 +687,10 @@ class TableSync:
             if seat == "t":
                 self._table_digests[s.id] = rendered.digest
                 self._table_awaited[s.id] = awaited(s)
+                self._answer_drew[(s.id, TABLE)] = s.version
             elif rendered.panel is not None:  # else the step's DM closed: the worker sends the next
                 self._dm_shown[(s.id, clicker)] = (rendered.panel.stamp, rendered.digest)
+                self._answer_drew[(s.id, clicker)] = s.version
             return True
 
     # -- the outbox ------------------------------------------------------------------------------

@@ -127,6 +127,9 @@ class Change:
     posted: bool = True  # the change put something in the outbox
     timers: bool = True  # the change may have changed the session's timers or undo requests
     robots: bool = True  # a bot seat may be awaited now (False: the game seats none)
+    # The session's version after the change (None: not said). A view drawn from this version
+    # or a later one shows the change.
+    version: int | None = None
 
 
 @dataclass(frozen=True)
@@ -231,8 +234,9 @@ class SessionService:
         posted: bool = True,
         timers: bool = True,
         robots: bool = True,
+        version: int | None = None,
     ) -> None:
-        change = Change(session_id, views, posted, timers, robots)
+        change = Change(session_id, views, posted, timers, robots, version)
         for listener in self._listeners:
             listener(change)
 
@@ -852,6 +856,7 @@ class SessionService:
             posted=posted,
             timers=not _timers_stand(game, state, new_state),
             robots=any(is_robot(p) for p in new_state.players),
+            version=committed.version,
         )
         return ActResult(session=committed, applied=[(player, action)])
 

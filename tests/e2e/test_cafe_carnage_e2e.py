@@ -524,3 +524,32 @@ async def test_a_slow_sync_does_not_give_a_closed_menu_its_controls_back(tmp_pat
             assert after.selects() == [] and after.buttons() == [], "still closed after the sync"
             assert after.current_text() == closed.current_text()
             assert "round 2/5" in w.latest_dm(last).current_text().lower()
+
+
+async def test_a_pick_on_a_private_copy_shows_in_the_dm_too(tmp_path: Path) -> None:
+    """A pick made on the private copy /game hand gives is answered on that copy; the DM, which
+    the click's answer does not draw, is brought up to date by the sync right after."""
+    async with world(tmp_path, 3) as w, w.bot_running():
+        await open_game(w, GAME)
+        alice = w.users[0]
+        dm = w.latest_dm(alice)
+        copy = await w.emu.slash(alice, w.channel, "game hand")
+        assert copy.ephemeral and copy.message is not None
+        custom_id, options = copy.message.selects()[0]
+        value = options[-1][1]
+        result = await w.emu.select(alice, copy.message.id, custom_id, [value])
+        assert result.type == 7, "the copy is updated by the click's own answer"
+        await w.settle()
+        shown = w.emu.get_message(dm.id).find_component(custom_id)
+        assert shown is not None
+        assert [o["value"] for o in shown["options"] if o.get("default")] == [value]
+        # And a pick on the DM itself is shown there by its own answer, nothing more.
+        other_id, other_options = w.emu.get_message(dm.id).selects()[1]
+        calls = len(w.emu.rest_calls)
+        result = await w.emu.select(alice, dm.id, other_id, [other_options[0][1]])
+        assert result.type == 7
+        await w.settle()
+        chosen = w.emu.get_message(dm.id).find_component(other_id)
+        assert chosen is not None
+        assert [o["value"] for o in chosen["options"] if o.get("default")] == [other_options[0][1]]
+        assert len(w.emu.rest_calls) == calls + 1, "the callback alone"
