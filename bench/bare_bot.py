@@ -14,14 +14,19 @@ from __future__ import annotations
 
 import os
 import sys
+from pathlib import Path
 from typing import Any
+
+# The project's root first: this script's own folder holds a bot.py of its own.
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import discord
 import discord.gateway
 import discord.http
 import yarl
 from discord.http import Route
-from discord.webhook.async_ import async_context
+
+from bot.adapter.messenger import post_callback
 
 FLOOR = os.environ.get("BARE_ANSWER") == "floor"
 CLICKS = [0]
@@ -40,23 +45,13 @@ async def acknowledge(interaction: discord.Interaction[Any]) -> None:
         "components": [c.to_dict() for c in message.components],
     }
     # As cafebot's update_clicked: a message update without asking for the message back.
-    await async_context.get().request(
-        Route(
-            "POST",
-            "/interactions/{webhook_id}/{webhook_token}/callback",
-            webhook_id=interaction.id,
-            webhook_token=interaction.token,
-        ),
-        session=interaction._session,
-        payload={"type": 7, "data": shown},
-    )
+    await post_callback(interaction, {"type": 7, "data": shown})
     CLICKS[0] += 1
     http, channel_id = interaction._state.http, interaction.channel_id
     assert channel_id is not None
+    send = Route("POST", "/channels/{channel_id}/messages", channel_id=channel_id)
     if CLICKS[0] % 5 == 0:  # a new step's DM
-        await http.request(
-            Route("POST", "/channels/{channel_id}/messages", channel_id=channel_id), json=shown
-        )
+        await http.request(send, json=shown)
     if CLICKS[0] % 20 == 0:  # a table edit and an announcement
         if channel_id in SENT:
             await http.request(
@@ -68,9 +63,7 @@ async def acknowledge(interaction: discord.Interaction[Any]) -> None:
                 ),
                 json=shown,
             )
-        sent = await http.request(
-            Route("POST", "/channels/{channel_id}/messages", channel_id=channel_id), json=shown
-        )
+        sent = await http.request(send, json=shown)
         SENT[channel_id] = int(sent["id"])
 
 

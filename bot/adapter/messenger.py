@@ -45,6 +45,15 @@ async def update_clicked(interaction: discord.Interaction[Any], **fields: Any) -
         previous_allowed_mentions=interaction._state.allowed_mentions,
         **fields,
     )
+    await post_callback(interaction, params.payload)
+    response._response_type = discord.InteractionResponseType.message_update
+    if interaction.message is not None:
+        _store_view(interaction._state, fields.get("view"), interaction.message.id)
+
+
+async def post_callback(interaction: discord.Interaction[Any], payload: Any) -> None:
+    """Answer the interaction with ``payload`` (its type and data) through discord.py's
+    webhook adapter, without asking for the message back."""
     http = interaction._state.http
     await async_context.get().request(
         Route(
@@ -56,11 +65,8 @@ async def update_clicked(interaction: discord.Interaction[Any], **fields: Any) -
         session=interaction._session,
         proxy=http.proxy,
         proxy_auth=http.proxy_auth,
-        payload=params.payload,
+        payload=payload,
     )
-    response._response_type = discord.InteractionResponseType.message_update
-    if interaction.message is not None:
-        _store_view(interaction._state, fields.get("view"), interaction.message.id)
 
 
 def _store_view(state: Any, view: Any, message_id: int) -> None:
