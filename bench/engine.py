@@ -2,7 +2,7 @@
 
 Each step of a random game has two parts, timed apart:
 - the bench's own overhead: choosing a random legal action (``sorted(active_players)``,
-  ``legal_actions``, ``Rng.choice``, slow because each draw seeds a fresh ``random.Random``);
+  ``legal_actions``, ``Rng.choice``);
 - ``games.engine.apply`` itself (the central checks and the game's ``apply_action``).
 "apply µs" is the engine's cost per action; "games/s apply" counts apply time only, "games/s
 all" the whole loop (setup included). "serialise µs" is ``state.model_dump_json()`` of a
@@ -10,7 +10,11 @@ mid-game state (the first game's state halfway through its actions); "store JSON
 session service spends per move to encode the new state for the store (bot/core/state_json.py:
 only the fields the move replaced; copy-on-write games only).
 
-Usage: python bench/engine.py [GAME_ID ...] [--seconds S]   (default: every game, 2 s a case)
+Games are seeded as new games are (``--rng 2``, the default: games.rng's version-2 seeds); ``--rng
+1`` seeds them as games stored before it were (Mersenne Twister seeded afresh for each draw).
+
+Usage: python bench/engine.py [GAME_ID ...] [--seconds S] [--rng 1|2]
+       (default: every game, 2 s a case, version-2 seeds)
 """
 
 from __future__ import annotations
@@ -26,7 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bot.core.state_json import StateJson
 from games import REGISTRY
 from games.engine import Game, GameState, apply
-from games.rng import Rng
+from games.rng import V2_SEEDS, Rng
 
 SECONDS_PER_CASE = 2.0
 COLUMNS = [
@@ -93,14 +97,14 @@ def mid_game(game: Game[Any, Any], ids: list[str]) -> GameState:
     return states[len(states) // 2]
 
 
-def bench_case(game: Game[Any, Any], players: int, seconds: float) -> list[str]:
+def bench_case(game: Game[Any, Any], players: int, seconds: float, seed_base: int) -> list[str]:
     ids = [f"p{i}" for i in range(players)]
     games = actions = 0
     applying = 0.0
     started = time.perf_counter()
     while time.perf_counter() - started < seconds:
-        rng = Rng(seed=games)
-        state = game.setup(ids, game.Options(), games)
+        rng = Rng(seed=seed_base + games)
+        state = game.setup(ids, game.Options(), seed_base + games)
         while game.outcome(state) is None:
             player, action = random_action(game, state, rng)
             before = time.perf_counter()
@@ -127,13 +131,15 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("games", nargs="*", help="game ids (default: every registered game)")
     parser.add_argument("--seconds", type=float, default=SECONDS_PER_CASE, help="per case")
+    parser.add_argument("--rng", type=int, choices=(1, 2), default=2, help="generator version")
     args = parser.parse_args()
     chosen = [REGISTRY[g] for g in args.games] if args.games else list(REGISTRY.values())
     COLUMNS[0] = ("game", f"<{max(16, 2 + max(len(game.id) for game in chosen))}")
     print(row([name for name, _ in COLUMNS]))
     for game in chosen:
         for players in range(game.min_players, game.max_players + 1):
-            print(row(bench_case(game, players, args.seconds)), flush=True)
+            seed_base = V2_SEEDS if args.rng == 2 else 0
+            print(row(bench_case(game, players, args.seconds, seed_base)), flush=True)
 
 
 if __name__ == "__main__":

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import secrets
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
@@ -44,7 +43,7 @@ from bot.core.store import (
     UndoRequestRow,
 )
 from bot.core.undo import UndoPlan, plan_undo
-from games import REGISTRY
+from games import REGISTRY, rng
 from games.engine import (
     Game,
     GameState,
@@ -192,7 +191,7 @@ class SessionService:
         self,
         store: Store,
         now: Callable[[], float] = time.time,
-        new_seed: Callable[[], int] = lambda: secrets.randbits(62),
+        new_seed: Callable[[], int] = rng.new_seed,
         undo_wait: float = 60.0,
         post_coalesce: float = 0.0,
     ) -> None:
