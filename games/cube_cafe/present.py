@@ -349,9 +349,7 @@ def round_end(
     for pid, report in reports.items():
         line = f"{token(pid)}: **+${report.money}**"
         if report.meals:
-            line += " — " + ", ".join(
-                [f"{m.where} ★{m.satisfaction} ${m.money}" for m in report.meals]
-            )
+            line += " — " + ", ".join(report.meals)
         if report.left:
             line += f"; left unfed: {', '.join(report.left)}"
         if report.thrown:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from games.cube_cafe.catalogue import (
@@ -37,31 +37,20 @@ class Arrivals:
 
     round: int
     dice: list[Staff]
-    cars: dict[PlayerId, Colour | None] = field(default_factory=dict)  # None: the bag was empty
-    vip: str | None = None
-
-
-@dataclass
-class Meal:
-    where: str  # "table 2" or "3★ car"
-    guest: str
-    satisfaction: int
-    money: int
+    cars: dict[PlayerId, Colour | None]  # None: the bag was empty
+    vip: str | None
 
 
 @dataclass
 class Feeding:
     """Phase 4 of one restaurant, for the announcement."""
 
-    meals: list[Meal] = field(default_factory=list)
-    left: list[str] = field(default_factory=list)  # who left unfed, in words
-    thrown: list[Colour] = field(default_factory=list)  # cubes off the Cold counter
-    forfeited: int = 0  # staff lost by the phase clock
-    timed_out: bool = False
-
-    @property
-    def money(self) -> int:
-        return sum([m.money for m in self.meals])
+    money: int  # the tips of the meals
+    meals: list[str]  # in words, as the announcement shows them: "table 2 ★4 $5"
+    left: list[str]  # who left unfed, in words
+    thrown: list[Colour]  # cubes off the Cold counter
+    forfeited: int  # staff lost by the phase clock
+    timed_out: bool
 
 
 def new_state(players: list[PlayerId], options: CubeCafeOptions, seed: int) -> CubeCafeState:
@@ -91,48 +80,42 @@ def start_round(state: CubeCafeState) -> Arrivals:
     """Phases 1 and 2: cars (round 4 on) and the round's VIP arrive; the dice are rolled. The
     state and its boards are the caller's own (new at setup, or just made by :func:`end_round`):
     their fields are set, not copied."""
-    arrivals = Arrivals(round=state.round, dice=[])
+    round_no = state.round
+    cars: dict[PlayerId, Colour | None] = {}
     car_bag = state.car_bag
-    if state.round >= FIRST_CAR_ROUND:
+    if round_no >= FIRST_CAR_ROUND:
         for pid in state.players:
             colour = None
             if car_bag and state.boards[pid].drive[0] is None:
                 colour, car_bag = car_bag[-1], car_bag[:-1]
-            arrivals.cars[pid] = colour
-    if state.round in VIP_ROUNDS:
-        arrivals.vip = state.vips[VIP_ROUNDS.index(state.round)]
+            cars[pid] = colour
+    vip = state.vips[VIP_ROUNDS.index(round_no)] if round_no in VIP_ROUNDS else None
     dice = [state.rng.choice(die) for die in DICE]
-    arrivals.dice = list(dice)
     assign(state, {"car_bag": car_bag, "dice": dice})
     staff = in_staff_order(list(dice))
     for pid, board in state.boards.items():
-        changes: dict[str, Any] = {
-            "hand": _with_staff(board.hand, staff),
-            "recruited": _with_staff(board.recruited, staff),
-        }
-        colour = arrivals.cars.get(pid)
+        # Every hand is empty between rounds (phase 4 empties it; setup deals none): the staff
+        # held and recruited this round are the dice.
+        changes: dict[str, Any] = {"hand": list(staff), "recruited": list(staff)}
+        colour = cars.get(pid)
         if colour is not None:
             changes["drive"] = [Car(colour=colour, satisfaction=3), *board.drive[1:]]
-        if arrivals.vip is not None:
-            queue = [arrivals.vip, *board.queue]
+        if vip is not None:
+            queue = [vip, *board.queue]
             if len(queue) > QUEUE_SPOTS:  # the last regular customer in line goes home
                 last = max(i for i, g in enumerate(queue) if g == GUEST)
                 del queue[last]
             changes["queue"] = queue
         assign(board, changes)
-    return arrivals
-
-
-def _with_staff(held: list[Staff], staff: list[Staff]) -> list[Staff]:
-    """``held`` and ``staff`` (in order already) together, in order: a list of its own."""
-    return in_staff_order([*held, *staff]) if held else list(staff)  # nobody holds staff yet
+    # (state.dice is never changed in place: the announcement may share it)
+    return Arrivals(round=round_no, dice=dice, cars=cars, vip=vip)
 
 
 def feed(state: CubeCafeState, board: Board) -> tuple[Board, Feeding]:
     """Phase 4 for one restaurant: eat and tip, impatience, food advances, tidy up. The board
     after it, and what happened; cars and plates go back to the state's bags (its own lists)."""
-    report = Feeding(forfeited=len(board.forfeited) if board.timed_out else 0)
-    report.timed_out = board.timed_out
+    meals: list[str] = []
+    left: list[str] = []
     returned_plates: list[Colour] = []
     money = board.money
     menu = dict(board.menu)
@@ -152,8 +135,7 @@ def feed(state: CubeCafeState, board: Board) -> tuple[Board, Feeding]:
                 tables[index] = replace(table, {"refill": False})
         elif table.cube is not None:
             tip_money = tip(guest, table.satisfaction)
-            meal = Meal(f"table {index + 1}", guest, table.satisfaction, tip_money)
-            report.meals.append(meal)
+            meals.append(f"table {index + 1} ★{table.satisfaction} ${tip_money}")
             money += tip_money
             menu[table.cube] += 1
             tables[index] = replace(
@@ -166,7 +148,7 @@ def feed(state: CubeCafeState, board: Board) -> tuple[Board, Feeding]:
                 loss += 1
             satisfaction = table.satisfaction - loss
             if satisfaction < GUEST_LEAVES_BELOW:
-                report.left.append(f"table {index + 1}" + _vip_words(guest))
+                left.append(f"table {index + 1}" + _vip_words(guest))
                 if table.plate is not None:
                     returned_plates.append(table.plate)
                 tables[index] = replace(
@@ -177,8 +159,7 @@ def feed(state: CubeCafeState, board: Board) -> tuple[Board, Feeding]:
     for index, car in enumerate(drive):
         if car is not None and car.cube is not None:
             tip_money = tip(GUEST, car.satisfaction)
-            where = f"{3 - index}★ car"
-            report.meals.append(Meal(where, GUEST, car.satisfaction, tip_money))
+            meals.append(f"{3 - index}★ car ★{car.satisfaction} ${tip_money}")
             money += tip_money
             menu[car.cube] += 1
             state.car_bag.append(car.colour)
@@ -188,18 +169,25 @@ def feed(state: CubeCafeState, board: Board) -> tuple[Board, Feeding]:
         if car is None:
             continue
         if car.satisfaction - 1 < CAR_LEAVES_BELOW:
-            report.left.append(f"the {car.colour} car")
+            left.append(f"the {car.colour} car")
             state.car_bag.append(car.colour)
         else:
             cars.append(replace(car, {"satisfaction": car.satisfaction - 1}))
     # Food advances; what sat on the Cold counter is thrown out, back to the menu.
-    report.thrown = list(board.cold)
     for cube in board.cold:
         menu[cube] += 1
     for plate in board.dishwasher:
         if plate is not None:
             returned_plates.append(plate)
     state.plate_bag.extend(returned_plates)
+    report = Feeding(
+        money=money - board.money,
+        meals=meals,
+        left=left,
+        thrown=board.cold,  # (a list that is never changed in place: shared, not copied)
+        forfeited=len(board.forfeited) if board.timed_out else 0,
+        timed_out=board.timed_out,
+    )
     board = replace(
         board,
         {
@@ -236,14 +224,17 @@ def end_round(state: CubeCafeState) -> dict[PlayerId, Feeding]:
     assign(state, {"plate_bag": plate_bag, "car_bag": car_bag})  # feed returns plates and cars
     boards: dict[PlayerId, Board] = {}
     reports: dict[PlayerId, Feeding] = {}
+    money: dict[PlayerId, int] = {}  # the progress chart's new row
     for pid in state.players:
-        boards[pid], reports[pid] = feed(state, state.boards[pid])
+        board, reports[pid] = feed(state, state.boards[pid])
+        boards[pid] = board
+        money[pid] = board.money
     # Returned plates and cars are mixed into their bags.
     state.rng.shuffle(plate_bag)
     state.rng.shuffle(car_bag)
     changes: dict[str, Any] = {
         "boards": boards,
-        "progress": [*state.progress, {pid: boards[pid].money for pid in state.players}],
+        "progress": [*state.progress, money],
         "dice": [],
     }
     if state.round >= ROUNDS:

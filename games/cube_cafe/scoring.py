@@ -9,6 +9,8 @@ from games.presentation import player
 
 def standings(state: CubeCafeState) -> list[PlayerId]:
     """Players best first: most money, then fewest customers still in the restaurant."""
+    if len(state.players) == 1:  # solo (every round's results rank the players): no ranking
+        return list(state.players)
     return sorted(state.players, key=lambda p: _rank_key(state, p))
 
 
