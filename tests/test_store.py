@@ -25,7 +25,7 @@ from bot.core.sessions import Session, SessionService
 from bot.core.store import SCHEMA_VERSION, NewerDatabase, open_store
 from games import REGISTRY
 from games.engine import apply
-from games.rng import Rng
+from games.rng import V2_SEEDS, Rng
 
 GAME = "cafe-carnage"
 
@@ -37,10 +37,13 @@ async def service(database_url: str) -> AsyncIterator[SessionService]:
     await store.close()
 
 
-async def started(service: SessionService, players: int = 4, channel: int = 100) -> Session:
+async def started(
+    service: SessionService, players: int = 4, channel: int = 100, seed: int | None = 42
+) -> Session:
+    """A started game; ``seed`` None: the seed a new game gets."""
     ids = [str(1000 + i) for i in range(players)]
     s = await service.create(
-        game_id=GAME, channel_id=channel, guild_id=1, host_id=ids[0], host_name="Host", seed=42
+        game_id=GAME, channel_id=channel, guild_id=1, host_id=ids[0], host_name="Host", seed=seed
     )
     for i, pid in enumerate(ids[1:]):
         await service.join(s.id, pid, f"P{i}")
@@ -84,14 +87,19 @@ async def snapshot(service: SessionService, session_id: int) -> tuple[Any, ...]:
     return (row.state, row.version, row.status, len(log))
 
 
-async def test_full_game_replays_to_the_stored_state(service: SessionService) -> None:
-    s = await play_random(service, await started(service), seed=1)
+@pytest.mark.parametrize("seed", [42, None], ids=["version-1 seed", "a new game's seed"])
+async def test_full_game_replays_to_the_stored_state(
+    service: SessionService, seed: int | None
+) -> None:
+    s = await play_random(service, await started(service, seed=seed), seed=1)
     assert s.status == "finished"
     assert s.outcome() is not None
     replayed = await service.replay(s.id)
     assert replayed == s.state
     row = await service.store.get_session(s.id)
     assert row is not None and row.outcome is not None
+    if seed is None:
+        assert row.seed >= V2_SEEDS, "a new game draws with the version-2 generator"
     assert await service.store.timers(s.id) == []
 
 
