@@ -97,7 +97,10 @@ def choice_controls(
 
 M = TypeVar("M", bound=BaseModel)
 _new = object.__new__
-_set = object.__setattr__
+# BaseModel's own slots, set through their descriptors (object.__setattr__ looks each one up).
+_set_fields_set = BaseModel.__dict__["__pydantic_fields_set__"].__set__
+_set_extra = BaseModel.__dict__["__pydantic_extra__"].__set__
+_set_private = BaseModel.__dict__["__pydantic_private__"].__set__
 # Per model class: every field name. An evolved model counts all its fields as set (as one loaded
 # from JSON does), so one set per class is shared by all of them: pydantic only ever adds a field
 # name to it (on assignment), and every name is in already.
@@ -114,18 +117,22 @@ def evolve(model: M, **changes: Any) -> M:
     ``copy_on_write`` game, much cheaper than ``model_copy``. The copy shares every field it does
     not replace with ``model``, so no container of either may be mutated in place afterwards:
     replace it (``deck=state.deck[1:]``). Assigning a field of the copy itself is fine."""
+    return replace(model, changes)
+
+
+def replace(model: M, changes: dict[str, Any]) -> M:
+    """:func:`evolve` with the changes as a dict (for a caller that builds them as one)."""
     cls = model.__class__
     new = _new(cls)
-    fields = model.__dict__.copy()
-    if changes:
-        fields.update(changes)
-    _set(new, "__dict__", fields)
+    fields = new.__dict__  # a new empty dict, filled in place (no copy to swap in)
+    fields.update(model.__dict__)
+    fields.update(changes)
     extra, private = model.__pydantic_extra__, model.__pydantic_private__
     if extra is None:
-        _set(new, "__pydantic_fields_set__", _ALL_FIELDS.get(cls) or _all_fields(cls))
-        _set(new, "__pydantic_extra__", None)
+        _set_fields_set(new, _ALL_FIELDS.get(cls) or _all_fields(cls))
+        _set_extra(new, None)
     else:  # extra fields are named in the set of fields set too: keep a set of its own
-        _set(new, "__pydantic_fields_set__", model.__pydantic_fields_set__ | changes.keys())
-        _set(new, "__pydantic_extra__", dict(extra))
-    _set(new, "__pydantic_private__", None if private is None else dict(private))
+        _set_fields_set(new, model.__pydantic_fields_set__ | changes.keys())
+        _set_extra(new, dict(extra))
+    _set_private(new, None if private is None else dict(private))
     return new
