@@ -54,6 +54,8 @@ class Rng(BaseModel):
         """One draw: a uniform integer in [0, n)."""
         if self.seed < V2_SEEDS:
             return _below(self._next().getrandbits, n)
+        if n > _WORDS:  # refused before the counter moves, as a refused draw moves nothing
+            raise ValueError(f"range too wide for one draw: {n}")
         self.counter += 1
         return _hashed_below(b"%d:%d" % (self.seed, self.counter), n)
 
@@ -86,10 +88,10 @@ class Rng(BaseModel):
             items[i], items[j] = items[j], items[i]
 
     def sample(self, items: Sequence[T], k: int) -> list[T]:
-        if self.seed < V2_SEEDS:
-            return self._next().sample(list(items), k)
         if not 0 <= k <= len(items):
             raise ValueError("sample larger than population or is negative")
+        if self.seed < V2_SEEDS:
+            return self._next().sample(list(items), k)
         return [items[i] for i in self._order(len(items))[:k]]
 
     def _order(self, n: int) -> list[int]:
@@ -114,9 +116,8 @@ def _below(getrandbits: Callable[[int], int], n: int) -> int:
 def _hashed_below(key: bytes, n: int) -> int:
     """Version 2: a uniform integer in [0, n) from the 64-bit words hashed from ``key``. Words
     at or above the last multiple of n are rejected (the next try hashes ``key:try``), so every
-    value is exactly as likely; for n ≤ 2**32 a retry happens less than once in 2**32 draws."""
-    if n > _WORDS:
-        raise ValueError(f"range too wide for one draw: {n}")
+    value is exactly as likely; for n ≤ 2**32 a retry happens less than once in 2**32 draws.
+    n ≤ 2**64 (checked by the caller)."""
     limit = _WORDS - _WORDS % n
     word = int.from_bytes(blake2b(b"cafebot-rng-2:" + key, digest_size=8).digest(), "little")
     attempt = 0
