@@ -117,6 +117,11 @@ def evolve(model: M, **changes: Any) -> M:
     ``copy_on_write`` game, much cheaper than ``model_copy``. The copy shares every field it does
     not replace with ``model``, so no container of either may be mutated in place afterwards:
     replace it (``deck=state.deck[1:]``). Assigning a field of the copy itself is fine."""
+    return replace(model, changes)
+
+
+def replace(model: M, changes: dict[str, Any]) -> M:
+    """:func:`evolve` with the changes as a dict (for a caller that builds them as one)."""
     cls = model.__class__
     new = _new(cls)
     fields = new.__dict__  # a new empty dict, filled in place (no copy to swap in)

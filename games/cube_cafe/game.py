@@ -30,7 +30,7 @@ from games.cube_cafe.catalogue import (
 )
 from games.cube_cafe.help import HELP_TEXT
 from games.cube_cafe.picture import draw_restaurant
-from games.cube_cafe.state import CubeCafeOptions, CubeCafeState, assign, replace
+from games.cube_cafe.state import CubeCafeOptions, CubeCafeState, assign
 from games.cube_cafe.strategies import STRATEGIES
 from games.engine import (
     ALL_VIEWS,
@@ -43,6 +43,7 @@ from games.engine import (
     TurnStyle,
     Undo,
 )
+from games.kit import replace
 from games.presentation import Panel
 
 

@@ -26,8 +26,9 @@ from games.cube_cafe.catalogue import (
     in_staff_order,
     tip,
 )
-from games.cube_cafe.state import Board, Car, CubeCafeOptions, CubeCafeState, assign, replace
+from games.cube_cafe.state import Board, Car, CubeCafeOptions, CubeCafeState, assign
 from games.engine import PlayerId
+from games.kit import replace
 from games.rng import Rng
 
 

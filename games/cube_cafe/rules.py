@@ -53,9 +53,10 @@ from games.cube_cafe.catalogue import (
     rotation_with_seat,
     seated_at,
 )
-from games.cube_cafe.state import Board, CubeCafeState, Table, replace
+from games.cube_cafe.state import Board, CubeCafeState, Table
 from games.cube_cafe.words import label
 from games.engine import PlayerId
+from games.kit import replace
 
 T = TypeVar("T")
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, TypeVar
+from typing import Any
 
 from pydantic import BaseModel, Field
 
@@ -142,38 +142,8 @@ class CubeCafeState(GameState):
         return [v for v, r in zip(self.vips, VIP_ROUNDS, strict=True) if self.round >= r]
 
 
-M = TypeVar("M", bound=BaseModel)
-_new = object.__new__
-# BaseModel's own slots, set through their descriptors (object.__setattr__ looks each one up).
-_set_fields_set = BaseModel.__dict__["__pydantic_fields_set__"].__set__
-_set_extra = BaseModel.__dict__["__pydantic_extra__"].__set__
-_set_private = BaseModel.__dict__["__pydantic_private__"].__set__
-_ALL_FIELDS: dict[type[BaseModel], set[str]] = {}
-
-
-def replace(model: M, changes: dict[str, Any]) -> M:
-    """A shallow copy of ``model`` with ``changes``, as :func:`games.kit.evolve` makes it, for
-    the models of this game's state only: none has extra fields or private attributes, so there
-    is nothing else to copy, and a move makes a few copies, so each is made at the least cost."""
-    cls = model.__class__
-    new = _new(cls)
-    fields = new.__dict__  # a new empty dict, filled in place (no copy to swap in)
-    fields.update(model.__dict__)
-    fields.update(changes)
-    # Every field counts as set (as in a model loaded from JSON): one set per class, shared.
-    _set_fields_set(new, _ALL_FIELDS.get(cls) or _all_fields(cls))
-    _set_extra(new, None)
-    _set_private(new, None)
-    return new
-
-
-def _all_fields(cls: type[BaseModel]) -> set[str]:
-    fields = _ALL_FIELDS[cls] = set(cls.model_fields)
-    return fields
-
-
 def assign(model: BaseModel, changes: dict[str, Any]) -> None:
     """Set fields of a model that nothing else holds yet (one a move has just made), as plain
-    assignments would (unvalidated, like :func:`replace`), without pydantic's cost per
+    assignments would (unvalidated, like :func:`games.kit.replace`), without pydantic's cost per
     assignment."""
     model.__dict__.update(changes)
