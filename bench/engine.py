@@ -135,10 +135,10 @@ def main() -> None:
     args = parser.parse_args()
     chosen = [REGISTRY[g] for g in args.games] if args.games else list(REGISTRY.values())
     COLUMNS[0] = ("game", f"<{max(16, 2 + max(len(game.id) for game in chosen))}")
+    seed_base = V2_SEEDS if args.rng == 2 else 0
     print(row([name for name, _ in COLUMNS]))
     for game in chosen:
         for players in range(game.min_players, game.max_players + 1):
-            seed_base = V2_SEEDS if args.rng == 2 else 0
             print(row(bench_case(game, players, args.seconds, seed_base)), flush=True)
 
 

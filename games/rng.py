@@ -34,6 +34,7 @@ T = TypeVar("T")
 
 V2_SEEDS = 1 << 62  # seeds from here on draw with version 2; a stored seed stays below 2**63
 _WORDS = 1 << 64
+_V2_KEY = b"cafebot-rng-2:"  # version 2 hashes this, then "seed:counter" (and ":try" on a retry)
 _WORD_STRUCTS: dict[int, struct.Struct] = {}  # n little-endian 64-bit words, by n
 
 
@@ -97,7 +98,7 @@ class Rng(BaseModel):
     def _order(self, n: int) -> list[int]:
         """Version 2: one draw, a uniformly random order of range(n) (sorted by hashed keys)."""
         self.counter += 1
-        stream = shake_256(b"cafebot-rng-2:%d:%d" % (self.seed, self.counter)).digest(8 * n)
+        stream = shake_256(b"%s%d:%d" % (_V2_KEY, self.seed, self.counter)).digest(8 * n)
         words = _WORD_STRUCTS.get(n) or _WORD_STRUCTS.setdefault(n, struct.Struct(f"<{n}Q"))
         keys = words.unpack(stream)
         return sorted(range(n), key=keys.__getitem__)
@@ -119,10 +120,10 @@ def _hashed_below(key: bytes, n: int) -> int:
     value is exactly as likely; for n ≤ 2**32 a retry happens less than once in 2**32 draws.
     n ≤ 2**64 (checked by the caller)."""
     limit = _WORDS - _WORDS % n
-    word = int.from_bytes(blake2b(b"cafebot-rng-2:" + key, digest_size=8).digest(), "little")
+    word = int.from_bytes(blake2b(_V2_KEY + key, digest_size=8).digest(), "little")
     attempt = 0
     while word >= limit:
         attempt += 1
-        tried = b"cafebot-rng-2:%s:%d" % (key, attempt)
+        tried = b"%s%s:%d" % (_V2_KEY, key, attempt)
         word = int.from_bytes(blake2b(tried, digest_size=8).digest(), "little")
     return word % n
