@@ -1,0 +1,187 @@
+"""The session service's base: its state, its locks, its listeners, and its sessions, loaded
+once and then served from memory while they are still the stored ones."""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import replace
+from typing import Any
+
+from pydantic import ValidationError
+
+from bot.core.errors import DamagedSession, NotAllowed, NotFound
+from bot.core.service.model import Change, Session
+from bot.core.stale import SessionLock
+from bot.core.state_json import StateJson
+from bot.core.store import SessionRow, SessionStatus, Store, TimerRow
+from games import REGISTRY, rng
+from games.engine import GameState
+
+
+class Loading:
+    """The state every part of the service shares, and how a session is loaded and cached."""
+
+    def __init__(
+        self,
+        store: Store,
+        now: Callable[[], float] = time.time,
+        new_seed: Callable[[], int] = rng.new_seed,
+        undo_wait: float = 60.0,
+        post_coalesce: float = 0.0,
+    ) -> None:
+        self.store = store
+        self.now = now
+        self.new_seed = new_seed
+        self.undo_wait = undo_wait  # seconds the others have to object to an undo
+        # Seconds a session's channel posts wait for later moves' posts to share their message,
+        # when the session posted less than that ago (a quick game; 0: never wait).
+        self.post_coalesce = post_coalesce
+        self._last_posted: dict[int, float] = {}  # session → wall time of its last channel post
+        self._locks: dict[int, SessionLock] = {}
+        self._state_json = StateJson()  # each cached session's last state JSON, by field
+        self._listeners: list[Callable[[Change], None]] = []
+        # The deadline of each cached session's step; it goes with the cached session (a
+        # process sharing the database that changes the timers changes the session's stamp).
+        self._deadlines: dict[int, TimerRow | None] = {}
+        # Sessions as last committed. A bot process that owns its database (SQLite) serves a
+        # session from memory after the first load; with a shared database (``store.shared``)
+        # the cached copy is served only while it is still the stored one. Every write checks
+        # the stored version (UPDATE … WHERE version = ?), and a refused or failed write drops
+        # the cached copy.
+        self._cache: dict[int, Session] = {}
+
+    def lock(self, session_id: int) -> SessionLock:
+        return self._locks.setdefault(session_id, SessionLock())
+
+    # -- change events ---------------------------------------------------------------------------
+    def subscribe(self, listener: Callable[[Change], None]) -> None:
+        """Call ``listener(change)`` after every committed change of a session (the table sync
+        and the scheduler listen; the service need not know them)."""
+        self._listeners.append(listener)
+
+    def _changed(
+        self,
+        session_id: int,
+        views: frozenset[str | None] | None = None,
+        *,
+        posted: bool = True,
+        timers: bool = True,
+        robots: bool = True,
+        version: int | None = None,
+    ) -> None:
+        change = Change(session_id, views, posted, timers, robots, version)
+        for listener in self._listeners:
+            listener(change)
+
+    # -- the deadline of each session's step, remembered -------------------------------------------
+    async def deadline(self, session_id: int) -> TimerRow | None:
+        """The deadline of the timed step in progress, if any (kept in memory: every change
+        of a session's timers goes through the service, or tells it with timers_changed; with a
+        shared database, only while the cached session is still the stored one, as another
+        process's change of the timers changes its version or ``shown``)."""
+        if self.store.shared and session_id in self._deadlines:
+            cached = self._cache.get(session_id)
+            if cached is None or not await self._still_stored(cached):
+                self.forget(session_id)
+        if session_id not in self._deadlines:
+            timers = await self.store.timers(session_id)
+            self._deadlines[session_id] = next((t for t in timers if t.kind == "deadline"), None)
+        return self._deadlines[session_id]
+
+    def timers_changed(self, session_id: int | None = None) -> None:
+        """Timers were changed in the store directly (fired, deleted, shifted): read them again
+        (None: every session's)."""
+        if session_id is None:
+            self._deadlines.clear()
+        else:
+            self._deadlines.pop(session_id, None)
+
+    # -- loading ---------------------------------------------------------------------------------
+    async def load(self, session_id: int) -> Session:
+        cached = self._cache.get(session_id)
+        if cached is not None:
+            if not self.store.shared or await self._still_stored(cached):
+                return cached
+            self.forget(session_id)  # another process changed it (and maybe its timers)
+        row = await self.store.get_session(session_id)
+        if row is None:
+            raise NotFound(f"There is no game #{session_id}.")
+        return await self._hydrate(row)
+
+    async def reload(self, session_id: int) -> Session:
+        """Read the session from the database again (after a write that bypassed the cache)."""
+        self.forget(session_id)
+        return await self.load(session_id)
+
+    async def _still_stored(self, s: Session) -> bool:
+        """Whether no other process changed the session, or what shows it, since it was cached."""
+        return await self.store.session_stamp(s.id) == (s.row.version, s.row.shown)
+
+    def forget(self, session_id: int) -> None:
+        self._cache.pop(session_id, None)
+        self._state_json.forget(session_id)
+        self._deadlines.pop(session_id, None)
+
+    @contextlib.contextmanager
+    def _rewrite(self, session_id: int) -> Iterator[None]:
+        """A rare write (lobby, start, abandon): the next load reads the database again."""
+        try:
+            yield
+        finally:
+            self.forget(session_id)
+
+    async def names(self, session_id: int) -> dict[str, str]:
+        return {p.user_id: p.name for p in await self.store.players(session_id)}
+
+    def _count_shown(self, session_id: int, shown: int | None) -> Session | None:
+        """After this process changed what shows a session (a shared store returns the new
+        ``shown``): the cached copy, counted up, if nobody else changed it meanwhile; else it
+        is dropped (read again next time)."""
+        cached = self._cache.get(session_id)
+        if cached is None or shown is None:
+            return cached
+        if shown != cached.row.shown + 1:
+            self.forget(session_id)
+            return None
+        cached = replace(cached, row=replace(cached.row, shown=shown))
+        self._cache[session_id] = cached
+        return cached
+
+    def _patch(self, session_id: int, **cols: Any) -> None:
+        cached = self._cache.get(session_id)
+        if cached is not None:
+            self._cache[session_id] = replace(cached, row=replace(cached.row, **cols))
+
+    async def _hydrate(self, row: SessionRow) -> Session:
+        game = REGISTRY.get(row.game_id)
+        if game is None:
+            raise DamagedSession(f"Game #{row.id} is of an unknown kind ({row.game_id!r}).")
+        try:
+            options = game.Options.model_validate_json(row.options)
+            state = game.load_state(row.state) if row.state is not None else None
+        except (ValidationError, ValueError) as exc:
+            raise DamagedSession(
+                f"Game #{row.id}'s saved data is damaged and cannot be loaded ({type(exc).__name__})."
+                " Nothing was changed; an admin can `/game abandon` it."
+            ) from None
+        players = await self.store.players(row.id)
+        session = Session(row=row, players=players, game=game, options=options, state=state)
+        self._cache[row.id] = session
+        return session
+
+    # -- guards ----------------------------------------------------------------------------------
+    @staticmethod
+    def _require_lobby(s: Session, message: str = "The game has already started.") -> None:
+        if s.status is not SessionStatus.LOBBY:
+            active = s.status is SessionStatus.ACTIVE
+            raise NotAllowed(message if active else "That game has ended.")
+
+    @staticmethod
+    def _require_playing(s: Session) -> GameState:
+        if s.status is SessionStatus.LOBBY or s.state is None:
+            raise NotAllowed("The game hasn't started yet.")
+        if s.status is not SessionStatus.ACTIVE:
+            raise NotAllowed("That game has ended.")
+        return s.state

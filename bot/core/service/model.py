@@ -1,0 +1,140 @@
+"""What the session service hands out: a session as loaded, a change as its listeners hear
+of it, and the answers of its reads and undos."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import BaseModel
+
+from bot.core.record import commitment
+from bot.core.store import NewPost, PlayerRow, SessionRow, SessionStatus, StatRow
+from games.engine import Game, GameState, Outcome
+from games.presentation import player as player_token
+
+
+@dataclass
+class Session:
+    row: SessionRow
+    players: list[PlayerRow]
+    game: Game[Any, Any]
+    options: BaseModel
+    state: GameState | None
+
+    @property
+    def id(self) -> int:
+        return self.row.id
+
+    @property
+    def version(self) -> int:
+        return self.row.version
+
+    @property
+    def status(self) -> SessionStatus:
+        return self.row.status
+
+    @property
+    def player_ids(self) -> list[str]:
+        return [p.user_id for p in self.players]
+
+    def player(self, user_id: str) -> PlayerRow | None:
+        return next((p for p in self.players if p.user_id == user_id), None)
+
+    def names(self) -> dict[str, str]:
+        return {p.user_id: p.name for p in self.players}
+
+    def outcome(self) -> Outcome | None:
+        if self.state is None:
+            return None
+        return self.game.outcome(self.state)
+
+    @property
+    def commitment(self) -> str:
+        """The SHA-256 of the game, its options and its seed: shown from the start, checked
+        against the seed revealed at the end (see bot.core.record)."""
+        return commitment(self.game.id, json.loads(self.row.options), self.row.seed)
+
+
+def notice(text: str, ping: list[str] | None = None) -> NewPost:
+    """A short channel message (player tokens in ``text`` become names)."""
+    return NewPost({"notice": text, "ping": ping or []})
+
+
+def names_of(players: list[str]) -> str:
+    return ", ".join(player_token(p) for p in players)
+
+
+TABLE = None  # in Change.views: the public table
+
+
+@dataclass(frozen=True)
+class Change:
+    """A committed change of a session, as its listeners hear of it."""
+
+    session_id: int
+    # Which views may show something new: players' private panels by id, the table as TABLE;
+    # None: any of them (a lobby change, a deadline, a restart…).
+    views: frozenset[str | None] | None = None
+    posted: bool = True  # the change put something in the outbox
+    timers: bool = True  # the change may have changed the session's timers or undo requests
+    robots: bool = True  # a bot seat may be awaited now (False: the game seats none)
+    # The session's version after the change (None: not said). A view drawn from this version
+    # or a later one shows the change.
+    version: int | None = None
+
+
+@dataclass(frozen=True)
+class SeatedGame:
+    """One game a player is seated in, as /game mine lists it."""
+
+    row: SessionRow
+    title: str
+    step: str  # the table's headline (player tokens in it), or the lobby's count
+    awaited: list[str]  # whose move the table waits for (empty in a lobby)
+    deadline: float | None  # when the step's time runs out
+    yours: bool  # the table waits for this player
+    names: dict[str, str] = field(default_factory=dict)  # the players' names by id
+
+    @property
+    def lobby(self) -> bool:
+        return self.row.status is SessionStatus.LOBBY
+
+
+@dataclass(frozen=True)
+class HistoryPage:
+    """One page of a server's ended games, newest first."""
+
+    games: list[tuple[SessionRow, dict[str, str]]]  # each with its players' names
+    page: int  # from 0
+    pages: int
+    total: int
+
+
+@dataclass(frozen=True)
+class Leaderboard:
+    """A server's best players, of one game (``game_id``) or of all."""
+
+    game_id: str | None
+    lines: list[StatRow]  # key: the user id
+    names: dict[str, str]
+    finished: dict[str, int]  # games finished in the server, by game id
+
+
+@dataclass(frozen=True)
+class UndoAnswer:
+    """What became of an undo: asked, or settled (taken back or not), with a line saying so."""
+
+    text: str
+    undone: bool = False
+    settled: bool = True
+    due: float | None = None  # a request waiting: granted then unless someone objects
+    seq: int | None = None  # the move asked about
+
+
+@dataclass
+class ActResult:
+    session: Session
+    applied: list[tuple[str, BaseModel]] = field(default_factory=list)
+    auto_played: list[str] = field(default_factory=list)  # players moved by a deadline

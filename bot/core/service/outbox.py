@@ -1,0 +1,89 @@
+"""The outbox: posts written in a change's transaction, claimed and sent after by a front end;
+the reminders a timer posts."""
+
+from __future__ import annotations
+
+from bot.core.errors import NotFound, UserError
+from bot.core.seats import is_robot
+from bot.core.service.loading import Loading
+from bot.core.store import NewPost, PostRow, SessionStatus
+
+
+class Outbox(Loading):
+    """The posts waiting to go out, and the reminders that add to them."""
+
+    # -- the outbox -------------------------------------------------------------------------------
+    async def post_context(self, session_id: int) -> tuple[int, dict[str, str]]:
+        """The channel and the players' names of a session, read without loading its game
+        (so the posts of a session whose data is damaged still go out)."""
+        row = await self.store.get_session(session_id)
+        if row is None:
+            raise NotFound(f"There is no game #{session_id}.")
+        return row.channel_id, await self.names(session_id)
+
+    async def unsent_posts(self, session_id: int) -> list[PostRow]:
+        """The session's unsent posts, claimed for this process (another process sharing the
+        database gets none of them while the claim lasts)."""
+        return await self.store.claim_posts(session_id, self.now())
+
+    async def mark_posted(
+        self, post_ids: list[int], message_id: int | None, *, failure: str | None = None
+    ) -> None:
+        await self.store.mark_posted(post_ids, message_id, failure=failure)
+
+    async def retry_post_later(self, post_id: int, at: float, failure: str) -> None:
+        await self.store.retry_post_later(post_id, at, failure)
+
+    async def sessions_with_posts_due(self) -> list[int]:
+        return await self.store.sessions_with_posts_due(self.now())
+
+    async def next_post_due(self) -> float | None:
+        return await self.store.next_post_due()
+
+    async def enqueue_unposted_announcements(self) -> int:
+        """Announcements a database from before the outbox holds but never posted go to the
+        outbox now (once: ``announced`` moves past them). Returns how many."""
+        count = 0
+        for row in await self.store.sessions_with_status(
+            SessionStatus.ACTIVE, SessionStatus.FINISHED
+        ):
+            try:
+                s = await self.load(row.id)
+            except UserError:
+                continue
+            if s.state is None or s.row.announced >= len(s.state.announcements):
+                continue
+            async with self.lock(s.id):
+                pending = [
+                    a.model_dump(mode="json") for a in s.state.announcements[s.row.announced :]
+                ]
+                with self._rewrite(s.id):
+                    await self.store.enqueue_announcements(
+                        s.id, s.version, s.row.announced, pending
+                    )
+            count += len(pending)
+            self._changed(s.id)
+        return count
+
+    async def remind(self, session_id: int, key: str, deadline: float) -> bool:
+        """The reminder of step ``key`` is due: DM everyone the step still waits for (a channel
+        ping for those whose DMs are closed), in the same transaction that deletes the timer."""
+        s = await self.load(session_id)
+        posts: list[NewPost] = []
+        if s.state is not None and s.status is SessionStatus.ACTIVE:
+            game = s.game
+            awaited = [p for p in s.state.players if p in game.active_players(s.state)]
+            for user_id in [p for p in awaited if not is_robot(p)]:  # bot players need no nudge
+                text = (
+                    f"⏰ **{game.title}** in <#{s.row.channel_id}> is waiting for your move — "
+                    f"time runs out <t:{int(deadline)}:R>, then I'll decide for you as the rules "
+                    f"say (`/game rules {game.id}`)."
+                )
+                fallback = (
+                    f"⏰ Reminder: your move in {game.title} — time runs out <t:{int(deadline)}:R>."
+                )
+                posts.append(NewPost({"dm": text, "fallback": fallback}, target=f"user:{user_id}"))
+        await self.store.post_and_delete_timer(session_id, "reminder", key, posts)
+        if posts:
+            self._changed(session_id)
+        return bool(posts)

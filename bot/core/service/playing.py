@@ -1,0 +1,155 @@
+"""Playing: a move applied, a deadline's default moves played, a step skipped by the host, a
+game replayed from its log."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+from pydantic import BaseModel
+
+from bot.core.errors import DamagedSession, IllegalMove, NotAllowed, StaleVersion
+from bot.core.record import effective
+from bot.core.seats import is_robot
+from bot.core.service.model import ActResult, Session, names_of, notice
+from bot.core.service.writing import Writing
+from bot.core.stale import retry_stale_writes
+from bot.core.store import NewAction, NewPost, SessionStatus
+from games.engine import Game, GameState, IllegalAction, apply, clock_key, new_game, play_timeout
+
+
+class Playing(Writing):
+    """The moves of a game in progress."""
+
+    # -- playing ---------------------------------------------------------------------------------
+    async def act(
+        self,
+        session_id: int,
+        player: str,
+        raw_action: dict[str, Any] | BaseModel,
+        expected_version: int | None = None,
+    ) -> ActResult:
+        """Apply one move. Durable before it returns; refused moves change nothing."""
+
+        def choose(s: Session) -> dict[str, Any] | BaseModel:
+            if expected_version is not None and expected_version != s.version:
+                raise StaleVersion()
+            return raw_action
+
+        return await self.act_with(session_id, player, choose)
+
+    @retry_stale_writes
+    async def act_with(
+        self,
+        session_id: int,
+        player: str,
+        choose: Callable[[Session], dict[str, Any] | BaseModel],
+    ) -> ActResult:
+        """Like :meth:`act`, with the action chosen from the freshly loaded session under the
+        lock (so a click is checked against exactly the state it will change)."""
+        async with self.lock(session_id):
+            s = await self.load(session_id)
+            raw_action = choose(s)
+            state = self._require_playing(s)
+            game = s.game
+            try:
+                action = (
+                    raw_action
+                    if isinstance(raw_action, BaseModel)
+                    else game.parse_action(raw_action)
+                )
+                new_state = apply(game, state, player, action)
+            except IllegalAction as exc:
+                raise IllegalMove(exc.message) from None
+            committed = await self._commit(s, state, new_state, [NewAction(player, _dump(action))])
+            touched = game.views_touched(state, new_state, player)
+        posted = len(new_state.announcements) > len(state.announcements)
+        self._changed(
+            session_id,
+            None if touched is None else frozenset(touched),
+            posted=posted,
+            timers=not _timers_stand(game, state, new_state),
+            robots=any(is_robot(p) for p in new_state.players),
+            version=committed.version,
+        )
+        return ActResult(session=committed, applied=[(player, action)])
+
+    @retry_stale_writes
+    async def fire_deadline(self, session_id: int, key: str) -> ActResult | None:
+        """Play the default move of every player the timed step ``key`` still waits for."""
+        async with self.lock(session_id):
+            s = await self.load(session_id)
+            if s.status is not SessionStatus.ACTIVE or s.state is None:
+                return None
+            game, state = s.game, s.state
+            if clock_key(game, state) != key:
+                return None  # the step moved on; the timer is stale
+            applied: list[tuple[str, BaseModel]] = []
+            auto: list[str] = []
+            for player in [p for p in state.players if p in game.active_players(state)]:
+                if player not in game.active_players(state):
+                    continue
+                try:
+                    state, actions = play_timeout(game, state, player)
+                except IllegalAction as exc:  # a game bug: keep the game alive, report it
+                    raise DamagedSession(f"Default move failed: {exc.message}") from None
+                if actions:
+                    auto.append(player)
+                    applied.extend((player, a) for a in actions)
+            if not applied:
+                await self.store.delete_timer(session_id, "deadline", key)
+                self.timers_changed(session_id)
+                return None
+            log = [NewAction(p, _dump(a), "timeout") for p, a in applied]
+            posts: list[NewPost] = []
+            if auto and not game.announces_timeouts:
+                # Neutral wording: the default differs by game (a move played for them, a level
+                # kept, a tray locked as it is); each game's rules say which.
+                posts.append(
+                    notice(
+                        f"⏰ Time's up for {names_of(auto)} — I decided for them as the rules say "
+                        f"(`/game rules {game.id}`), and the game goes on."
+                    )
+                )
+            committed = await self._commit(s, s.state, state, log, posts)
+        self._changed(session_id)
+        return ActResult(session=committed, applied=applied, auto_played=auto)
+
+    async def skip_step(self, session_id: int, user_id: str) -> ActResult:
+        """The host ends a step the game lets them end early (a level pick): the absent
+        players' default moves are played now, as at the deadline."""
+        s = await self.load(session_id)
+        state = self._require_playing(s)
+        if user_id != s.row.host_id:
+            raise NotAllowed("Only the host can go on without the others.")
+        clock = s.game.clock(state)
+        if clock is None or not clock.host_may_skip:
+            raise NotAllowed("This step can't be skipped: everyone it waits for must play.")
+        result = await self.fire_deadline(session_id, clock.key)
+        if result is None:
+            raise StaleVersion()
+        return result
+
+    async def replay(self, session_id: int) -> GameState:
+        """Rebuild the state from the seed and the action log."""
+        s = await self.load(session_id)
+        if s.state is None:
+            raise NotAllowed("That game has not started.")
+        game = s.game
+        state = new_game(game, s.player_ids, s.options, s.row.seed)
+        for entry in effective(await self.store.actions(session_id)):
+            action = game.parse_action(json.loads(entry.action))
+            state = apply(game, state, entry.player, action)
+        replayed: GameState = state
+        return replayed
+
+
+def _dump(action: BaseModel) -> dict[str, Any]:
+    return action.model_dump(mode="json")
+
+
+def _timers_stand(game: Game[Any, Any], old: GameState, new: GameState) -> bool:
+    """The move leaves the session's timers as they were: the same timed step goes on, or
+    nothing was timed before and nothing is now."""
+    return game.outcome(new) is None and clock_key(game, old) == clock_key(game, new)

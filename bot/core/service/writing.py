@@ -1,0 +1,149 @@
+"""How a session's state is written: one transaction with its log entries, its timers and
+what it posts (the outbox), the cached copy updated after."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+from typing import Any
+
+from bot.core.service.loading import Loading
+from bot.core.service.model import Session
+from bot.core.store import CHANNEL, NewAction, NewPost, NewResult, SessionStatus, TimerRow
+from games.engine import Game, GameState, Outcome, clock_key
+
+LAST_POSTED_KEPT = 10_000  # sessions whose last post time is remembered (quick games are recent)
+
+
+class Writing(Loading):
+    """Commits a game's new state (the moves, the undos, the deadlines)."""
+
+    async def _commit(
+        self,
+        s: Session,
+        old: GameState,
+        new: GameState,
+        log: list[NewAction],
+        posts: list[NewPost] | None = None,
+        *,
+        settle_undo: bool = False,
+    ) -> Session:
+        """Write ``new``, its log entries and what it must post; return the session as now
+        stored."""
+        try:
+            committed = await self._write_state(s, old, new, log, posts or [], settle_undo)
+        except BaseException:
+            self.forget(s.id)  # e.g. a stale version: read the truth next time
+            raise
+        latest = self._cache.get(s.id)
+        if latest is not None and latest is not s and latest.version == s.version:
+            # What shows the session was recorded while this wrote (a DM, by the sync worker):
+            # keep it, or the cache would go back to the messages shown before.
+            row = replace(
+                committed.row,
+                shown=latest.row.shown,
+                table_message_id=latest.row.table_message_id,
+            )
+            committed = replace(committed, row=row, players=latest.players)
+        self._cache[s.id] = committed
+        return committed
+
+    async def _write_state(
+        self,
+        s: Session,
+        old: GameState,
+        new: GameState,
+        log: list[NewAction],
+        posts: list[NewPost],
+        settle_undo: bool = False,
+    ) -> Session:
+        outcome = s.game.outcome(new)
+        old_key = clock_key(s.game, old)
+        same_step = outcome is None and old_key is not None and old_key == clock_key(s.game, new)
+        state_json = (
+            self._state_json.dump(s.id, new) if s.game.copy_on_write else new.model_dump_json()
+        )
+        status = SessionStatus.FINISHED if outcome is not None else SessionStatus.ACTIVE
+        outcome_json = outcome.model_dump_json() if outcome is not None else None
+        timers = [] if same_step else self._timers(s.game, new)  # [] once the game is over
+        await self.store.commit_state(
+            s.id,
+            s.version,
+            state=state_json,
+            status=status,
+            new_actions=log,
+            outcome=outcome_json,
+            timers=timers,
+            keep_timers=same_step,
+            posts=self._held(
+                s.id, _announcement_posts(new, s.row.announced) + posts + _result_posts(s, outcome)
+            ),
+            announced=len(new.announcements),
+            results=_results_of(outcome),
+            settle_undo=settle_undo or outcome is not None,  # no undo once it is over
+        )
+        if not same_step:
+            self._deadlines[s.id] = next((t for t in timers if t.kind == "deadline"), None)
+        row = replace(
+            s.row,
+            state=state_json,
+            status=status,
+            outcome=outcome_json,
+            version=s.version + 1,
+            announced=len(new.announcements),
+        )
+        return replace(s, row=row, state=new)
+
+    def _held(self, session_id: int, posts: list[NewPost]) -> list[NewPost]:
+        """A change's posts, marked to wait for later ones when the session posted a moment
+        ago (in a quick game several moves then share one message in its thread)."""
+        if not any(p.joins_others for p in posts):
+            return posts
+        now = time.time()  # the outbox's clock: Discord's rate limits run on wall time
+        last = self._last_posted.pop(session_id, None)
+        self._last_posted[session_id] = now  # newest last: the oldest go first past the cap
+        if len(self._last_posted) > LAST_POSTED_KEPT:
+            del self._last_posted[next(iter(self._last_posted))]
+        if self.post_coalesce <= 0 or last is None or now - last >= self.post_coalesce:
+            return posts
+        hold = {"hold": self.post_coalesce}
+        return [NewPost({**p.payload, **hold}, p.target) if p.joins_others else p for p in posts]
+
+    def _timers(self, game: Game[Any, Any], state: GameState) -> list[TimerRow]:
+        clock = game.clock(state)
+        if clock is None or game.outcome(state) is not None:
+            return []
+        now = self.now()
+        timers = [TimerRow(0, "deadline", clock.key, now + clock.seconds)]
+        if clock.remind:
+            timers.append(TimerRow(0, "reminder", clock.key, now + clock.seconds / 2))
+        return timers
+
+
+def _announcement_posts(state: GameState, already: int) -> list[NewPost]:
+    return [
+        NewPost({"announcement": a.model_dump(mode="json")}, target=CHANNEL)
+        for a in state.announcements[already:]
+    ]
+
+
+def _results_of(outcome: Outcome | None) -> list[NewResult] | None:
+    if outcome is None:
+        return None
+    return [
+        NewResult(p, score, p in outcome.winners, outcome.cooperative)
+        for p, score in outcome.scores.items()
+    ]
+
+
+def _result_posts(s: Session, outcome: Outcome | None) -> list[NewPost]:
+    """The end of a game: one last post with the standings, the chart and the rematch."""
+    if outcome is None:
+        return []
+    result = {
+        "game": s.game.id,
+        "outcome": outcome.model_dump(mode="json"),
+        "seed": s.row.seed,  # revealed now that the game is over
+        "commitment": s.commitment,
+    }
+    return [NewPost({"result": result})]
