@@ -7,7 +7,6 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from pydantic import BaseModel
 
@@ -23,10 +22,8 @@ from games.monster_cafe.catalogue import (
     kind_label,
     meal_label,
 )
+from games.monster_cafe.state import MonsterCafeState
 from games.presentation import player
-
-if TYPE_CHECKING:
-    from games.monster_cafe.state import MonsterCafeState
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,7 +140,8 @@ def standings(state: MonsterCafeState) -> list[Standing]:
     """Players by score, best first (seat order on ties), with their breakdowns."""
     rows = []
     for pid in state.players:
-        breakdown = state.collections[pid].breakdown()
+        collection = state.collections[pid]
+        breakdown = score(collection.monsters, collection.tables)
         rows.append(Standing(player=pid, total=breakdown.total, lines=breakdown.describe()))
     return sorted(rows, key=lambda r: -r.total)
 

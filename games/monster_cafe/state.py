@@ -14,7 +14,6 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 from games.engine import GameState, PlayerId
 from games.kit import timer_field
 from games.monster_cafe.catalogue import COLLECTABLE_KINDS, MONSTER_KIND, SEATS_PER_TABLE, SORBET
-from games.monster_cafe.scoring import Breakdown, score
 
 LOG_LENGTH = 3  # the latest events kept in the state: all of them are shown on the table
 
@@ -110,9 +109,6 @@ class Collection(BaseModel):
         """The kinds in the collection, in catalogue order."""
         present = {MONSTER_KIND[c] for c in self.monsters}
         return [k for k in COLLECTABLE_KINDS if k in present]
-
-    def breakdown(self) -> Breakdown:
-        return score(self.monsters, self.tables)
 
 
 class Taken(BaseModel):

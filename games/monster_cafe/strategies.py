@@ -91,7 +91,7 @@ def greedy(state: MonsterCafeState, player: PlayerId, rng: Rng) -> Move:
     if state.drawn is not None:
         return default_move(state, player)
     collection = state.collections[player]
-    now = collection.breakdown().total
+    now = score(collection.monsters, collection.tables).total
     options = state.clearable()
     if options:
         best = max(options, key=lambda t: score_if_taken(collection, t))

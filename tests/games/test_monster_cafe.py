@@ -513,7 +513,8 @@ def test_empty_deck_forces_clears_and_allows_empty_tables() -> None:
         play(state, "a", Draw())
     after = clear(state, "a", T("spaghetti"))
     assert after.collections["a"].tables == [T("spaghetti")]
-    assert after.collections["a"].breakdown().total == 1, "an empty table still feeds"
+    kept = after.collections["a"]
+    assert score(kept.monsters, kept.tables).total == 1, "an empty table still feeds"
     assert "deck is empty" in after.announcements[-1].description
 
 
@@ -763,11 +764,11 @@ def test_table_panel_shows_seats_collections_and_scores() -> None:
     assert fields["A · 🍝 Spaghetti"] == "👁️ Eyeball, 🃏 Anything ▫️▫️"
     assert fields["B · 🍲 Brains"] == "▫️▫️▫️▫️"
     assert fields["{p:b} · 📈 now: 2"] == "🍽️ 🥘 Sock Stew\n👾 🧦 Sock ×2"
-    c_score = state.collections["c"].breakdown().total
+    c_score = score(state.collections["c"].monsters, state.collections["c"].tables).total
     assert "✅ took C · 🍖 Roadkill" in fields[f"{{p:c}} · 📈 now: {c_score}"]
-    d_score = state.collections["d"].breakdown().total
+    d_score = score(state.collections["d"].monsters, state.collections["d"].tables).total
     assert "✅ took D · 🥪 B.B.L.T." in fields[f"{{p:d}} · 📈 now: {d_score}"]
-    a_score = state.collections["a"].breakdown().total
+    a_score = score(state.collections["a"].monsters, state.collections["a"].tables).total
     assert f"▶️ {{p:a}} · 📈 now: {a_score}" in fields, "whose turn it is, with their score"
     assert "round 2/4" in panel.title and "🎴 Deck: " in panel.description
     assert "▶️ {p:a}'s turn" in panel.description
