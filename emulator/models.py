@@ -4,13 +4,10 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, NamedTuple
+from typing import NamedTuple, Protocol
 
 from .jsondata import json_copy
 from .validation import FLAG_EPHEMERAL, FLAG_LOADING, SELECT_TYPES, Json, iter_components
-
-if TYPE_CHECKING:
-    from .emulator import DiscordEmulator
 
 
 class EmulatorError(AssertionError):
@@ -390,10 +387,17 @@ class InteractionRecord:
         return self.responded_at - self.dispatched_at
 
 
+class MessageSource(Protocol):
+    """Where an :class:`InteractionResult` looks its messages up (the emulator); a protocol so
+    that this module needs no import of the emulator (which imports it)."""
+
+    def get_message(self, message_id: int) -> Message: ...
+
+
 class InteractionResult:
     """What a simulated user action produced (see ``DiscordEmulator.slash``/``click``...)."""
 
-    def __init__(self, emulator: DiscordEmulator, record: InteractionRecord) -> None:
+    def __init__(self, emulator: MessageSource, record: InteractionRecord) -> None:
         self._emu = emulator
         self.record = record
 

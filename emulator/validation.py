@@ -8,7 +8,6 @@ components V2, modals, autocomplete, application commands).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from typing import Any
 
@@ -94,7 +93,7 @@ class FormErrors:
         return root
 
 
-def _max_len(errors: FormErrors, path: str, value: Any, limit: int) -> int:
+def max_len(errors: FormErrors, path: str, value: Any, limit: int) -> int:
     if value is None:
         return 0
     if not isinstance(value, str):
@@ -105,13 +104,13 @@ def _max_len(errors: FormErrors, path: str, value: Any, limit: int) -> int:
     return len(value)
 
 
-def _required_str(errors: FormErrors, path: str, value: Any, limit: int, min_len: int = 1) -> int:
+def required_str(errors: FormErrors, path: str, value: Any, limit: int, min_len: int = 1) -> int:
     if value is None or value == "":
         errors.add(path, "BASE_TYPE_REQUIRED", "This field is required")
         return 0
     if isinstance(value, str) and len(value) < min_len:
         errors.add(path, "BASE_TYPE_MIN_LENGTH", f"Must be {min_len} or more in length.")
-    return _max_len(errors, path, value, limit)
+    return max_len(errors, path, value, limit)
 
 
 # --------------------------------------------------------------------------------------- embeds
@@ -131,8 +130,8 @@ def validate_embeds(embeds: Any, errors: FormErrors, path: str = "embeds") -> No
         if not isinstance(embed, dict):
             errors.add(p, "DICT_TYPE_CONVERT", "Only dictionaries may be used in a DictType")
             continue
-        total += _max_len(errors, f"{p}.title", embed.get("title"), EMBED_TITLE_MAX)
-        total += _max_len(
+        total += max_len(errors, f"{p}.title", embed.get("title"), EMBED_TITLE_MAX)
+        total += max_len(
             errors, f"{p}.description", embed.get("description"), EMBED_DESCRIPTION_MAX
         )
         fields = embed.get("fields") or []
@@ -140,14 +139,14 @@ def validate_embeds(embeds: Any, errors: FormErrors, path: str = "embeds") -> No
             errors.add(f"{p}.fields", "BASE_TYPE_MAX_LENGTH", "Must be 25 or fewer in length.")
         for j, fld in enumerate(fields):
             fp = f"{p}.fields.{j}"
-            total += _required_str(errors, f"{fp}.name", fld.get("name"), EMBED_FIELD_NAME_MAX)
-            total += _required_str(errors, f"{fp}.value", fld.get("value"), EMBED_FIELD_VALUE_MAX)
+            total += required_str(errors, f"{fp}.name", fld.get("name"), EMBED_FIELD_NAME_MAX)
+            total += required_str(errors, f"{fp}.value", fld.get("value"), EMBED_FIELD_VALUE_MAX)
         footer = embed.get("footer")
         if isinstance(footer, dict):
-            total += _required_str(errors, f"{p}.footer.text", footer.get("text"), EMBED_FOOTER_MAX)
+            total += required_str(errors, f"{p}.footer.text", footer.get("text"), EMBED_FOOTER_MAX)
         author = embed.get("author")
         if isinstance(author, dict):
-            total += _required_str(errors, f"{p}.author.name", author.get("name"), EMBED_AUTHOR_MAX)
+            total += required_str(errors, f"{p}.author.name", author.get("name"), EMBED_AUTHOR_MAX)
         for key in ("image", "thumbnail"):
             media = embed.get(key)
             if isinstance(media, dict) and not media.get("url"):
@@ -196,7 +195,7 @@ def _validate_button(comp: Json, path: str, ctx: _ComponentContext, errors: Form
             f"{path}.style", "BASE_TYPE_CHOICES", f"Value must be one of (1..6), not {style}"
         )
         return
-    _max_len(errors, f"{path}.label", comp.get("label"), BUTTON_LABEL_MAX)
+    max_len(errors, f"{path}.label", comp.get("label"), BUTTON_LABEL_MAX)
     if style == 5:
         if not comp.get("url"):
             errors.add(f"{path}.url", "BASE_TYPE_REQUIRED", "Link buttons need a url")
@@ -226,7 +225,7 @@ def _validate_button(comp: Json, path: str, ctx: _ComponentContext, errors: Form
 
 def _validate_select(comp: Json, path: str, ctx: _ComponentContext, errors: FormErrors) -> None:
     _check_custom_id(ctx, errors, path, comp)
-    _max_len(errors, f"{path}.placeholder", comp.get("placeholder"), SELECT_PLACEHOLDER_MAX)
+    max_len(errors, f"{path}.placeholder", comp.get("placeholder"), SELECT_PLACEHOLDER_MAX)
     min_values = comp.get("min_values", 1)
     max_values = comp.get("max_values", 1)
     if not isinstance(min_values, int) or not 0 <= min_values <= 25:
@@ -255,9 +254,9 @@ def _validate_select(comp: Json, path: str, ctx: _ComponentContext, errors: Form
     seen: set[str] = set()
     for i, opt in enumerate(options):
         op = f"{path}.options.{i}"
-        _required_str(errors, f"{op}.label", opt.get("label"), SELECT_OPTION_TEXT_MAX)
-        _required_str(errors, f"{op}.value", opt.get("value"), SELECT_OPTION_TEXT_MAX)
-        _max_len(errors, f"{op}.description", opt.get("description"), SELECT_OPTION_TEXT_MAX)
+        required_str(errors, f"{op}.label", opt.get("label"), SELECT_OPTION_TEXT_MAX)
+        required_str(errors, f"{op}.value", opt.get("value"), SELECT_OPTION_TEXT_MAX)
+        max_len(errors, f"{op}.description", opt.get("description"), SELECT_OPTION_TEXT_MAX)
         value = opt.get("value")
         if isinstance(value, str):
             if value in seen:
@@ -271,9 +270,9 @@ def _validate_text_input(comp: Json, path: str, ctx: _ComponentContext, errors: 
     _check_custom_id(ctx, errors, path, comp)
     if comp.get("style") not in (1, 2):
         errors.add(f"{path}.style", "BASE_TYPE_CHOICES", "Text input style must be 1 or 2")
-    _max_len(errors, f"{path}.label", comp.get("label"), 45)
-    _max_len(errors, f"{path}.placeholder", comp.get("placeholder"), 100)
-    _max_len(errors, f"{path}.value", comp.get("value"), 4000)
+    max_len(errors, f"{path}.label", comp.get("label"), 45)
+    max_len(errors, f"{path}.placeholder", comp.get("placeholder"), 100)
+    max_len(errors, f"{path}.value", comp.get("value"), 4000)
     min_length = comp.get("min_length")
     max_length = comp.get("max_length")
     if min_length is not None and not 0 <= min_length <= 4000:
@@ -363,12 +362,12 @@ def _validate_component(
             _validate_component(accessory, f"{path}.accessory", ctx, errors, parent=9)
     elif ctype == 10:
         content = comp.get("content")
-        _required_str(errors, f"{path}.content", content, V2_TEXT_MAX)
+        required_str(errors, f"{path}.content", content, V2_TEXT_MAX)
         if isinstance(content, str):
             ctx.text += len(content)
     elif ctype == 11:
         _validate_media(errors, f"{path}.media", comp.get("media"))
-        _max_len(errors, f"{path}.description", comp.get("description"), 1024)
+        max_len(errors, f"{path}.description", comp.get("description"), 1024)
     elif ctype == 12:
         items = comp.get("items") or []
         if not 1 <= len(items) <= 10:
@@ -377,7 +376,7 @@ def _validate_component(
             )
         for i, item in enumerate(items):
             _validate_media(errors, f"{path}.items.{i}.media", item.get("media"))
-            _max_len(errors, f"{path}.items.{i}.description", item.get("description"), 1024)
+            max_len(errors, f"{path}.items.{i}.description", item.get("description"), 1024)
     elif ctype == 13:
         file = comp.get("file")
         if not isinstance(file, dict) or not str(file.get("url", "")).startswith("attachment://"):
@@ -404,8 +403,8 @@ def _validate_component(
     elif ctype == 18:
         if not ctx.modal:
             errors.add(path, "UNION_TYPE_CHOICES", "Labels are only allowed in modals")
-        _required_str(errors, f"{path}.label", comp.get("label"), 45)
-        _max_len(errors, f"{path}.description", comp.get("description"), 100)
+        required_str(errors, f"{path}.label", comp.get("label"), 45)
+        max_len(errors, f"{path}.description", comp.get("description"), 100)
         inner = comp.get("component")
         if not isinstance(inner, dict) or inner.get("type") not in (4, 19, *SELECT_TYPES):
             errors.add(f"{path}.component", "BASE_TYPE_REQUIRED", "A label wraps one input")
@@ -523,9 +522,9 @@ def validate_modal(data: Any, errors: FormErrors, path: str = "data") -> None:
     if not isinstance(data, dict):
         errors.add(path, "DICT_TYPE_CONVERT", "Modal data must be an object")
         return
-    _required_str(errors, f"{path}.title", data.get("title"), 45)
+    required_str(errors, f"{path}.title", data.get("title"), 45)
     custom_id = data.get("custom_id")
-    _required_str(errors, f"{path}.custom_id", custom_id, CUSTOM_ID_MAX)
+    required_str(errors, f"{path}.custom_id", custom_id, CUSTOM_ID_MAX)
     components = data.get("components") or []
     if not 1 <= len(components) <= 5:
         errors.add(f"{path}.components", "BASE_TYPE_BAD_LENGTH", "A modal holds 1 to 5 components")
@@ -544,153 +543,6 @@ def validate_modal(data: Any, errors: FormErrors, path: str = "data") -> None:
             if not children[0].get("label"):
                 errors.add(f"{cpath}.components.0.label", "BASE_TYPE_REQUIRED", "Label required")
         _validate_component(comp, cpath, ctx, errors, parent=None)
-
-
-def validate_autocomplete(data: Any, errors: FormErrors, path: str = "data") -> list[Json]:
-    if not isinstance(data, dict):
-        errors.add(path, "DICT_TYPE_CONVERT", "Autocomplete data must be an object")
-        return []
-    choices = data.get("choices")
-    if not isinstance(choices, list):
-        errors.add(f"{path}.choices", "BASE_TYPE_REQUIRED", "This field is required")
-        return []
-    if len(choices) > 25:
-        errors.add(f"{path}.choices", "BASE_TYPE_MAX_LENGTH", "Must be 25 or fewer in length.")
-    for i, choice in enumerate(choices):
-        cp = f"{path}.choices.{i}"
-        _required_str(errors, f"{cp}.name", choice.get("name"), 100)
-        value = choice.get("value")
-        if isinstance(value, str):
-            _max_len(errors, f"{cp}.value", value, 100)
-        elif not isinstance(value, int | float) or isinstance(value, bool):
-            errors.add(
-                f"{cp}.value", "BASE_TYPE_REQUIRED", "Choice value must be a string or number"
-            )
-    return list(choices)
-
-
-# ----------------------------------------------------------------------------------- commands
-
-_NAME_RE = re.compile(r"^[-_'\w]{1,32}$")
-_OPTION_TYPES = frozenset(range(1, 12))
-
-
-def _command_chars(cmd: Json) -> int:
-    total = len(cmd.get("name") or "") + len(cmd.get("description") or "")
-    for opt in cmd.get("options") or []:
-        total += _command_chars(opt)
-    for choice in cmd.get("choices") or []:
-        total += len(str(choice.get("name", ""))) + len(str(choice.get("value", "")))
-    return total
-
-
-def _validate_name(errors: FormErrors, path: str, name: Any, *, lowercase: bool) -> None:
-    if not isinstance(name, str) or not _NAME_RE.match(name):
-        errors.add(path, "APPLICATION_COMMAND_INVALID_NAME", f"Invalid command name {name!r}")
-    elif lowercase and name != name.lower():
-        errors.add(
-            path, "APPLICATION_COMMAND_INVALID_NAME", f"Command names are lowercase: {name!r}"
-        )
-
-
-def _validate_options(options: Any, path: str, errors: FormErrors, *, depth: int) -> None:
-    if options is None:
-        return
-    if len(options) > 25:
-        errors.add(path, "BASE_TYPE_MAX_LENGTH", "Must be 25 or fewer in length.")
-    names: set[str] = set()
-    seen_optional = False
-    for i, opt in enumerate(options):
-        p = f"{path}.{i}"
-        otype = opt.get("type")
-        name = opt.get("name")
-        _validate_name(errors, f"{p}.name", name, lowercase=True)
-        _required_str(errors, f"{p}.description", opt.get("description"), 100)
-        if name in names:
-            errors.add(f"{p}.name", "APPLICATION_COMMAND_OPTIONS_NAME_ALREADY_EXISTS", "Duplicate")
-        names.add(name)
-        if otype not in _OPTION_TYPES:
-            errors.add(f"{p}.type", "BASE_TYPE_CHOICES", f"Unknown option type {otype}")
-            continue
-        if otype in (1, 2):
-            if otype == 2 and depth > 0:
-                errors.add(p, "APPLICATION_COMMAND_OPTION_TYPE_INVALID", "Groups cannot nest")
-            if otype == 1 and depth > 1:
-                errors.add(p, "APPLICATION_COMMAND_OPTION_TYPE_INVALID", "Subcommands too deep")
-            sub = opt.get("options") or []
-            if otype == 2 and any(o.get("type") != 1 for o in sub):
-                errors.add(
-                    f"{p}.options",
-                    "APPLICATION_COMMAND_OPTION_TYPE_INVALID",
-                    "Groups only hold subcommands",
-                )
-            if otype == 1 and any(o.get("type") in (1, 2) for o in sub):
-                errors.add(
-                    f"{p}.options",
-                    "APPLICATION_COMMAND_OPTION_TYPE_INVALID",
-                    "Subcommands cannot hold subcommands",
-                )
-            _validate_options(sub, f"{p}.options", errors, depth=depth + 1)
-            continue
-        if opt.get("required"):
-            if seen_optional:
-                errors.add(
-                    p,
-                    "APPLICATION_COMMAND_OPTIONS_REQUIRED_INVALID",
-                    "Required options must be placed before non-required options",
-                )
-        else:
-            seen_optional = True
-        choices = opt.get("choices") or []
-        if len(choices) > 25:
-            errors.add(f"{p}.choices", "BASE_TYPE_MAX_LENGTH", "Must be 25 or fewer in length.")
-        if choices and opt.get("autocomplete"):
-            errors.add(
-                p,
-                "APPLICATION_COMMAND_AUTOCOMPLETE_INVALID",
-                "Autocomplete and choices are mutually exclusive",
-            )
-        for j, choice in enumerate(choices):
-            _required_str(errors, f"{p}.choices.{j}.name", choice.get("name"), 100)
-            if isinstance(choice.get("value"), str):
-                _max_len(errors, f"{p}.choices.{j}.value", choice.get("value"), 100)
-
-
-def validate_commands(commands: Any, errors: FormErrors) -> None:
-    if not isinstance(commands, list):
-        errors.add("", "LIST_TYPE_CONVERT", "Must be an array.")
-        return
-    seen: set[tuple[int, str]] = set()
-    counts: dict[int, int] = {}
-    for i, cmd in enumerate(commands):
-        p = str(i)
-        ctype = cmd.get("type", 1) or 1
-        counts[ctype] = counts.get(ctype, 0) + 1
-        name = cmd.get("name")
-        if ctype == 1:
-            _validate_name(errors, f"{p}.name", name, lowercase=True)
-        else:  # context menu names may hold spaces and capitals
-            _required_str(errors, f"{p}.name", name, 32)
-        if ctype == 1:
-            _required_str(errors, f"{p}.description", cmd.get("description"), 100)
-        elif cmd.get("description"):
-            errors.add(
-                f"{p}.description", "BASE_TYPE_BAD_LENGTH", "Context menus have no description"
-            )
-        key = (ctype, str(name))
-        if key in seen:
-            errors.add(
-                f"{p}.name", "APPLICATION_COMMANDS_DUPLICATE_NAME", f"Duplicate name {name!r}"
-            )
-        seen.add(key)
-        _validate_options(cmd.get("options"), f"{p}.options", errors, depth=0)
-        if _command_chars(cmd) > 4000:
-            errors.add(p, "APPLICATION_COMMAND_TOO_LARGE", "Command exceeds 4000 characters")
-    if counts.get(1, 0) > 100:
-        errors.add("", "BASE_TYPE_MAX_LENGTH", "At most 100 chat input commands")
-    for ctype in (2, 3):
-        if counts.get(ctype, 0) > 15:
-            errors.add("", "BASE_TYPE_MAX_LENGTH", "At most 15 context menu commands per type")
 
 
 def iter_components(components: Iterable[Any]) -> Iterable[Json]:

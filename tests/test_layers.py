@@ -1,9 +1,11 @@
 """Layers point one way: games ← core ← adapter ← composition roots (bot.app, and the playground,
-which also wires the emulator); nothing but bot.__main__ imports the playground; no import cycles.
+which also wires the emulator); nothing but bot.__main__ imports the playground; no import cycles
+in games/, bot/ or emulator/.
 
 Walks every import statement of the project's packages (inside functions and TYPE_CHECKING
-blocks too: a hidden import is still a dependency) and checks who may import whom. Cycles are
-looked for among the imports that run (type-only imports cannot make a runtime cycle).
+blocks too: a hidden import is still a dependency) and checks who may import whom. Cycles count
+every import, type-only ones too: two modules that need each other, even only to name each
+other's types, are one module in two files.
 """
 
 from __future__ import annotations
@@ -36,6 +38,14 @@ ALLOWED = {
     "main": {"games", "core", "root", "playground", "main"},
     "emulator": {"emulator"},
 }
+# Import cycles known when this check started counting type-only imports, to be removed by the
+# change that untangles them: each entry is reported as a problem once the cycle is gone, so
+# that the entry goes too.
+KNOWN_CYCLES: set[frozenset[str]] = {
+    frozenset({"games.monster_cafe.scoring", "games.monster_cafe.state"}),
+}
+# No module of these packages grows past this many lines (the emulator was one 3,100-line file).
+MAX_LINES = {"emulator": 600}
 # Third-party packages a layer must never import.
 FORBIDDEN_LIBRARIES = {
     "games": {"discord", "aiosqlite", "asyncpg", "asyncio", "aiohttp"},
@@ -50,27 +60,15 @@ def module_name(path: Path, root: Path) -> str:
     return ".".join(parts)
 
 
-def _type_only(tree: ast.Module) -> set[int]:
-    """Ids of the import nodes inside ``if TYPE_CHECKING:`` blocks."""
-    guarded: set[int] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
-            guarded.update(id(n) for stmt in node.body for n in ast.walk(stmt))
-    return guarded
-
-
-def imports_of(path: Path, root: Path, modules: set[str], *, runtime: bool = False) -> set[str]:
+def imports_of(path: Path, root: Path, modules: set[str]) -> set[str]:
     """Every module ``path`` imports (absolute names; relative imports resolved). ``from
     package import module`` counts as importing the module (not the package's __init__).
-    ``runtime``: leave out imports that only type checkers see."""
+    Imports inside functions and ``if TYPE_CHECKING:`` blocks count like any other."""
     name = module_name(path, root)
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     tree = ast.parse(path.read_text(encoding="utf-8"))
-    skip = _type_only(tree) if runtime else set()
     found: set[str] = set()
     for node in ast.walk(tree):
-        if id(node) in skip:
-            continue
         if isinstance(node, ast.Import):
             found.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
@@ -95,14 +93,12 @@ def project_modules(root: Path) -> dict[str, Path]:
     }
 
 
-def project_graph(root: Path, *, runtime: bool = False) -> dict[str, set[str]]:
+def project_graph(root: Path) -> dict[str, set[str]]:
     """Module → the project modules it imports."""
     files = project_modules(root)
     names = set(files)
     return {
-        name: {
-            m for m in imports_of(path, root, names, runtime=runtime) if m in files and m != name
-        }
+        name: {m for m in imports_of(path, root, names) if m in files and m != name}
         for name, path in files.items()
     }
 
@@ -176,7 +172,20 @@ def problems(root: Path) -> list[str]:
         layer = layer_of(module)
         if layer in FORBIDDEN_LIBRARIES and library in FORBIDDEN_LIBRARIES[layer]:
             found.append(f"{module} ({layer}) imports {library}")
-    found += [f"import cycle: {' ↔ '.join(c)}" for c in cycles(project_graph(root, runtime=True))]
+    found_cycles = cycles(project_graph(root))
+    found += [
+        f"import cycle: {' ↔ '.join(c)}" for c in found_cycles if frozenset(c) not in KNOWN_CYCLES
+    ]
+    found += [
+        f"known cycle {' ↔ '.join(sorted(c))} is gone: remove it from KNOWN_CYCLES"
+        for c in KNOWN_CYCLES
+        if sorted(c) not in found_cycles
+    ]
+    for package, limit in MAX_LINES.items():
+        for path in sorted((root / package).rglob("*.py")):
+            count = len(path.read_text(encoding="utf-8").splitlines())
+            if count > limit:
+                found.append(f"{module_name(path, root)} has {count} lines (at most {limit})")
     return found
 
 
@@ -200,7 +209,17 @@ def test_the_check_fails_on_a_wrong_import_and_on_a_cycle(tmp_path: Path) -> Non
     )
     engine = tmp_path / "games" / "engine.py"
     engine.write_text(engine.read_text(encoding="utf-8") + "\nimport discord  # noqa\n")
+    # A cycle made only of a type-only import and one inside a function.
+    models = tmp_path / "emulator" / "models.py"
+    models.write_text(
+        models.read_text(encoding="utf-8") + "\nif TYPE_CHECKING:\n"
+        "    from .emulator import DiscordEmulator  # noqa\n"
+    )
+    payloads = tmp_path / "emulator" / "payloads.py"
+    payloads.write_text(payloads.read_text(encoding="utf-8") + "\n" + "# filler\n" * 600)
     found = problems(tmp_path)
     assert "bot.core.sessions (core) imports bot.adapter.tables (adapter)" in found
     assert "games.engine (games) imports discord" in found
     assert any(p.startswith("import cycle:") and "bot.core.sessions" in p for p in found)
+    assert any(p.startswith("import cycle:") and "emulator.models" in p for p in found)
+    assert any(p.startswith("emulator.payloads has ") for p in found)
