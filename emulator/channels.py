@@ -26,6 +26,20 @@ from .validation import (
     Json,
 )
 
+ARCHIVE_DURATIONS = (60, 1440, 4320, 10080)  # minutes: Discord takes no other value
+
+
+def _archive_duration(body: Json, key: str, errors: FormErrors) -> int | None:
+    """``body[key]`` when it is one of Discord's archive durations (None when absent)."""
+    value = body.get(key)
+    if value is None:
+        return None
+    if isinstance(value, bool) or value not in ARCHIVE_DURATIONS:
+        choices = ", ".join(str(d) for d in ARCHIVE_DURATIONS)
+        errors.add(key, "BASE_TYPE_CHOICES", f"Value must be one of {{{choices}}}.")
+        return None
+    return int(value)
+
 
 class ChannelsAndThreads(UsersAndDMs):
     def add_text_channel(self, guild_id: int, name: str, *, topic: str | None = None) -> int:
@@ -66,7 +80,14 @@ class ChannelsAndThreads(UsersAndDMs):
         )
 
     def _create_thread(
-        self, guild: Guild, parent: Channel, tid: int, name: str, private: bool, owner: int
+        self,
+        guild: Guild,
+        parent: Channel,
+        tid: int,
+        name: str,
+        private: bool,
+        owner: int,
+        auto_archive_duration: int = 1440,
     ) -> int:
         ch = Channel(
             tid,
@@ -75,6 +96,7 @@ class ChannelsAndThreads(UsersAndDMs):
             guild.id,
             parent_id=parent.id,
             owner_id=owner,
+            auto_archive_duration=auto_archive_duration,
             created_at=iso(self.now()),
         )
         self.channels[tid] = ch
@@ -149,6 +171,13 @@ class ChannelsAndThreads(UsersAndDMs):
         body = body or {}
         if ch.is_dm:
             raise self._fail(request, 403, 50003, "Cannot execute action on a DM channel")
+        errors = FormErrors()
+        key = "auto_archive_duration" if ch.is_thread else "default_auto_archive_duration"
+        duration = _archive_duration(body, key, errors)
+        if errors:
+            raise self._invalid_form(request, errors)
+        if ch.is_thread and duration is not None:
+            ch.auto_archive_duration = duration
         if "name" in body:
             ch.name = str(body["name"])
         if "topic" in body:
@@ -179,7 +208,10 @@ class ChannelsAndThreads(UsersAndDMs):
         errors = FormErrors()
         if not isinstance(name, str) or not 1 <= len(name) <= 100:
             errors.add("name", "BASE_TYPE_BAD_LENGTH", "Must be between 1 and 100 in length.")
+        duration = _archive_duration(body, "auto_archive_duration", errors)
+        if errors:
             raise self._invalid_form(request, errors)
+        assert isinstance(name, str)
         mid = m.groupdict().get("mid")
         if mid is not None:
             self._rest_message(request, parent, int(mid))
@@ -194,5 +226,5 @@ class ChannelsAndThreads(UsersAndDMs):
             private = body.get("type", CHANNEL_PRIVATE_THREAD) == CHANNEL_PRIVATE_THREAD
         self._require_bot_perms(request, parent, PERM_VIEW_CHANNEL)
         guild = self.guilds[parent.guild_id]
-        self._create_thread(guild, parent, tid, name, private, self.bot_user_id)
+        self._create_thread(guild, parent, tid, name, private, self.bot_user_id, duration or 1440)
         return self._json(self._channel_payload(self.channels[tid]), 201)

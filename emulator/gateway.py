@@ -224,7 +224,7 @@ class Gateway(Payloads):
             guilds = [g for g in self.guilds.values() if self._routes_to(session, g.id)]
             ready: Json = {
                 "v": API_VERSION,
-                "user": self._user_payload(self.bot_user_id),
+                "user": self._me_payload(),
                 "guilds": [{"id": str(g.id), "unavailable": True} for g in guilds],
                 "session_id": session.id,
                 "session_type": "normal",

@@ -25,6 +25,7 @@ from .models import (
     Message,
     Violation,
 )
+from .payloads import as_discord_stores
 from .validation import (
     FLAG_EPHEMERAL,
     FLAG_IS_COMPONENTS_V2,
@@ -180,7 +181,6 @@ class Interactions(ApplicationCommands):
         ch = self.channels.get(rec.channel_id)
         if ch is None and rtype in (4, 5, 6, 7):  # the channel was deleted meanwhile
             raise self._fail(request, 404, 10003, "Unknown Channel")
-        resource: Json = {"type": rtype}
         response_message: Message | None = None
         if rtype in (4, 5):
             assert ch is not None
@@ -239,6 +239,7 @@ class Interactions(ApplicationCommands):
             if errors:
                 raise self._invalid_form(request, errors)
             rec.modal = copy.deepcopy(data)
+            as_discord_stores(rec.modal.get("components") or [])
         rec.response_type = rtype
         rec.responded_at = loop.time()
         rec.acked.set()
@@ -254,9 +255,12 @@ class Interactions(ApplicationCommands):
             inter["response_message_id"] = str(rec.original_message_id)
         if request.query.get("with_response", "").lower() not in ("1", "true"):
             return web.Response(status=204)  # Discord sends the callback object only when asked
-        if response_message is not None:
-            resource["message"] = self._message_payload(response_message)
-        return self._json({"interaction": inter, "resource": resource})
+        answer: Json = {"interaction": inter}
+        if rtype in (4, 7) and response_message is not None:
+            # Discord's description allows a resource of type 4, 7 (with their message) or 12
+            # (an activity) only: a deferral, an autocomplete or a modal creates none to return.
+            answer["resource"] = {"type": rtype, "message": self._message_payload(response_message)}
+        return self._json(answer)
 
     def _webhook_rec(self, request: web.Request, m: re.Match[str]) -> InteractionRecord:
         rec = self._by_token.get(m["token"])

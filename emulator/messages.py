@@ -27,6 +27,7 @@ from .models import (
     InteractionRecord,
     Message,
 )
+from .payloads import as_discord_stores
 from .validation import (
     FLAG_EPHEMERAL,
     FLAG_IS_COMPONENTS_V2,
@@ -109,7 +110,7 @@ class Messages(Attachments):
             guild_id=channel.guild_id,
             content=candidate["content"],
             embeds=json_copy(candidate["embeds"]),
-            components=json_copy(candidate["components"]),
+            components=as_discord_stores(json_copy(candidate["components"])),
             flags=flags,
             attachments=attachments,
             files=files,
@@ -209,7 +210,7 @@ class Messages(Attachments):
         msg.embeds = json_copy(embeds)
         for embed in msg.embeds:
             embed.setdefault("type", "rich")
-        msg.components = json_copy(components)
+        msg.components = as_discord_stores(json_copy(components))
         msg.flags = new_flags
         msg.attachments = attachments
         msg.files = files

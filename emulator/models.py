@@ -161,6 +161,7 @@ class Channel:
     position: int = 0
     archived: bool = False
     locked: bool = False
+    auto_archive_duration: int = 1440  # threads: minutes of inactivity before archiving
     created_at: str = ""
     last_message_id: int | None = None
     topic: str | None = None

@@ -20,7 +20,38 @@ from .models import (
 )
 from .validation import (
     Json,
+    iter_components,
 )
+
+
+def as_discord_stores(components: list[Json]) -> list[Json]:
+    """Sent (already validated) components as Discord stores and returns them, in place: every
+    component without an ``id`` (or with 0) gets the next free integer, in the order they
+    appear, skipping the ids the sender chose; a partial emoji keeps ``id`` only when it names a
+    custom emoji (a unicode emoji comes back as ``{"name": ...}``)."""
+    walk = list(iter_components(components))
+    taken = {c["id"] for c in walk if isinstance(c.get("id"), int) and c["id"]}
+    next_id = 1
+    for comp in walk:
+        if not comp.get("id"):
+            while next_id in taken:
+                next_id += 1
+            comp["id"] = next_id
+            taken.add(next_id)
+        emojis = [comp.get("emoji")] + [o.get("emoji") for o in comp.get("options") or []]
+        for emoji in emojis:
+            if isinstance(emoji, dict):
+                _store_emoji(emoji)
+    return components
+
+
+def _store_emoji(emoji: Json) -> None:
+    if emoji.get("id") is None:
+        emoji.pop("id", None)
+        emoji.pop("animated", None)
+    else:
+        emoji["id"] = str(emoji["id"])
+        emoji["animated"] = bool(emoji.get("animated", False))
 
 
 class Payloads(EmulatorCore):
@@ -37,10 +68,16 @@ class Payloads(EmulatorCore):
             "flags": 0,
             "banner": None,
             "accent_color": None,
+            "primary_guild": None,  # required by the description, null when none is chosen
             "bot": user.bot,
         }
-        if user.bot:
-            payload.update(verified=True, mfa_enabled=False, email=None)
+        return payload
+
+    def _me_payload(self) -> Json:
+        """The bot's own user as ``GET /users/@me`` and READY give it (with the private fields
+        an account's owner sees: ``locale`` and ``mfa_enabled`` are required there)."""
+        payload = self._user_payload(self.bot_user_id)
+        payload.update(verified=True, mfa_enabled=False, email=None, locale="en-US")
         return payload
 
     def _role_payload(self, role: Role) -> Json:
@@ -118,7 +155,7 @@ class Payloads(EmulatorCore):
                 total_message_sent=len(self._channel_msgs.get(ch.id, [])),
                 thread_metadata={
                     "archived": ch.archived,
-                    "auto_archive_duration": 1440,
+                    "auto_archive_duration": ch.auto_archive_duration,
                     "archive_timestamp": ch.created_at,
                     "locked": ch.locked,
                     "create_timestamp": ch.created_at,
@@ -259,6 +296,12 @@ class Payloads(EmulatorCore):
             "approximate_guild_count": len(self.guilds),
             "integration_types_config": {"0": {}},
             "tags": [],
+            "flags_new": "0",
+            "role_connections_verification_url": None,
+            "approximate_user_install_count": 0,
+            "approximate_user_authorization_count": 0,
+            "explicit_content_filter": 0,  # inherit the guild's setting
+            "eligible_oauth2_scopes": ["applications.commands", "bot"],
         }
 
     def _integration_owners(self, guild_id: int | None) -> Json:

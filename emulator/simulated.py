@@ -331,10 +331,14 @@ class SimulatedUsers(Interactions):
             ctype = comp.get("type")
             if ctype == 1:
                 inner = [c for c in (mirror(x) for x in comp.get("components") or []) if c]
-                return {"type": 1, "components": inner}
+                return {"type": 1, "id": comp.get("id", 0), "components": inner}
             if ctype == 18:
                 inner_comp = mirror(comp["component"])
-                return {"type": 18, "component": inner_comp} if inner_comp else None
+                return (
+                    {"type": 18, "id": comp.get("id", 0), "component": inner_comp}
+                    if inner_comp
+                    else None
+                )
             if ctype == 10:
                 return {"type": 10, "id": comp.get("id", 0)}
             custom_id = comp.get("custom_id")
@@ -349,13 +353,18 @@ class SimulatedUsers(Interactions):
                     raise EmulatorError(f"text input {custom_id!r} too short")
                 if len(value) > int(comp.get("max_length") or 4000):
                     raise EmulatorError(f"text input {custom_id!r} too long")
-                return {"type": 4, "custom_id": custom_id, "value": value}
+                return {"type": 4, "id": comp.get("id", 0), "custom_id": custom_id, "value": value}
             if ctype in SELECT_TYPES:
                 raw = values.get(str(custom_id), [])
                 unused.discard(str(custom_id))
                 chosen = [raw] if isinstance(raw, str) else list(raw)
                 picked, _ = self._select_values(comp, chosen, ch)
-                return {"type": ctype, "custom_id": custom_id, "values": picked}
+                return {
+                    "type": ctype,
+                    "id": comp.get("id", 0),
+                    "custom_id": custom_id,
+                    "values": picked,
+                }
             return None
 
         components = [c for c in (mirror(x) for x in modal.get("components") or []) if c]

@@ -58,7 +58,7 @@ class UsersAndDMs(Guilds):
         return self._dm_by_user.get(user_id)
 
     async def _h_me(self, request: web.Request, m: re.Match[str]) -> web.StreamResponse:
-        return self._json(self._user_payload(self.bot_user_id))
+        return self._json(self._me_payload())
 
     async def _h_get_user(self, request: web.Request, m: re.Match[str]) -> web.StreamResponse:
         uid = int(m["uid"])

@@ -40,6 +40,8 @@ SELECT_OPTION_TEXT_MAX = 100
 SELECT_PLACEHOLDER_MAX = 150
 BUTTON_LABEL_MAX = 80
 CUSTOM_ID_MAX = 100
+EMOJI_NAME_MAX = 32
+EMBED_COLOR_MAX = 0xFFFFFF
 V2_COMPONENTS_MAX = 40
 V2_TEXT_MAX = 4000
 ATTACHMENTS_MAX = 10
@@ -147,6 +149,22 @@ def validate_embeds(embeds: Any, errors: FormErrors, path: str = "embeds") -> No
         author = embed.get("author")
         if isinstance(author, dict):
             total += required_str(errors, f"{p}.author.name", author.get("name"), EMBED_AUTHOR_MAX)
+        color = embed.get("color")
+        if color is not None:
+            if isinstance(color, bool) or not isinstance(color, int):
+                errors.add(f"{p}.color", "NUMBER_TYPE_COERCE", f'Value "{color}" is not int.')
+            elif color > EMBED_COLOR_MAX:
+                errors.add(
+                    f"{p}.color",
+                    "NUMBER_TYPE_MAX",
+                    f"int value should be less than or equal to {EMBED_COLOR_MAX}.",
+                )
+            elif color < 0:
+                errors.add(
+                    f"{p}.color",
+                    "NUMBER_TYPE_MIN",
+                    "int value should be greater than or equal to 0.",
+                )
         for key in ("image", "thumbnail"):
             media = embed.get(key)
             if isinstance(media, dict) and not media.get("url"):
@@ -188,6 +206,20 @@ def _check_custom_id(ctx: _ComponentContext, errors: FormErrors, path: str, comp
     ctx.custom_ids.add(custom_id)
 
 
+def _validate_emoji(errors: FormErrors, path: str, emoji: Any) -> None:
+    """A component's partial emoji: ``name`` (at most 32 characters) and, for a custom emoji,
+    its ``id``."""
+    if emoji is None:
+        return
+    if not isinstance(emoji, dict):
+        errors.add(path, "DICT_TYPE_CONVERT", "Only dictionaries may be used in a DictType")
+        return
+    if emoji.get("id") is None and not emoji.get("name"):
+        errors.add(f"{path}.name", "BASE_TYPE_REQUIRED", "This field is required")
+        return
+    max_len(errors, f"{path}.name", emoji.get("name"), EMOJI_NAME_MAX)
+
+
 def _validate_button(comp: Json, path: str, ctx: _ComponentContext, errors: FormErrors) -> None:
     style = comp.get("style")
     if style not in (1, 2, 3, 4, 5, 6):
@@ -196,6 +228,7 @@ def _validate_button(comp: Json, path: str, ctx: _ComponentContext, errors: Form
         )
         return
     max_len(errors, f"{path}.label", comp.get("label"), BUTTON_LABEL_MAX)
+    _validate_emoji(errors, f"{path}.emoji", comp.get("emoji"))
     if style == 5:
         if not comp.get("url"):
             errors.add(f"{path}.url", "BASE_TYPE_REQUIRED", "Link buttons need a url")
@@ -257,6 +290,7 @@ def _validate_select(comp: Json, path: str, ctx: _ComponentContext, errors: Form
         required_str(errors, f"{op}.label", opt.get("label"), SELECT_OPTION_TEXT_MAX)
         required_str(errors, f"{op}.value", opt.get("value"), SELECT_OPTION_TEXT_MAX)
         max_len(errors, f"{op}.description", opt.get("description"), SELECT_OPTION_TEXT_MAX)
+        _validate_emoji(errors, f"{op}.emoji", opt.get("emoji"))
         value = opt.get("value")
         if isinstance(value, str):
             if value in seen:
