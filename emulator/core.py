@@ -151,6 +151,7 @@ class EmulatorCore:
         rate_limits: bool = True,
         rate_limit_scale: float | None = None,
         shard_count: int = 1,
+        clock: Callable[[], float] | None = None,
     ) -> None:
         """``rate_limits``/``rate_limit_scale``: enforce Discord's buckets, every window
         multiplied by the scale (default: $EMULATOR_RATE_LIMIT_SCALE, else 0.01; see README
@@ -160,6 +161,9 @@ class EmulatorCore:
             raise ValueError("shard_count must be >= 1")
         self._last_snowflake = 0
         self._clock_offset = 0.0
+        # Seconds on a monotonic clock: the rate-limit windows and the times of what tests read
+        # (rest_calls, rate_limited, faults_injected). Tests may pass one they move by hand.
+        self.clock: Callable[[], float] = clock or time.monotonic
         self.bot_user_id: int = self.snowflake()
         self.application_id: int = self.bot_user_id  # as for every modern application
         self.owner_user_id: int = self.snowflake()

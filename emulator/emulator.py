@@ -44,11 +44,14 @@ class DiscordEmulator(RestServer):
         rate_limits: bool = True,
         rate_limit_scale: float | None = None,
         shard_count: int = 1,
+        clock: Callable[[], float] | None = None,
     ) -> None:
         """``rate_limits``/``rate_limit_scale``: enforce Discord's buckets, every window
         multiplied by the scale (default: $EMULATOR_RATE_LIMIT_SCALE, else 0.01; see README
         "Rate limits"). ``shard_count``: what GET /gateway/bot recommends and what every
-        IDENTIFY must use (see README "Shards")."""
+        IDENTIFY must use (see README "Shards"). ``clock``: a monotonic clock in seconds for
+        the rate-limit windows and the times in ``rest_calls``, ``rate_limited`` and
+        ``faults_injected`` (default ``time.monotonic``; tests can pass one they move)."""
         super().__init__(
             token=token,
             bot_name=bot_name,
@@ -59,6 +62,7 @@ class DiscordEmulator(RestServer):
             rate_limits=rate_limits,
             rate_limit_scale=rate_limit_scale,
             shard_count=shard_count,
+            clock=clock,
         )
         self._setup_routes()
 

@@ -7,7 +7,6 @@ import contextlib
 import json
 import re
 import secrets
-import time
 from typing import Any
 
 from aiohttp import WSMsgType, web
@@ -217,7 +216,7 @@ class Gateway(Payloads):
             intents = int(data.get("intents", 0))
             shard = data.get("shard")
             session = GatewaySession(secrets.token_hex(16), intents, list(shard) if shard else None)
-            session.identified_at = time.monotonic()
+            session.identified_at = self.clock()
             self._sessions[session.id] = session
             session.conn = conn
             conn.session = session

@@ -17,7 +17,7 @@ class EmulatorError(AssertionError):
 class RestCall(NamedTuple):
     method: str
     path: str
-    time: float
+    time: float  # when it arrived, on the emulator's clock (DiscordEmulator.clock)
 
 
 class RateLimitRecord(NamedTuple):
@@ -28,7 +28,7 @@ class RateLimitRecord(NamedTuple):
     bucket: str  # rule name and major parameter, e.g. "message-create:123" or "global"
     scope: str  # "user" or "global"
     retry_after: float
-    time: float  # time.monotonic()
+    time: float  # the emulator's clock (DiscordEmulator.clock)
 
 
 class FaultRecord(NamedTuple):
@@ -40,7 +40,7 @@ class FaultRecord(NamedTuple):
     code: int | None  # JSON error code (None for HTML answers and drops)
     kind: str  # "http" or "drop"
     processed: bool  # the request took effect before its answer was lost
-    time: float  # time.monotonic()
+    time: float  # the emulator's clock (DiscordEmulator.clock)
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,6 @@ import asyncio
 import contextlib
 import json
 import re
-import time
 
 from aiohttp import web
 
@@ -20,6 +19,7 @@ from .models import (
     RateLimitRecord,
     RestCall,
 )
+from .ratelimits import Decision
 from .simulated import SimulatedUsers
 
 
@@ -69,7 +69,8 @@ class RestServer(SimulatedUsers):
     async def _rest(self, request: web.Request) -> web.StreamResponse:
         path = "/" + request.match_info["tail"]
         method = request.method
-        self.rest_calls.append(RestCall(method, path, time.monotonic()))
+        arrived = self.clock()
+        self.rest_calls.append(RestCall(method, path, arrived))
         for r_method, rx, template, handler, auth in self._routes:
             if r_method != method:
                 continue
@@ -81,7 +82,7 @@ class RestServer(SimulatedUsers):
                 await asyncio.sleep(fault.delay)
             if fault is not None and fault.kind == "delay":
                 self.faults_injected.append(
-                    FaultRecord(method, path, None, None, "delay", False, time.monotonic())
+                    FaultRecord(method, path, None, None, "delay", False, self.clock())
                 )
                 fault = None  # only slowed down: answered normally
             if fault is not None and not fault.processed:
@@ -90,12 +91,12 @@ class RestServer(SimulatedUsers):
                 self.error_responses.append((method, path, 401, 0))
                 return self._json({"message": "401: Unauthorized", "code": 0}, 401)
             major = self._major_parameter(match)
-            decision = self.rate_limiter.acquire(method, template, major)
+            decision = self.rate_limiter.acquire(method, template, major, now=arrived)
             if not decision.allowed:
                 bucket = "global" if decision.scope == "global" else f"{decision.rule}:{major}"
                 self.rate_limited.append(
                     RateLimitRecord(
-                        method, path, bucket, decision.scope, decision.reset_after, time.monotonic()
+                        method, path, bucket, decision.scope, decision.reset_after, arrived
                     )
                 )
                 limited = self._json(
@@ -108,7 +109,7 @@ class RestServer(SimulatedUsers):
                     429,
                 )
                 limited.headers["Via"] = "1.1 google"
-                limited.headers.update(decision.headers())
+                limited.headers.update(self._rate_limit_headers(decision))
                 self._touch()
                 return limited
             resp: web.StreamResponse
@@ -119,10 +120,16 @@ class RestServer(SimulatedUsers):
             self._touch()
             if fault is not None:  # processed: the request took effect, its answer is lost
                 return await self._answer_fault(request, fault, path, template)
-            resp.headers.update(decision.headers())
+            resp.headers.update(self._rate_limit_headers(decision))
             return resp
         self.unknown_routes.append((method, path))
         return self._json({"message": "404: Not Found", "code": 0}, 404)
+
+    def _rate_limit_headers(self, decision: Decision) -> dict[str, str]:
+        headers = decision.headers()
+        # The reset as an epoch time on the emulator's own clock (advance_clock moves it too).
+        headers["X-RateLimit-Reset"] = f"{self.now() + decision.reset_after:.3f}"
+        return headers
 
     @staticmethod
     def _major_parameter(match: re.Match[str]) -> str:
@@ -134,7 +141,7 @@ class RestServer(SimulatedUsers):
     async def _answer_fault(
         self, request: web.Request, fault: Fault, path: str, template: str
     ) -> web.StreamResponse:
-        now = time.monotonic()
+        now = self.clock()
         if fault.drop:
             self.faults_injected.append(
                 FaultRecord(request.method, path, None, None, "drop", fault.processed, now)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 
@@ -48,6 +47,11 @@ def calls(emu: DiscordEmulator, method: str, path: str) -> int:
     return sum(1 for c in emu.rest_calls if c.method == method and c.path == path)
 
 
+def arrivals(emu: DiscordEmulator, method: str, path: str) -> list[float]:
+    """When each matching call reached the emulator, on its clock."""
+    return [c.time for c in emu.rest_calls if c.method == method and c.path == path]
+
+
 async def test_server_errors_retried_or_raised_as_discord_py_does(env: Env) -> None:
     emu = env.emu
     channel = text_channel(env)
@@ -62,9 +66,9 @@ async def test_server_errors_retried_or_raised_as_discord_py_does(env: Env) -> N
 
     # 500 once: discord.py sleeps 1 s and retries; the second call goes through.
     emu.inject_fault("POST", path, status=500, times=1)
-    started = time.monotonic()
     sent = await channel.send("after a 500")
-    assert time.monotonic() - started >= 1.0
+    refused, retried = arrivals(emu, "POST", path)[-2:]
+    assert retried - refused >= 1.0  # discord.py's first back-off, on the emulator's clock
     assert [m.id for m in emu.channel_messages(env.chan)] == [sent.id]
     assert calls(emu, "POST", path) == 3
 
@@ -109,9 +113,9 @@ async def test_forbidden_not_found_and_injected_429(env: Env) -> None:
     assert gone.value.code == 10003
 
     emu.inject_fault("POST", path, status=429, retry_after=0.1, times=2)
-    started = time.monotonic()
     await channel.send("after two 429s")
-    assert time.monotonic() - started >= 0.2
+    first, second, third = arrivals(emu, "POST", path)[-3:]
+    assert second - first >= 0.1 and third - second >= 0.1  # each retry_after waited out
     assert [m.content for m in emu.channel_messages(env.chan)] == ["after two 429s"]
     assert [f.status for f in emu.faults_injected] == [403, 403, 404, 429, 429]
     assert not emu.rate_limited  # injected 429s are faults, not the buckets' answers
@@ -290,9 +294,10 @@ async def test_gateway_drops_reidentify_resume_and_outage(env: Env) -> None:
 async def test_slow_answers(env: Env) -> None:
     emu = env.emu
     emu.inject_fault("GET", f"/users/{env.alice}", delay=0.3)
-    started = time.monotonic()
     user = await env.bot.fetch_user(env.alice)
-    assert user.id == env.alice and time.monotonic() - started >= 0.3
+    (arrived,) = arrivals(emu, "GET", f"/users/{env.alice}")
+    slowed = emu.faults_injected[-1]
+    assert user.id == env.alice and slowed.kind == "delay" and slowed.time - arrived >= 0.3
     # A callback slowed past the deadline arrives late: 10062, late_ack and unacknowledged.
     emu.ack_deadline = 0.3
     emu.inject_fault("POST", "/callback", delay=0.4)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import time
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -32,9 +31,27 @@ class Raw:
             return r.status, data, dict(r.headers)
 
 
+class StoppedClock:
+    """The emulator's clock held still (moved only by ``advance``): the windows of these tests
+    cannot run out however slowly the machine answers."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
+
+
 @pytest.fixture
 async def raw_emu() -> AsyncIterator[tuple[DiscordEmulator, Raw, int, int, int]]:
-    async with DiscordEmulator(rate_limit_scale=1.0) as emu, aiohttp.ClientSession() as session:
+    clock = StoppedClock()
+    async with (
+        DiscordEmulator(rate_limit_scale=1.0, clock=clock) as emu,
+        aiohttp.ClientSession() as session,
+    ):
         guild = emu.add_guild("Game Night")
         chan = emu.add_text_channel(guild, "cafe")
         other = emu.add_text_channel(guild, "bar")
@@ -45,14 +62,17 @@ async def test_message_create_bucket_per_channel(
     raw_emu: tuple[DiscordEmulator, Raw, int, int, int],
 ) -> None:
     emu, raw, _, chan, other = raw_emu
+    before = emu.now()
     answers = [
         await raw.call("POST", f"/channels/{chan}/messages", {"content": "x"}) for _ in range(7)
     ]
+    after = emu.now()
     assert [a[0] for a in answers] == [200] * 5 + [429] * 2
     first = answers[0][2]
     assert first["X-RateLimit-Limit"] == "5" and first["X-RateLimit-Remaining"] == "4"
-    assert 4.9 <= float(first["X-RateLimit-Reset-After"]) <= 5.0
-    assert abs(float(first["X-RateLimit-Reset"]) - time.time() - 5) < 0.5
+    assert first["X-RateLimit-Reset-After"] == "5.000"  # the window's clock stood still
+    # Reset: the epoch second the window ends, on the emulator's wall clock.
+    assert before + 5 - 0.001 <= float(first["X-RateLimit-Reset"]) <= after + 5 + 0.001
     assert [a[2]["X-RateLimit-Remaining"] for a in answers[:5]] == ["4", "3", "2", "1", "0"]
     assert len({a[2]["X-RateLimit-Bucket"] for a in answers}) == 1
     _, body, headers = answers[5]
@@ -116,13 +136,15 @@ async def test_well_behaved_discord_py_is_throttled_never_refused() -> None:
         async with running_bot(emu, make_bot(Seen())) as bot:
             channel = bot.get_channel(chan)
             assert isinstance(channel, discord.TextChannel)
-            started = time.monotonic()
             sent = await asyncio.gather(*(channel.send(f"m{i}") for i in range(12)))
-            elapsed = time.monotonic() - started
             await asyncio.gather(*(m.edit(content=f"edited {m.content}") for m in sent[:7]))
             await asyncio.gather(*(m.delete() for m in sent[7:]))
         assert [m.content for m in emu.channel_messages(chan)] == [f"edited m{i}" for i in range(7)]
-        assert elapsed >= 0.9, "12 sends need three windows of 5"
+        # 12 sends need three windows of 5 (0.5 s each), on the emulator's clock.
+        posts = [
+            c.time for c in emu.rest_calls if c.method == "POST" and c.path.endswith("/messages")
+        ]
+        assert posts[10] - posts[0] >= 2 * 0.5 - 1e-6, posts
         assert emu.rate_limiter.exhausted["message-create"] >= 2
         assert emu.rate_limiter.exhausted["message-edit"] >= 2
         assert not emu.rate_limited
