@@ -57,7 +57,13 @@ class ApplicationCommands(Messages):
             )
             out.setdefault("description", "")
             out.setdefault("options", [])
-            out.setdefault("default_member_permissions", None)
+            # Discord returns the permissions as a string, whatever number type was sent.
+            permissions = out.get("default_member_permissions")
+            out["default_member_permissions"] = None if permissions is None else str(permissions)
+            if gid is None and not out.get("integration_types"):
+                out["integration_types"] = [0]  # the application's one context: guild install
+            elif out.get("integration_types") is None:
+                out.pop("integration_types", None)  # only global commands have them
             out.setdefault("nsfw", False)
             if gid is not None:
                 out["guild_id"] = str(gid)

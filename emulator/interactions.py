@@ -11,6 +11,7 @@ from aiohttp import web
 
 from .command_validation import validate_autocomplete
 from .commands import ApplicationCommands
+from .components import as_discord_stores
 from .core import (
     ATTACHMENT_SIZE_LIMIT,
     DM_APP_PERMISSIONS,
@@ -25,7 +26,6 @@ from .models import (
     Message,
     Violation,
 )
-from .payloads import as_discord_stores
 from .validation import (
     FLAG_EPHEMERAL,
     FLAG_IS_COMPONENTS_V2,
@@ -98,6 +98,7 @@ class Interactions(ApplicationCommands):
         data: Json,
         *,
         message: Message | None = None,
+        trigger: InteractionRecord | None = None,
     ) -> InteractionRecord:
         session = self._session_for(ch.guild_id)
         rec = InteractionRecord(
@@ -110,6 +111,7 @@ class Interactions(ApplicationCommands):
             data=data,
             created_at=self.now(),
             message_id=message.id if message is not None else None,
+            trigger_id=trigger.id if trigger is not None else None,
         )
         rec.shard_id = session.shard[0] if session.shard else None
         payload = self._interaction_base(rec)
@@ -239,7 +241,7 @@ class Interactions(ApplicationCommands):
             if errors:
                 raise self._invalid_form(request, errors)
             rec.modal = copy.deepcopy(data)
-            as_discord_stores(rec.modal.get("components") or [])
+            as_discord_stores(rec.modal.get("components") or [], [], self.snowflake)
         rec.response_type = rtype
         rec.responded_at = loop.time()
         rec.acked.set()

@@ -8,6 +8,7 @@ from typing import Any
 from aiohttp import web
 
 from .attachments import Attachments
+from .components import as_discord_stores
 from .core import (
     INTENT_DIRECT_MESSAGES,
     INTENT_GUILD_MESSAGES,
@@ -27,7 +28,6 @@ from .models import (
     InteractionRecord,
     Message,
 )
-from .payloads import as_discord_stores
 from .validation import (
     FLAG_EPHEMERAL,
     FLAG_IS_COMPONENTS_V2,
@@ -110,7 +110,9 @@ class Messages(Attachments):
             guild_id=channel.guild_id,
             content=candidate["content"],
             embeds=json_copy(candidate["embeds"]),
-            components=as_discord_stores(json_copy(candidate["components"])),
+            components=as_discord_stores(
+                json_copy(candidate["components"]), attachments, self.snowflake
+            ),
             flags=flags,
             attachments=attachments,
             files=files,
@@ -210,7 +212,7 @@ class Messages(Attachments):
         msg.embeds = json_copy(embeds)
         for embed in msg.embeds:
             embed.setdefault("type", "rich")
-        msg.components = as_discord_stores(json_copy(components))
+        msg.components = as_discord_stores(json_copy(components), attachments, self.snowflake)
         msg.flags = new_flags
         msg.attachments = attachments
         msg.files = files

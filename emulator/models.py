@@ -367,6 +367,7 @@ class InteractionRecord:
     data: Json
     created_at: float  # emulator clock (for the 15 minute token lifetime)
     message_id: int | None = None  # the message a component sits on
+    trigger_id: int | None = None  # a modal submit: the interaction that opened the modal
     dispatched_at: float = 0.0  # loop time
     responded_at: float | None = None
     response_type: int | None = None

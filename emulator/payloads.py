@@ -20,38 +20,7 @@ from .models import (
 )
 from .validation import (
     Json,
-    iter_components,
 )
-
-
-def as_discord_stores(components: list[Json]) -> list[Json]:
-    """Sent (already validated) components as Discord stores and returns them, in place: every
-    component without an ``id`` (or with 0) gets the next free integer, in the order they
-    appear, skipping the ids the sender chose; a partial emoji keeps ``id`` only when it names a
-    custom emoji (a unicode emoji comes back as ``{"name": ...}``)."""
-    walk = list(iter_components(components))
-    taken = {c["id"] for c in walk if isinstance(c.get("id"), int) and c["id"]}
-    next_id = 1
-    for comp in walk:
-        if not comp.get("id"):
-            while next_id in taken:
-                next_id += 1
-            comp["id"] = next_id
-            taken.add(next_id)
-        emojis = [comp.get("emoji")] + [o.get("emoji") for o in comp.get("options") or []]
-        for emoji in emojis:
-            if isinstance(emoji, dict):
-                _store_emoji(emoji)
-    return components
-
-
-def _store_emoji(emoji: Json) -> None:
-    if emoji.get("id") is None:
-        emoji.pop("id", None)
-        emoji.pop("animated", None)
-    else:
-        emoji["id"] = str(emoji["id"])
-        emoji["animated"] = bool(emoji.get("animated", False))
 
 
 class Payloads(EmulatorCore):
@@ -204,6 +173,12 @@ class Payloads(EmulatorCore):
             "max_video_channel_users": 25,
             "widget_enabled": False,
             "incidents_data": None,
+            "region": "deprecated",
+            "home_header": None,
+            "widget_channel_id": None,
+            "max_presences": None,
+            "max_stage_video_channel_users": 50,
+            "nsfw": False,
         }
 
     def _guild_create_payload(self, guild: Guild) -> Json:
@@ -317,6 +292,11 @@ class Payloads(EmulatorCore):
         if rec.type == 2:
             meta["name"] = rec.data.get("name")
             meta["command_type"] = rec.data.get("type", 1)
-        if rec.message_id is not None:
+        if rec.type == 5:
+            # A modal submit names the interaction that opened the modal, not a message.
+            trigger = self._interactions.get(rec.trigger_id or 0)
+            if trigger is not None:
+                meta["triggering_interaction_metadata"] = self._interaction_metadata(trigger)
+        elif rec.message_id is not None:
             meta["interacted_message_id"] = str(rec.message_id)
         return meta

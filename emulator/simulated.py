@@ -374,7 +374,7 @@ class SimulatedUsers(Interactions):
         message = None
         if opened_by.record.message_id is not None:
             message = self._messages[opened_by.record.message_id]
-        rec = await self._interact(5, user_id, ch, data, message=message)
+        rec = await self._interact(5, user_id, ch, data, message=message, trigger=opened_by.record)
         return InteractionResult(self, rec)
 
     def post_user_message(self, user_id: int, channel_id: int, content: str) -> Message:

@@ -413,7 +413,9 @@ def _validate_component(
             max_len(errors, f"{path}.items.{i}.description", item.get("description"), 1024)
     elif ctype == 13:
         file = comp.get("file")
-        if not isinstance(file, dict) or not str(file.get("url", "")).startswith("attachment://"):
+        named = isinstance(file, dict) and str(file.get("url", "")).startswith("attachment://")
+        kept = isinstance(file, dict) and file.get("attachment_id")  # as stored: unfurled
+        if not named and not kept:
             errors.add(
                 f"{path}.file.url", "BASE_TYPE_REQUIRED", "File components need attachment://"
             )

@@ -162,9 +162,16 @@ async def test_components_v2_media_and_updates_with_files(env: Env) -> None:
     msg = res.message
     assert msg is not None and msg.flags & FLAG_IS_COMPONENTS_V2
     assert msg.file("board.png") == b"PNG-v2-1" and "board 1" in msg.current_text()
+    # Stored as Discord returns it: the media item unfurled to the attachment it names.
+    gallery = next(c for c in emu.iter_components(msg) if c["type"] == 12)
+    media = gallery["items"][0]["media"]
+    assert media["url"] == msg.attachments[0]["url"]
+    assert media["attachment_id"] == msg.attachments[0]["id"] and media["id"].isdigit()
 
     click = await emu.click(env.alice, msg, "v2:next")
     assert click.type == 7 and msg.files == {"board.png": b"PNG-v2-2"}
+    gallery = next(c for c in emu.iter_components(msg) if c["type"] == 12)
+    assert gallery["items"][0]["media"]["url"] == msg.attachments[0]["url"]  # the new file
     assert "board 2" in msg.current_text() and msg.flags & FLAG_IS_COMPONENTS_V2
 
     later = await emu.click(env.alice, msg, "v2:later")  # type 6, then PATCH @original

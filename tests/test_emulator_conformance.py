@@ -261,3 +261,84 @@ async def test_discords_refusals_name_the_field(
     assert status == 200 and edited["thread_metadata"]["auto_archive_duration"] == 60
     assert emu.channels[int(thread["id"])].auto_archive_duration == 60
     emu.assert_clean()
+
+
+async def test_components_v2_come_back_with_discords_defaults_and_unfurled_media(
+    raw: tuple[DiscordEmulator, Raw, int, int],
+) -> None:
+    emu, client, _, chan = raw
+    picture = "https://example.com/cat.png"
+    sent = {
+        "flags": 1 << 15,
+        "components": [
+            {
+                "type": 17,
+                "components": [
+                    {
+                        "type": 9,
+                        "components": [{"type": 10, "content": "a cat"}],
+                        "accessory": {"type": 11, "media": {"url": picture}},
+                    },
+                    {"type": 14},
+                    {"type": 12, "items": [{"media": {"url": picture}}]},
+                ],
+            }
+        ],
+    }
+    status, created = await client.call("POST", f"/channels/{chan}/messages", sent)
+    assert status == 200, created
+    container = created["components"][0]
+    assert (container["accent_color"], container["spoiler"]) == (None, False)
+    section, separator, gallery = container["components"]
+    assert (separator["spacing"], separator["divider"]) == (1, True)
+    thumbnail = section["accessory"]
+    assert (thumbnail["description"], thumbnail["spoiler"]) == (None, False)
+    item = gallery["items"][0]
+    assert (item["description"], item["spoiler"]) == (None, False)
+    for media in (thumbnail["media"], item["media"]):
+        assert media["url"] == media["proxy_url"] == picture and media["id"].isdigit()
+        assert media["width"] is None and "attachment_id" not in media
+    # Sent back as it was received (discord.py's edit of a fetched message), nothing changes.
+    status, edited = await client.call(
+        "PATCH", f"/channels/{chan}/messages/{created['id']}", {"components": created["components"]}
+    )
+    assert status == 200 and edited["components"] == created["components"]
+    emu.assert_clean()
+
+
+async def test_command_sync_answers_with_discords_types(
+    raw: tuple[DiscordEmulator, Raw, int, int],
+) -> None:
+    emu, client, guild, _ = raw
+    app = emu.application_id
+    commands = [{"name": "ban", "description": "d", "default_member_permissions": 4}]
+    _, synced = await client.call("PUT", f"/applications/{app}/commands", commands)
+    assert synced[0]["default_member_permissions"] == "4"  # a string, as Discord returns it
+    assert synced[0]["integration_types"] == [0]  # global commands: the app's install context
+    _, guild_synced = await client.call(
+        "PUT", f"/applications/{app}/guilds/{guild}/commands", [{"name": "x", "description": "d"}]
+    )
+    assert guild_synced[0]["default_member_permissions"] is None
+    assert "integration_types" not in guild_synced[0]
+    _, fetched = await client.call("GET", f"/guilds/{guild}")
+    assert fetched["nsfw"] is False and fetched["widget_channel_id"] is None
+    emu.assert_clean()
+
+
+async def test_a_modal_submit_names_the_interaction_that_opened_the_modal(world: World) -> None:
+    emu = world.emu
+    opened = await emu.slash(world.alice, world.chan, "ping form")
+    assert opened.modal is not None
+    row = opened.modal["components"][0]
+    assert isinstance(row["id"], int) and isinstance(row["components"][0]["id"], int)
+    submitted = await emu.submit_modal(world.alice, opened, {"note:text": "more milk"})
+    message = submitted.message
+    assert message is not None
+    meta = message.interaction_metadata
+    assert meta is not None and meta["type"] == 5
+    assert meta["triggering_interaction_metadata"]["id"] == str(opened.id)
+    assert meta["triggering_interaction_metadata"]["type"] == 2
+    sent = submitted.record.data["components"][0]
+    assert sent["id"] == row["id"]  # the ids Discord assigned to the modal's components
+    assert sent["components"][0]["id"] == row["components"][0]["id"]
+    emu.assert_clean()
