@@ -9,15 +9,8 @@ from typing import Any
 from aiohttp import web
 
 from .channels import ChannelsAndThreads
-from .core import (
-    ATTACHMENT_SIZE_LIMIT,
-    Upload,
-)
-from .validation import (
-    FormErrors,
-    Json,
-    iter_components,
-)
+from .core import ATTACHMENT_SIZE_LIMIT, Upload
+from .validation import FormErrors, Json, iter_components
 
 
 class Attachments(ChannelsAndThreads):

@@ -6,10 +6,7 @@ import re
 
 from aiohttp import web
 
-from .core import (
-    INTENT_GUILDS,
-    iso,
-)
+from .core import INTENT_GUILDS, iso
 from .models import (
     CHANNEL_PRIVATE_THREAD,
     CHANNEL_PUBLIC_THREAD,
@@ -21,10 +18,7 @@ from .models import (
     Message,
 )
 from .users import UsersAndDMs
-from .validation import (
-    FormErrors,
-    Json,
-)
+from .validation import FormErrors, Json
 
 ARCHIVE_DURATIONS = (60, 1440, 4320, 10080)  # minutes: Discord takes no other value
 

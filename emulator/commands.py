@@ -1,4 +1,5 @@
-"""Application commands: the application object, command sync, and building the data of a command interaction."""
+"""Application commands: the application object, command sync, and building the data of a command
+interaction."""
 
 from __future__ import annotations
 
@@ -11,10 +12,7 @@ from aiohttp import web
 
 from .command_validation import validate_commands
 from .messages import Messages
-from .models import (
-    Channel,
-    EmulatorError,
-)
+from .models import Channel, EmulatorError
 from .validation import FormErrors, Json
 
 

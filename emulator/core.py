@@ -39,10 +39,7 @@ from .models import (
     Violation,
 )
 from .ratelimits import RateLimiter
-from .validation import (
-    FormErrors,
-    Json,
-)
+from .validation import FormErrors, Json
 
 T = TypeVar("T")
 

@@ -22,10 +22,7 @@ from collections.abc import Callable
 
 from aiohttp import web
 
-from .models import (
-    BOT_PERMISSIONS,
-    EmulatorError,
-)
+from .models import BOT_PERMISSIONS, EmulatorError
 from .rest import RestServer
 
 

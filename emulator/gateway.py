@@ -1,4 +1,5 @@
-"""The gateway: HELLO, IDENTIFY/RESUME, READY, dispatching events to sessions and shards, outages."""
+"""The gateway: HELLO, IDENTIFY/RESUME, READY, dispatching events to sessions and shards,
+outages."""
 
 from __future__ import annotations
 
@@ -27,14 +28,9 @@ from .core import (
     GatewaySession,
 )
 from .jsondata import dumps
-from .models import (
-    EmulatorError,
-    Violation,
-)
+from .models import EmulatorError, Violation
 from .payloads import Payloads
-from .validation import (
-    Json,
-)
+from .validation import Json
 
 
 class Gateway(Payloads):

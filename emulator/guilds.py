@@ -7,11 +7,7 @@ from collections.abc import Iterable
 
 from aiohttp import web
 
-from .core import (
-    INTENT_GUILD_MEMBERS,
-    INTENT_GUILDS,
-    iso,
-)
+from .core import INTENT_GUILD_MEMBERS, INTENT_GUILDS, iso
 from .gateway import Gateway
 from .models import (
     EVERYONE_PERMISSIONS,

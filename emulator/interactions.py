@@ -1,4 +1,5 @@
-"""Interactions: dispatching one, its callback, and the interaction webhook (followups, @original)."""
+"""Interactions: dispatching one, its callback, and the interaction webhook (followups,
+@original)."""
 
 from __future__ import annotations
 
@@ -12,20 +13,8 @@ from aiohttp import web
 from .command_validation import validate_autocomplete
 from .commands import ApplicationCommands
 from .components import as_discord_stores
-from .core import (
-    ATTACHMENT_SIZE_LIMIT,
-    DM_APP_PERMISSIONS,
-    TOKEN_LIFETIME,
-    iso,
-)
-from .models import (
-    Channel,
-    EmulatorError,
-    InteractionRecord,
-    Member,
-    Message,
-    Violation,
-)
+from .core import ATTACHMENT_SIZE_LIMIT, DM_APP_PERMISSIONS, TOKEN_LIFETIME, iso
+from .models import Channel, EmulatorError, InteractionRecord, Member, Message, Violation
 from .validation import (
     FLAG_EPHEMERAL,
     FLAG_IS_COMPONENTS_V2,

@@ -1,4 +1,5 @@
-"""Messages: creating, editing and deleting them (REST and gateway events), nonces, history, and what tests read back."""
+"""Messages: creating, editing and deleting them (REST and gateway events), nonces, history, and
+what tests read back."""
 
 from __future__ import annotations
 

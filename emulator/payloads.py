@@ -1,26 +1,15 @@
-"""Discord's JSON objects as the emulator serves them: users, roles, members, channels, guilds, messages, the application."""
+"""Discord's JSON objects as the emulator serves them: users, roles, members, channels, guilds,
+messages, the application."""
 
 from __future__ import annotations
 
 import copy
 import hashlib
 
-from .core import (
-    EmulatorCore,
-)
+from .core import EmulatorCore
 from .jsondata import json_copy
-from .models import (
-    CHANNEL_DM,
-    Channel,
-    Guild,
-    InteractionRecord,
-    Member,
-    Message,
-    Role,
-)
-from .validation import (
-    Json,
-)
+from .models import CHANNEL_DM, Channel, Guild, InteractionRecord, Member, Message, Role
+from .validation import Json
 
 
 class Payloads(EmulatorCore):

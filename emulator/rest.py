@@ -1,4 +1,5 @@
-"""The REST server: the route table, authentication, rate limits and injected faults around every handler."""
+"""The REST server: the route table, authentication, rate limits and injected faults around every
+handler."""
 
 from __future__ import annotations
 
@@ -9,16 +10,9 @@ import re
 
 from aiohttp import web
 
-from .core import (
-    Handler,
-    HttpError,
-)
+from .core import Handler, HttpError
 from .faults import Chance, Fault
-from .models import (
-    FaultRecord,
-    RateLimitRecord,
-    RestCall,
-)
+from .models import FaultRecord, RateLimitRecord, RestCall
 from .ratelimits import Decision
 from .simulated import SimulatedUsers
 

@@ -1,4 +1,5 @@
-"""What simulated users do: slash commands, clicks, selects, modals, messages, and the hostile forge_* calls."""
+"""What simulated users do: slash commands, clicks, selects, modals, messages, and the hostile
+forge_* calls."""
 
 from __future__ import annotations
 
@@ -7,20 +8,10 @@ import copy
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .core import (
-    iso,
-)
+from .core import iso
 from .interactions import Interactions
-from .models import (
-    Channel,
-    EmulatorError,
-    InteractionResult,
-    Message,
-)
-from .validation import (
-    SELECT_TYPES,
-    Json,
-)
+from .models import Channel, EmulatorError, InteractionResult, Message
+from .validation import SELECT_TYPES, Json
 
 
 def _component_data(custom_id: str, component_type: int, values: Sequence[Any] | None) -> Json:

@@ -6,18 +6,10 @@ import re
 
 from aiohttp import web
 
-from .core import (
-    iso,
-)
+from .core import iso
 from .guilds import Guilds
-from .models import (
-    CHANNEL_DM,
-    Channel,
-    User,
-)
-from .validation import (
-    FormErrors,
-)
+from .models import CHANNEL_DM, Channel, User
+from .validation import FormErrors
 
 
 class UsersAndDMs(Guilds):
