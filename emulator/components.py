@@ -15,7 +15,8 @@ DEFAULTS: dict[int, Json] = {
     13: {"spoiler": False},  # file (name and size come from its attachment)
     14: {"spacing": 1, "divider": True},  # separator
     17: {"accent_color": None, "spoiler": False},  # container
-} | {select: {"min_values": 1, "max_values": 1} for select in SELECT_TYPES}
+}
+DEFAULTS.update({select: {"min_values": 1, "max_values": 1} for select in SELECT_TYPES})
 
 
 def as_discord_stores(
