@@ -315,11 +315,25 @@ class GameCommands(app_commands.Group):
             lines = await self._soon(
                 interaction, self.service.player_record(guild_id, str(player.id), game_id)
             )
-            embed = record_embed(player.display_name, lines, guild_name, game_id)
+            name = await self._name_of(guild, player)
+            embed = record_embed(name, lines, guild_name, game_id)
         else:
             board = await self._soon(interaction, self.service.leaderboard(guild_id, game_id))
             embed = leaderboard_embed(board, guild_name)
         await self.replies.reply(interaction, None, embed=embed)
+
+    async def _name_of(self, guild: discord.Guild | None, user: discord.abc.Snowflake) -> str:
+        """A user option's name. Discord may send the option without its resolved user (an id
+        the client did not resolve: discord.py then gives a bare ``discord.Object``): the
+        server's member, else the name of the user's latest game, else their id."""
+        name = getattr(user, "display_name", None)
+        if isinstance(name, str):
+            return name
+        member = guild.get_member(user.id) if guild is not None else None
+        if member is not None:
+            return member.display_name
+        known = await self.service.known_name(str(user.id))
+        return known if known is not None else f"User {user.id}"
 
 
 def help_overview() -> discord.Embed:
