@@ -1677,6 +1677,11 @@ class DiscordEmulator:
         if msg.ephemeral_to is None:
             self._message_event("MESSAGE_UPDATE", msg)
 
+    def delete_message(self, message_id: int) -> None:
+        """A user or a moderator deletes a message (MESSAGE_DELETE to the bot; 404 10008 on
+        every later call on it, callbacks that update it included)."""
+        self._delete_message(self.get_message(message_id))
+
     def _delete_message(self, msg: Message) -> None:
         msg.deleted = True
         if msg.ephemeral_to is None:

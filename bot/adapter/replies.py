@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, TypeVar
 
 import discord
 from discord import app_commands
 
-from bot.adapter.messenger import Messenger, update_clicked
+from bot.adapter.messenger import UNKNOWN_MESSAGE, Failure, Messenger, failure_of, update_clicked
 from bot.adapter.mine import waiting_note
 from bot.adapter.pictures import Pictures
 from bot.adapter.screens import DM_CLOSED_HELP, Rendered, Screens
@@ -26,6 +27,40 @@ APOLOGY = "😵 Sorry — something went wrong on my side. Nothing was changed; 
 MAX_ANSWER = 1900  # Discord allows 2000 characters of content
 # Discord wants an answer within 3 s of the interaction; past this much, we defer first.
 ACK_BUDGET = 2.0
+
+
+class AfterCommit(Exception):
+    """Showing a change that is already stored failed (the clicked message was deleted, Discord
+    refused the answer…): the player is told what was done, never "nothing was changed"."""
+
+    def __init__(
+        self,
+        done: str,
+        failure: BaseException,
+        again: Callable[[], Awaitable[Rendered]] | None = None,
+    ) -> None:
+        super().__init__(done)
+        self.done = done
+        self.failure = failure
+        self.again = again  # what the clicked message showed, to show again privately
+
+    @property
+    def message_gone(self) -> bool:
+        failure = self.failure
+        return isinstance(failure, discord.HTTPException) and failure.code == UNKNOWN_MESSAGE
+
+
+@contextlib.asynccontextmanager
+async def committed(
+    done: str, again: Callable[[], Awaitable[Rendered]] | None = None
+) -> AsyncIterator[None]:
+    """Around what answers a stored change: a failure in it becomes :class:`AfterCommit`."""
+    try:
+        yield
+    except AfterCommit:
+        raise
+    except Exception as exc:
+        raise AfterCommit(done, exc, again) from exc
 
 
 class NotHere(app_commands.CheckFailure):
@@ -205,6 +240,10 @@ class Replies:
             await interaction.response.send_message(text, ephemeral=True, **kwargs)
 
     async def answer_error(self, interaction: discord.Interaction[Any], exc: BaseException) -> None:
+        original = exc.original if isinstance(exc, app_commands.CommandInvokeError) else exc
+        if isinstance(original, AfterCommit):
+            await self.answer_committed(interaction, original)
+            return
         text = friendly_error(exc)
         if text is None:
             log.error("unexpected error", exc_info=exc)
@@ -217,6 +256,29 @@ class Replies:
             await self.reply(interaction, text[:MAX_ANSWER])
         except discord.HTTPException as failure:
             log.warning("could not deliver an error message: %s", failure)
+
+    async def answer_committed(
+        self, interaction: discord.Interaction[Any], exc: AfterCommit
+    ) -> None:
+        """The change is stored but its answer failed: say what was done (and, when the clicked
+        message was deleted, show privately what it showed; the table sync posts it again)."""
+        failure = exc.failure
+        if failure_of(failure) is Failure.REFUSED and not exc.message_gone:
+            log.error("showing a stored change failed", exc_info=failure)
+        else:
+            log.warning("showing a stored change failed: %s", failure)
+        try:
+            if exc.message_gone and exc.again is not None:
+                text = f"✅ {exc.done} The message you clicked was deleted, so here it is."
+                await self.show(interaction, await exc.again(), text)
+                return
+            text = (
+                f"✅ {exc.done} (I couldn't show it on the message you clicked: "
+                "`/game status` shows the game.)"
+            )
+            await self.reply(interaction, text[:MAX_ANSWER])
+        except Exception as failed:
+            log.warning("could not tell what was done: %s", failed)
 
     async def send_private_view(
         self, interaction: discord.Interaction[Any], session_id: int
