@@ -211,6 +211,12 @@ class CafeBot(commands.Bot):
         if not present:
             await self.replies.reply(interaction, "⚠️ That control isn't on this message any more.")
 
+    async def on_guild_channel_delete(self, channel: discord.abc.GuildChannel) -> None:
+        """A game's channel deleted: its posts are dropped at once (nothing waits for them)."""
+        tables: TableSync | None = getattr(self, "tables", None)  # None: before setup_hook
+        if tables is not None:
+            tables.channel_gone(channel.id, "deleted")
+
     async def on_ready(self) -> None:
         log.info("ready as %s in %d server(s)", self.user, len(self.guilds))
 

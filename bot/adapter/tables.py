@@ -476,7 +476,11 @@ class TableSync:
             if failure is Failure.RETRY:
                 self._sync_later(session_id, RESYNC_AFTER_FAILURE, None)
 
-    def _channel_gone(self, channel_id: int, exc: BaseException) -> None:
+    def channel_gone(self, channel_id: int, why: str) -> None:
+        """The channel was deleted (Discord said so on the gateway)."""
+        self._channel_gone(channel_id, why)
+
+    def _channel_gone(self, channel_id: int, exc: BaseException | str) -> None:
         if channel_id not in self._gone_channels:
             log.warning(
                 "channel %s is gone or closed to the bot (%s): no more posts there", channel_id, exc
@@ -703,6 +707,12 @@ class TableSync:
         now = self.service.now()
         for batch in batches(await self.service.unsent_posts(where.id)):
             post, posts = batch.posts[0], batch.posts
+            if post.target == CHANNEL and where.channel_id in self._gone_channels:
+                # They can never go: drop them now, so that nothing (a hold for later moves'
+                # posts, the next step's DMs behind them) waits for them.
+                gone = f"channel {where.channel_id} is gone"
+                await self.service.mark_posted([each.id for each in posts], None, failure=gone)
+                continue
             wait = batch.ready_at - time.time()
             if wait > 0:  # held for later moves' posts (not a retry: no backoff yet)
                 self._sync_later(where.id, wait, set(), posts=True)

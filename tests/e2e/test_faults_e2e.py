@@ -301,3 +301,33 @@ async def test_announcements_survive_5xx_and_lost_answers_and_post_once(tmp_path
         posted = announcement_titles(w, w.channel, s.row.table_message_id)
         assert collections.Counter(posted) == collections.Counter(expected)
         assert w.emu.nonce_duplicates, "the lost answer's retry was deduplicated by its nonce"
+
+
+async def test_a_deleted_channel_does_not_hold_back_the_next_steps_dms(tmp_path: Path) -> None:
+    """Issue: after the game's channel was deleted, the next step's DMs reached 1 of 3 players
+    at once: the others waited for the step's posts (a quick game holds them a moment so that
+    later moves join them), which can never go. With the channel gone, nothing waits for it:
+    once the sync worker is done (its delayed passes not waited for), every player has each
+    next round's DM."""
+    async with world(tmp_path, players=3) as w:
+        # As deployed: posts wait for later moves to join them, edits are spaced.
+        w.post_coalesce_interval = 3.0
+        w.table_edit_interval = 1.0
+        async with w.bot_running() as bot:
+            await open_game(w, "cafe-carnage")
+            w.emu.delete_channel(w.channel)
+            rng = Rng(seed=3)
+            s = await bot.service.load(1)
+            assert s.state is not None
+            while s.state.round < 4:  # three rounds of steps, each new step by DM
+                for user in [int(p) for p in s.game.active_players(s.state)]:
+                    # The step's DM is there once the worker is done: nothing waits.
+                    options = controls(w.emu.dm_messages(user)[-1], 1)
+                    assert options, f"round {s.state.round}: no DM to play in at once"
+                    confirm = [c for c in options if c.label.startswith("Confirm")]
+                    await press(w.emu, user, confirm[0] if confirm else rng.choice(options))
+                    await bot.tables.idle(delayed=False)
+                    s = await bot.service.load(1)
+                    assert s.state is not None
+                    break
+            await w.settle()
