@@ -20,6 +20,7 @@ import discord
 import yarl
 from discord.ext import commands
 
+from bot.adapter.closed_dms import ClosedDms
 from bot.adapter.commands import GameCommands
 from bot.adapter.components import Controls
 from bot.adapter.items import Handlers, install_fast_dispatch, make_items, on_message
@@ -125,7 +126,8 @@ class CafeBot(commands.Bot):
         pictures = Pictures(service)
         screens = Screens(service, items)
         self.screens = screens
-        replies = Replies(service, screens, messenger, pictures)
+        closed_dms = ClosedDms(service)
+        replies = Replies(service, screens, messenger, pictures, closed_dms)
         self.replies = replies
         self.tables = TableSync(
             service,
@@ -135,6 +137,7 @@ class CafeBot(commands.Bot):
             settings.table_edit_interval,
             settings.dm_edit_interval,
             presentation=Presentation(self.store if self.store.shared else None),
+            closed_dms=closed_dms,
         )
         controls = Controls(service, screens, replies, self.tables)
         self.scheduler = Scheduler(self.store, service, clock=self.clock)

@@ -8,9 +8,11 @@ import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, TypeVar
 
+import aiohttp
 import discord
 from discord import app_commands
 
+from bot.adapter.closed_dms import ClosedDms
 from bot.adapter.messenger import UNKNOWN_MESSAGE, Failure, Messenger, failure_of, update_clicked
 from bot.adapter.mine import waiting_note
 from bot.adapter.pictures import Pictures
@@ -152,11 +154,13 @@ class Replies:
         screens: Screens,
         messenger: Messenger,
         pictures: Pictures,
+        closed_dms: ClosedDms | None = None,
     ) -> None:
         self.service = service
         self.screens = screens
         self.messenger = messenger
         self.pictures = pictures
+        self.closed_dms = closed_dms or ClosedDms(service)
 
     async def files(self, rendered: Rendered) -> list[discord.File]:
         if rendered.game is None or not rendered.pictures:
@@ -309,11 +313,21 @@ class Replies:
         await self.show(interaction, rendered, note)
 
     async def check_dms(self, interaction: discord.Interaction[Any], s: Session) -> None:
-        """At join: make sure secrets can reach the player by DM; if not, say what to do."""
-        sent = await self.messenger.try_dm(
-            str(interaction.user.id),
-            content=f"👋 You joined **{s.game.title}** in <#{s.row.channel_id}>. Your private "
-            "hand will arrive here when the game starts.",
-        )
+        """At join: make sure secrets can reach the player by DM; if not, say what to do (and
+        send them no other DM in this game: see ClosedDms)."""
+        uid = str(interaction.user.id)
+        sent = None
+        if not await self.closed_dms.closed(s.id, uid):  # else refused already in this game
+            try:
+                sent = await self.messenger.send_dm(
+                    uid,
+                    content=f"👋 You joined **{s.game.title}** in <#{s.row.channel_id}>. Your "
+                    "private hand will arrive here when the game starts.",
+                )
+            except (TimeoutError, discord.HTTPException, aiohttp.ClientError, OSError) as exc:
+                log.warning("DM to %s failed: %s", uid, exc)  # not refused: the game tries again
+            else:
+                if sent is None:  # refused (their DMs are closed)
+                    await self.closed_dms.refused(s.id, uid)
         if sent is None:
             await interaction.followup.send(DM_CLOSED_HELP, ephemeral=True)
