@@ -19,7 +19,9 @@ from typing import Any
 import discord
 import yarl
 from discord.ext import commands
+from discord.webhook.async_ import async_context
 
+from bot.adapter.callbacks import CallbackAdapter
 from bot.adapter.closed_dms import ClosedDms
 from bot.adapter.commands import GameCommands
 from bot.adapter.components import Controls
@@ -75,6 +77,9 @@ class CafeBot(commands.Bot):
 
     async def setup_hook(self) -> None:
         settings = self.settings
+        # Interaction callbacks retried only inside Discord's window (bot/adapter/callbacks.py);
+        # set here, in the task that connects: every event's task inherits it.
+        async_context.set(CallbackAdapter(lambda: self.application_id, clock=self.clock))
         if settings.stats_path is not None:
             asyncio.get_running_loop().add_signal_handler(signal.SIGUSR1, self.write_stats)
         self.store = await open_store(

@@ -1944,7 +1944,8 @@ class DiscordEmulator:
                 "Interaction has already been acknowledged.",
                 violation="double_ack",
             )
-        elapsed = loop.time() - rec.dispatched_at
+        # Real time, or the emulator's clock when a test moved it (advance_clock).
+        elapsed = max(loop.time() - rec.dispatched_at, self.now() - rec.created_at)
         if elapsed > self.ack_deadline:
             raise self._fail(
                 request, 404, 10062, "Unknown interaction", violation="late_ack"

@@ -331,3 +331,60 @@ async def test_a_deleted_channel_does_not_hold_back_the_next_steps_dms(tmp_path:
                     assert s.state is not None
                     break
             await w.settle()
+
+
+async def test_a_failed_callback_is_tried_again_inside_discords_window(tmp_path: Path) -> None:
+    """Issue: a 5xx on an interaction's callback was tried again after 1 s, then 3 s more:
+    past Discord's 3 s window, refused (10062), the click never answered. Now the retries come
+    a moment apart, inside the window: a callback failing twice is answered by the third try."""
+    async with world(tmp_path, players=3) as w, w.bot_running() as bot:
+        alice, bob, _ = w.users
+        new = await w.emu.slash(alice, w.channel, "game new", {"game": "cafe-carnage"})
+        table = await new.final()
+        w.emu.inject_fault("POST", "/callback", status=500, times=2)
+        result = await w.emu.click(bob, table.id, table.button("Join"))
+        assert result.type == 7, "answered by updating the lobby"
+        assert [f.status for f in w.emu.faults_injected if f.path.endswith("/callback")] == [
+            500,
+            500,
+        ]
+        assert (await bot.service.load(1)).player(str(bob)) is not None
+        assert "Bob" in w.emu.get_message(table.id).current_text()
+
+
+async def test_a_callback_lost_past_the_window_is_answered_through_the_webhook(
+    tmp_path: Path,
+) -> None:
+    """The window closes while a failed callback's answer travels back (a 502 for a callback
+    Discord had taken): instead of trying the callback again (refused, and the click answered
+    with an apology on top), the click's answer goes through the interaction's webhook (valid
+    15 minutes): the lobby shows the new player, and nothing else is said."""
+    async with world(tmp_path, players=3) as w, w.bot_running() as bot:
+        alice, bob, _ = w.users
+        new = await w.emu.slash(alice, w.channel, "game new", {"game": "cafe-carnage"})
+        table = await new.final()
+        lost = w.emu.inject_fault("POST", "/callback", status=502, processed=True, times=1)
+        moved: list[bool] = []
+
+        def window_closes() -> None:  # on the emulator's and the bot's clocks, no waiting
+            if lost.hits and not moved:
+                moved.append(True)
+                w.emu.advance_clock(3.5)
+                w.clock.advance(3.5)
+
+        stop = w.emu.on_change(window_closes)
+        try:
+            result = await w.emu.click(bob, table.id, table.button("Join"))
+            await w.settle()
+        finally:
+            stop()
+        assert moved, "the callback failed as the window closed"
+        assert result.type == 7
+        assert (await bot.service.load(1)).player(str(bob)) is not None
+        lobby = w.emu.get_message(table.id)
+        assert "Bob" in lobby.current_text()
+        webhook = [c for c in w.emu.rest_calls if c.path.endswith("/messages/@original")]
+        assert webhook, "answered through the interaction's webhook"
+        callbacks = [c for c in w.emu.rest_calls if f"/interactions/{result.record.id}/" in c.path]
+        assert len(callbacks) == 1, "the callback was not tried again past the window"
+        assert result.followups() == [], "no apology on top"
