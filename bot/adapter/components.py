@@ -272,7 +272,11 @@ class Controls:
             s, opened = await self.service.rematch(sid, str(user.id), user.display_name)
             message_id = s.row.table_message_id
             if message_id is None and s.status is SessionStatus.LOBBY:
-                message_id = await self.tables.post_table(s.id)
+                try:
+                    message_id = await self.tables.post_table(s.id)
+                except Exception as exc:  # the lobby is stored: the table sync posts it later
+                    log.warning("posting rematch %s's lobby failed: %s", s.id, exc)
+                    self.tables.request_sync(s.id)
             return s, opened, message_id
 
         s, opened, message_id = await in_time(
