@@ -13,6 +13,7 @@ from bot.core.sessions import SessionService
 
 REFUSED = "refused"  # a DM of the game was refused
 TOLD = "told"  # ... and the table was told so
+KEPT = 10_000  # (game, player) pairs remembered in memory; the others are read again
 
 
 class ClosedDms:
@@ -29,7 +30,7 @@ class ClosedDms:
         known = self._known.get((session_id, user_id))
         if known is None:
             known = await self.service.recall(self._key(session_id, user_id)) or ""
-            self._known[(session_id, user_id)] = known
+            self._keep(session_id, user_id, known)
         return known
 
     async def closed(self, session_id: int, user_id: str) -> bool:
@@ -46,4 +47,9 @@ class ClosedDms:
 
     async def _set(self, session_id: int, user_id: str, state: str) -> None:
         await self.service.remember(self._key(session_id, user_id), state)
+        self._keep(session_id, user_id, state)
+
+    def _keep(self, session_id: int, user_id: str, state: str) -> None:
         self._known[(session_id, user_id)] = state
+        if len(self._known) > KEPT:
+            del self._known[next(iter(self._known))]
