@@ -741,6 +741,15 @@ class TableSync:
                         exc,
                     )
                     return None
+                if (
+                    failure is Failure.GONE
+                    and post.target == CHANNEL
+                    and self._threads.get(where.id)
+                ):
+                    # The game's thread was deleted, not (as far as we know) its channel: the
+                    # posts go on in the channel (where the table still is).
+                    await self._thread_gone(where, exc)
+                    return await self._flush_outbox(where)
                 if failure is Failure.GONE and post.target == CHANNEL:
                     self._channel_gone(where.channel_id, exc)
                 else:
@@ -806,6 +815,11 @@ class TableSync:
         self._threads[where.id] = thread
         await self.service.remember(memo, str(thread or 0))
         return thread or where.channel_id
+
+    async def _thread_gone(self, where: Where, exc: BaseException) -> None:
+        log.warning("session %s's thread is gone (%s): it posts in its channel", where.id, exc)
+        self._threads[where.id] = None
+        await self.service.remember(f"thread:{where.id}:{where.table_message_id}", "0")
 
     async def _post(self, where: Where, post: PostRow, payload: dict[str, Any]) -> int | None:
         names = where.names

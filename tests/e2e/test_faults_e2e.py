@@ -388,3 +388,30 @@ async def test_a_callback_lost_past_the_window_is_answered_through_the_webhook(
         callbacks = [c for c in w.emu.rest_calls if f"/interactions/{result.record.id}/" in c.path]
         assert len(callbacks) == 1, "the callback was not tried again past the window"
         assert result.followups() == [], "no apology on top"
+
+
+async def test_a_deleted_thread_sends_the_play_by_play_to_the_channel(tmp_path: Path) -> None:
+    """A game's thread deleted (not its channel): the play-by-play goes on in the channel, and
+    the table message, in the channel, keeps being updated."""
+    async with world(tmp_path, players=3) as w, w.bot_running() as bot:
+        table = await open_game(w, "monster-cafe")
+        thread = table.id  # a thread opened on a message has the message's id
+        assert thread in w.emu.channels, "the game opened its thread"
+        w.emu.delete_channel(thread)
+        thread_gone_at = max(p.sent_at or 0 for p in await bot.store.posts(1))
+        s = await bot.service.load(1)
+        assert s.state is not None
+        rng = Rng(seed=5)
+        while s.state.round == 1:
+            (current,) = s.game.active_players(s.state)
+            await press(w.emu, int(current), rng.choice(controls(w.table_message(), 1, "t")))
+            await w.settle()
+            s = await bot.service.load(1)
+            assert s.state is not None
+        posted = [m for m in w.emu.channel_messages(w.channel) if m.id != table.id]
+        assert posted, "the round's announcements are in the channel"
+        posts = await bot.store.posts(1)
+        assert all(p.message_id is not None for p in posts if p.sent_at > thread_gone_at), [
+            (p.id, p.failure) for p in posts
+        ]
+        assert "round 2" in w.table_message().current_text().lower()
