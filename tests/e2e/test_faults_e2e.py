@@ -15,7 +15,7 @@ import pytest
 
 from bot.core.store import DatabaseInUse, DatabaseReadOnly
 from bot.core.store.sqlite import SqliteStore
-from emulator import DiscordEmulator
+from emulator import DiscordEmulator, EmulatorError
 from games.rng import Rng
 from tests.e2e.harness import (
     World,
@@ -415,3 +415,48 @@ async def test_a_deleted_thread_sends_the_play_by_play_to_the_channel(tmp_path: 
             (p.id, p.failure) for p in posts
         ]
         assert "round 2" in w.table_message().current_text().lower()
+
+
+async def test_a_click_discord_never_took_is_not_tried_again_past_the_window(
+    tmp_path: Path,
+) -> None:
+    """Every try of a click's callback fails until Discord's window closes, and Discord never
+    took one: the click cannot be answered any more. The bot asks the interaction's webhook
+    once (it would have worked had Discord taken the callback), then tries nothing else on
+    that interaction (each try past the window is one more refused request); the join is
+    stored and the lobby message shows it."""
+    async with world(tmp_path, players=3) as w, w.bot_running() as bot:
+        alice, bob, _ = w.users
+        new = await w.emu.slash(alice, w.channel, "game new", {"game": "cafe-carnage"})
+        table = await new.final()
+        down = w.emu.inject_fault("POST", "/callback", status=500, times=None)
+        moved: list[bool] = []
+
+        def window_closes() -> None:
+            if down.hits and not moved:
+                moved.append(True)
+                w.emu.advance_clock(3.5)
+                w.clock.advance(3.5)
+
+        stop = w.emu.on_change(window_closes)
+        try:
+            with pytest.raises(EmulatorError, match="not acknowledged"):
+                await w.emu.click(bob, table.id, table.button("Join"))
+            await w.settle()
+        finally:
+            stop()
+            down.remove()
+        click = w.emu.interactions[-1]
+        tries = [
+            c.path for c in w.emu.rest_calls if str(click.id) in c.path or click.token in c.path
+        ]
+        assert len([p for p in tries if p.endswith("/callback")]) == 1, tries
+        assert len([p for p in tries if p.endswith("/messages/@original")]) == 1, tries
+        assert len(tries) == 2, tries
+        assert (await bot.service.load(1)).player(str(bob)) is not None
+        assert "Bob" in w.emu.get_message(table.id).current_text(), "the sync showed the join"
+        # What the emulator saw as wrong: the unanswered click, and the webhook asked before
+        # any answer (Discord's 10015); nothing else.
+        kinds = sorted(v.kind for v in w.emu.violations)
+        assert kinds == ["followup_before_ack", "unacknowledged"], w.emu.violations
+        w.emu.violations.clear()
