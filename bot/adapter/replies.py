@@ -115,7 +115,12 @@ async def in_time(
     finally:
         timer.cancel()
         if deferring:
-            await deferring[0]  # answered (deferred) before the caller answers again
+            try:
+                await deferring[0]  # answered (deferred) before the caller answers again
+            except Exception as exc:
+                # Not raised: ``work`` may have stored a change, and the caller's answer (which
+                # fails the same way) says what was done.
+                log.warning("deferring an interaction failed: %s", exc)
 
 
 def friendly_error(exc: BaseException) -> str | None:
