@@ -19,7 +19,10 @@ from typing import Any
 import discord
 import yarl
 from discord.ext import commands
+from discord.webhook.async_ import async_context
 
+from bot.adapter.callbacks import CallbackAdapter
+from bot.adapter.closed_dms import ClosedDms
 from bot.adapter.commands import GameCommands
 from bot.adapter.components import Controls
 from bot.adapter.items import Handlers, install_fast_dispatch, make_items, on_message
@@ -74,6 +77,9 @@ class CafeBot(commands.Bot):
 
     async def setup_hook(self) -> None:
         settings = self.settings
+        # Interaction callbacks retried only inside Discord's window (bot/adapter/callbacks.py);
+        # set here, in the task that connects: every event's task inherits it.
+        async_context.set(CallbackAdapter(lambda: self.application_id, clock=self.clock))
         if settings.stats_path is not None:
             asyncio.get_running_loop().add_signal_handler(signal.SIGUSR1, self.write_stats)
         self.store = await open_store(
@@ -125,7 +131,8 @@ class CafeBot(commands.Bot):
         pictures = Pictures(service)
         screens = Screens(service, items)
         self.screens = screens
-        replies = Replies(service, screens, messenger, pictures)
+        closed_dms = ClosedDms(service)
+        replies = Replies(service, screens, messenger, pictures, closed_dms)
         self.replies = replies
         self.tables = TableSync(
             service,
@@ -135,6 +142,7 @@ class CafeBot(commands.Bot):
             settings.table_edit_interval,
             settings.dm_edit_interval,
             presentation=Presentation(self.store if self.store.shared else None),
+            closed_dms=closed_dms,
         )
         controls = Controls(service, screens, replies, self.tables)
         self.scheduler = Scheduler(self.store, service, clock=self.clock)
@@ -210,6 +218,12 @@ class CafeBot(commands.Bot):
         present = on_message(interaction.message, custom_id, kind)
         if not present:
             await self.replies.reply(interaction, "⚠️ That control isn't on this message any more.")
+
+    async def on_guild_channel_delete(self, channel: discord.abc.GuildChannel) -> None:
+        """A game's channel deleted: its posts are dropped at once (nothing waits for them)."""
+        tables: TableSync | None = getattr(self, "tables", None)  # None: before setup_hook
+        if tables is not None:
+            tables.channel_gone(channel.id, "deleted")
 
     async def on_ready(self) -> None:
         log.info("ready as %s in %d server(s)", self.user, len(self.guilds))

@@ -11,7 +11,7 @@ from discord import app_commands
 from bot.adapter.history import PER_PAGE, history_screen
 from bot.adapter.mine import seated_games_embed
 from bot.adapter.render import jump_link, names_in
-from bot.adapter.replies import NotHere, Replies, in_time
+from bot.adapter.replies import NotHere, Replies, committed, in_time
 from bot.adapter.screens import Rendered, Screens
 from bot.adapter.stats import leaderboard_embed, record_embed
 from bot.adapter.tables import TableSync
@@ -130,17 +130,18 @@ class GameCommands(app_commands.Group):
         s, lobby = await in_time(
             interaction, open_lobby(), lambda: interaction.response.defer(thinking=True)
         )
-        if interaction.response.is_done():
-            message = await self.replies.show(interaction, lobby, ephemeral=False)
-            message_id = message.id if message is not None else None
-        else:
-            response = await interaction.response.send_message(**lobby.message())
-            message_id = response.message_id
-        if message_id is not None:
-            await self.service.record_table_message(s.id, message_id)
-        self.tables.note_table_digest(s.id, lobby.digest)
-        if chosen.private_panel is PrivatePanel.DM:
-            await self.replies.check_dms(interaction, s)
+        async with committed(f"Game #{s.id} ({chosen.title}) is open in this channel."):
+            if interaction.response.is_done():
+                message = await self.replies.show(interaction, lobby, ephemeral=False)
+                message_id = message.id if message is not None else None
+            else:
+                response = await interaction.response.send_message(**lobby.message())
+                message_id = response.message_id
+            if message_id is not None:
+                await self.service.record_table_message(s.id, message_id)
+            self.tables.note_table_digest(s.id, lobby.digest)
+            if chosen.private_panel is PrivatePanel.DM:
+                await self.replies.check_dms(interaction, s)
 
     @new.autocomplete("setting")
     async def _setting_autocomplete(
@@ -160,24 +161,27 @@ class GameCommands(app_commands.Group):
             interaction,
             self.service.join(s.id, str(interaction.user.id), interaction.user.display_name),
         )
-        await self._say(
-            interaction,
-            f"🪑 You joined {s.game.title} ({len(s.players)}/{s.game.max_players} seated).",
-        )
-        if s.game.private_panel is PrivatePanel.DM:
-            await self.replies.check_dms(interaction, s)
+        async with committed(f"You joined game #{s.id} ({s.game.title})."):
+            await self._say(
+                interaction,
+                f"🪑 You joined {s.game.title} ({len(s.players)}/{s.game.max_players} seated).",
+            )
+            if s.game.private_panel is PrivatePanel.DM:
+                await self.replies.check_dms(interaction, s)
 
     @app_commands.command(name="leave", description="Leave the lobby in this channel")
     async def leave(self, interaction: discord.Interaction[Any]) -> None:
         s = await self._open_session(interaction)
         await self._soon(interaction, self.service.leave(s.id, str(interaction.user.id)))
-        await self._say(interaction, "👋 You left the table.")
+        async with committed(f"You left game #{s.id} ({s.game.title})."):
+            await self._say(interaction, "👋 You left the table.")
 
     @app_commands.command(name="start", description="Start the game in this channel (host only)")
     async def start(self, interaction: discord.Interaction[Any]) -> None:
         s = await self._open_session(interaction)
         s = await self._soon(interaction, self.service.start(s.id, str(interaction.user.id)))
-        await self._say(interaction, f"🎲 {s.game.title} has started!")
+        async with committed(f"Game #{s.id} ({s.game.title}) has started."):
+            await self._say(interaction, f"🎲 {s.game.title} has started!")
 
     @app_commands.command(name="status", description="Show the table of the game in this channel")
     async def status(self, interaction: discord.Interaction[Any]) -> None:
@@ -209,7 +213,9 @@ class GameCommands(app_commands.Group):
         answer = await self._soon(
             interaction, self.service.ask_undo(s.id, str(interaction.user.id))
         )
-        await self._say(interaction, names_in(answer.text, s.names()))
+        text = names_in(answer.text, s.names())
+        async with committed(text):
+            await self._say(interaction, text)
 
     @app_commands.command(
         name="mine", description="Every game you're seated in, across servers (works in DMs too)"
@@ -315,11 +321,25 @@ class GameCommands(app_commands.Group):
             lines = await self._soon(
                 interaction, self.service.player_record(guild_id, str(player.id), game_id)
             )
-            embed = record_embed(player.display_name, lines, guild_name, game_id)
+            name = await self._name_of(guild, player)
+            embed = record_embed(name, lines, guild_name, game_id)
         else:
             board = await self._soon(interaction, self.service.leaderboard(guild_id, game_id))
             embed = leaderboard_embed(board, guild_name)
         await self.replies.reply(interaction, None, embed=embed)
+
+    async def _name_of(self, guild: discord.Guild | None, user: discord.abc.Snowflake) -> str:
+        """A user option's name. Discord may send the option without its resolved user (an id
+        the client did not resolve: discord.py then gives a bare ``discord.Object``): the
+        server's member, else the name of the user's latest game, else their id."""
+        name = getattr(user, "display_name", None)
+        if isinstance(name, str):
+            return name
+        member = guild.get_member(user.id) if guild is not None else None
+        if member is not None:
+            return member.display_name
+        known = await self.service.known_name(str(user.id))
+        return known if known is not None else f"User {user.id}"
 
 
 def help_overview() -> discord.Embed:

@@ -15,7 +15,7 @@ import discord
 
 from bot.adapter.history import PER_PAGE, history_screen, record_file
 from bot.adapter.render import jump_link, names_in
-from bot.adapter.replies import Replies, in_time
+from bot.adapter.replies import Replies, committed, in_time
 from bot.adapter.screens import Rendered, Screens
 from bot.adapter.tables import TableSync
 from bot.core.errors import NotAllowed, StaleVersion, UserError
@@ -97,10 +97,12 @@ class Controls:
                 await self.replies.send_fresh_view(interaction, sid, seat)
                 return
             s = result.session
-            if seat == "t":
-                await self._show_update(interaction, s, lambda: self._table(s))
-            else:
-                await self._show_update(interaction, s, lambda: self._private(s, clicker))
+
+            def again() -> Awaitable[Rendered]:
+                return self._table(s) if seat == "t" else self._private(s, clicker)
+
+            async with committed(f"Your move in game #{s.id} was played.", again):
+                await self._show_update(interaction, s, again)
         game = s.game
         if (
             s.state is not None
@@ -108,7 +110,8 @@ class Controls:
             and game.private_decision(s.state, clicker)
         ):
             # A private decision (a peek at the deck): shown to the clicker alone, at once.
-            await self.replies.show(interaction, self.screens.private_payload(s, clicker))
+            async with committed(f"Your move in game #{s.id} was played."):
+                await self.replies.show(interaction, self.screens.private_payload(s, clicker))
 
     async def _close_old_dm(self, interaction: discord.Interaction[Any], sid: int) -> bool:
         """A click on the DM of a step that is over (a new step came as a newer DM, and the
@@ -178,9 +181,9 @@ class Controls:
             result = await in_time(
                 interaction, self.service.skip_step(sid, uid), interaction.response.defer
             )
-            await self._show_update(
-                interaction, result.session, lambda: self._table(result.session)
-            )
+            skipped = result.session
+            async with committed(f"Game #{sid} moved on.", lambda: self._table(skipped)):
+                await self._show_update(interaction, skipped, lambda: self._table(skipped))
             return
         if verb == "join":
             work = self.service.join(sid, uid, user.display_name)
@@ -193,9 +196,16 @@ class Controls:
         else:
             work = self.service.start(sid, uid)
         s = await in_time(interaction, work, interaction.response.defer)
-        await self._show_update(interaction, s, lambda: self._table(s))
-        if verb == "join" and s.game.private_panel is PrivatePanel.DM:
-            await self.replies.check_dms(interaction, s)
+        done = {
+            "join": f"You joined game #{s.id} ({s.game.title}).",
+            "leave": f"You left game #{s.id} ({s.game.title}).",
+            "bot": f"A bot player joined game #{s.id} ({s.game.title}).",
+            "unbot": f"A bot player left game #{s.id} ({s.game.title}).",
+        }.get(verb, f"Game #{s.id} ({s.game.title}) has started.")
+        async with committed(done, lambda: self._table(s)):
+            await self._show_update(interaction, s, lambda: self._table(s))
+            if verb == "join" and s.game.private_panel is PrivatePanel.DM:
+                await self.replies.check_dms(interaction, s)
 
     async def option_select(
         self, interaction: discord.Interaction[Any], match: re.Match[str], values: list[str]
@@ -215,7 +225,8 @@ class Controls:
             self.service.set_option(sid, str(interaction.user.id), name, value),
             interaction.response.defer,
         )
-        await self._show_update(interaction, s, lambda: self._table(s))
+        async with committed(f"The option of game #{s.id} was set.", lambda: self._table(s)):
+            await self._show_update(interaction, s, lambda: self._table(s))
 
     async def help_page(
         self, interaction: discord.Interaction[Any], match: re.Match[str], values: list[str]
@@ -249,7 +260,8 @@ class Controls:
             interaction.response.defer,
         )
         done = f"🧹 Game #{sid} was abandoned."
-        await self.replies.edit_clicked(interaction, content=done, view=None)
+        async with committed(f"Game #{sid} was abandoned."):
+            await self.replies.edit_clicked(interaction, content=done, view=None)
 
     async def rematch_button(
         self, interaction: discord.Interaction[Any], match: re.Match[str], values: list[str]
@@ -260,7 +272,11 @@ class Controls:
             s, opened = await self.service.rematch(sid, str(user.id), user.display_name)
             message_id = s.row.table_message_id
             if message_id is None and s.status is SessionStatus.LOBBY:
-                message_id = await self.tables.post_table(s.id)
+                try:
+                    message_id = await self.tables.post_table(s.id)
+                except Exception as exc:  # the lobby is stored: the table sync posts it later
+                    log.warning("posting rematch %s's lobby failed: %s", s.id, exc)
+                    self.tables.request_sync(s.id)
             return s, opened, message_id
 
         s, opened, message_id = await in_time(
@@ -278,7 +294,8 @@ class Controls:
             text = f"🔁 The rematch is already open: {where} (game #{s.id})."
         else:
             text = f"🔁 This game's rematch is game #{s.id} ({s.status.value}): {where}."
-        await self.replies.reply(interaction, text)
+        async with committed(f"Game #{s.id} is this game's rematch."):
+            await self.replies.reply(interaction, text)
 
     async def history_page(
         self, interaction: discord.Interaction[Any], match: re.Match[str], values: list[str]
@@ -327,4 +344,5 @@ class Controls:
         content = f"{message.content if message is not None else ''}\n{line}"[-2000:]
         # Settled: the buttons go; else they stay for the others.
         view = None if answer.settled else self.screens.undo_view(sid, seq)
-        await self.replies.edit_clicked(interaction, content=content, view=view)
+        async with committed(line):
+            await self.replies.edit_clicked(interaction, content=content, view=view)

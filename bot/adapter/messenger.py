@@ -211,14 +211,6 @@ class Messenger:
         except discord.Forbidden:
             return None
 
-    async def try_dm(self, user_id: str, **kwargs: Any) -> Sent | None:
-        """A best-effort DM (a courtesy): None when it could not be delivered, for any reason."""
-        try:
-            return await self.send_dm(user_id, **kwargs)
-        except (TimeoutError, discord.HTTPException, aiohttp.ClientError, OSError) as exc:
-            log.warning("DM to %s failed: %s", user_id, exc)
-            return None
-
     async def _dm_channel_id(self, user_id: str) -> int:
         if user_id not in self._dm_channels:
             # Opening DM channels is one bucket for the whole bot: one at a time (see above).

@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, TypeVar
 
+import aiohttp
 import discord
 from discord import app_commands
 
-from bot.adapter.messenger import Messenger, update_clicked
+from bot.adapter.closed_dms import ClosedDms
+from bot.adapter.messenger import UNKNOWN_MESSAGE, Failure, Messenger, failure_of, update_clicked
 from bot.adapter.mine import waiting_note
 from bot.adapter.pictures import Pictures
 from bot.adapter.screens import DM_CLOSED_HELP, Rendered, Screens
@@ -26,6 +29,40 @@ APOLOGY = "😵 Sorry — something went wrong on my side. Nothing was changed; 
 MAX_ANSWER = 1900  # Discord allows 2000 characters of content
 # Discord wants an answer within 3 s of the interaction; past this much, we defer first.
 ACK_BUDGET = 2.0
+
+
+class AfterCommit(Exception):
+    """Showing a change that is already stored failed (the clicked message was deleted, Discord
+    refused the answer…): the player is told what was done, never "nothing was changed"."""
+
+    def __init__(
+        self,
+        done: str,
+        failure: BaseException,
+        again: Callable[[], Awaitable[Rendered]] | None = None,
+    ) -> None:
+        super().__init__(done)
+        self.done = done
+        self.failure = failure
+        self.again = again  # what the clicked message showed, to show again privately
+
+    @property
+    def message_gone(self) -> bool:
+        failure = self.failure
+        return isinstance(failure, discord.HTTPException) and failure.code == UNKNOWN_MESSAGE
+
+
+@contextlib.asynccontextmanager
+async def committed(
+    done: str, again: Callable[[], Awaitable[Rendered]] | None = None
+) -> AsyncIterator[None]:
+    """Around what answers a stored change: a failure in it becomes :class:`AfterCommit`."""
+    try:
+        yield
+    except AfterCommit:
+        raise
+    except Exception as exc:
+        raise AfterCommit(done, exc, again) from exc
 
 
 class NotHere(app_commands.CheckFailure):
@@ -78,7 +115,12 @@ async def in_time(
     finally:
         timer.cancel()
         if deferring:
-            await deferring[0]  # answered (deferred) before the caller answers again
+            try:
+                await deferring[0]  # answered (deferred) before the caller answers again
+            except Exception as exc:
+                # Not raised: ``work`` may have stored a change, and the caller's answer (which
+                # fails the same way) says what was done.
+                log.warning("deferring an interaction failed: %s", exc)
 
 
 def friendly_error(exc: BaseException) -> str | None:
@@ -117,11 +159,13 @@ class Replies:
         screens: Screens,
         messenger: Messenger,
         pictures: Pictures,
+        closed_dms: ClosedDms | None = None,
     ) -> None:
         self.service = service
         self.screens = screens
         self.messenger = messenger
         self.pictures = pictures
+        self.closed_dms = closed_dms or ClosedDms(service)
 
     async def files(self, rendered: Rendered) -> list[discord.File]:
         if rendered.game is None or not rendered.pictures:
@@ -205,6 +249,10 @@ class Replies:
             await interaction.response.send_message(text, ephemeral=True, **kwargs)
 
     async def answer_error(self, interaction: discord.Interaction[Any], exc: BaseException) -> None:
+        original = exc.original if isinstance(exc, app_commands.CommandInvokeError) else exc
+        if isinstance(original, AfterCommit):
+            await self.answer_committed(interaction, original)
+            return
         text = friendly_error(exc)
         if text is None:
             log.error("unexpected error", exc_info=exc)
@@ -217,6 +265,29 @@ class Replies:
             await self.reply(interaction, text[:MAX_ANSWER])
         except discord.HTTPException as failure:
             log.warning("could not deliver an error message: %s", failure)
+
+    async def answer_committed(
+        self, interaction: discord.Interaction[Any], exc: AfterCommit
+    ) -> None:
+        """The change is stored but its answer failed: say what was done (and, when the clicked
+        message was deleted, show privately what it showed; the table sync posts it again)."""
+        failure = exc.failure
+        if failure_of(failure) is Failure.REFUSED and not exc.message_gone:
+            log.error("showing a stored change failed", exc_info=failure)
+        else:
+            log.warning("showing a stored change failed: %s", failure)
+        try:
+            if exc.message_gone and exc.again is not None:
+                text = f"✅ {exc.done} The message you clicked was deleted, so here it is."
+                await self.show(interaction, await exc.again(), text)
+                return
+            text = (
+                f"✅ {exc.done} (I couldn't show it on the message you clicked: "
+                "`/game status` shows the game.)"
+            )
+            await self.reply(interaction, text[:MAX_ANSWER])
+        except Exception as failed:
+            log.warning("could not tell what was done: %s", failed)
 
     async def send_private_view(
         self, interaction: discord.Interaction[Any], session_id: int
@@ -247,11 +318,21 @@ class Replies:
         await self.show(interaction, rendered, note)
 
     async def check_dms(self, interaction: discord.Interaction[Any], s: Session) -> None:
-        """At join: make sure secrets can reach the player by DM; if not, say what to do."""
-        sent = await self.messenger.try_dm(
-            str(interaction.user.id),
-            content=f"👋 You joined **{s.game.title}** in <#{s.row.channel_id}>. Your private "
-            "hand will arrive here when the game starts.",
-        )
+        """At join: make sure secrets can reach the player by DM; if not, say what to do (and
+        send them no other DM in this game: see ClosedDms)."""
+        uid = str(interaction.user.id)
+        sent = None
+        if not await self.closed_dms.closed(s.id, uid):  # else refused already in this game
+            try:
+                sent = await self.messenger.send_dm(
+                    uid,
+                    content=f"👋 You joined **{s.game.title}** in <#{s.row.channel_id}>. Your "
+                    "private hand will arrive here when the game starts.",
+                )
+            except (TimeoutError, discord.HTTPException, aiohttp.ClientError, OSError) as exc:
+                log.warning("DM to %s failed: %s", uid, exc)  # not refused: the game tries again
+            else:
+                if sent is None:  # refused (their DMs are closed)
+                    await self.closed_dms.refused(s.id, uid)
         if sent is None:
             await interaction.followup.send(DM_CLOSED_HELP, ephemeral=True)

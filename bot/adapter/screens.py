@@ -38,6 +38,11 @@ DM_CLOSED_HELP = (
     "Settings → Direct Messages** and allow them. Meanwhile, **Show my hand** on the table "
     "message or `/game hand` shows it to you privately here."
 )
+# Said to the table, once a game, with a ping to the player whose DMs refused the bot.
+DM_CLOSED_TABLE_HELP = (
+    "**Show my hand** on the table message or `/game hand` shows it privately; to get it by "
+    "DM next game, allow **Direct Messages** in this server's **Privacy Settings**."
+)
 COFFEE = 0xC8814B
 LOBBY_OPTION_ROWS = 3  # a lobby's selects, under its two rows of buttons
 

@@ -33,10 +33,11 @@ from typing import Any
 
 import discord
 
+from bot.adapter.closed_dms import TOLD, ClosedDms
 from bot.adapter.messenger import ChannelGone, Failure, Messenger, failure_of, update_clicked
 from bot.adapter.pictures import Pictures
 from bot.adapter.render import embed_of, mention_line, names_in
-from bot.adapter.screens import DM_CLOSED_HELP, Rendered, Screens
+from bot.adapter.screens import DM_CLOSED_TABLE_HELP, Rendered, Screens
 from bot.core.errors import UserError
 from bot.core.presentation import Presentation
 from bot.core.seats import is_robot
@@ -164,8 +165,10 @@ class TableSync:
         dm_edit_interval: float = 0.0,
         *,
         presentation: Presentation | None = None,
+        closed_dms: ClosedDms | None = None,
     ) -> None:
         self.service = service
+        self.closed_dms = closed_dms or ClosedDms(service)
         self.presentation = presentation or Presentation()
         self.screens = screens
         self.messenger = messenger
@@ -476,7 +479,11 @@ class TableSync:
             if failure is Failure.RETRY:
                 self._sync_later(session_id, RESYNC_AFTER_FAILURE, None)
 
-    def _channel_gone(self, channel_id: int, exc: BaseException) -> None:
+    def channel_gone(self, channel_id: int, why: str) -> None:
+        """The channel was deleted (Discord said so on the gateway)."""
+        self._channel_gone(channel_id, why)
+
+    def _channel_gone(self, channel_id: int, exc: BaseException | str) -> None:
         if channel_id not in self._gone_channels:
             log.warning(
                 "channel %s is gone or closed to the bot (%s): no more posts there", channel_id, exc
@@ -703,6 +710,12 @@ class TableSync:
         now = self.service.now()
         for batch in batches(await self.service.unsent_posts(where.id)):
             post, posts = batch.posts[0], batch.posts
+            if post.target == CHANNEL and where.channel_id in self._gone_channels:
+                # They can never go: drop them now, so that nothing (a hold for later moves'
+                # posts, the next step's DMs behind them) waits for them.
+                gone = f"channel {where.channel_id} is gone"
+                await self.service.mark_posted([each.id for each in posts], None, failure=gone)
+                continue
             wait = batch.ready_at - time.time()
             if wait > 0:  # held for later moves' posts (not a retry: no backoff yet)
                 self._sync_later(where.id, wait, set(), posts=True)
@@ -728,6 +741,15 @@ class TableSync:
                         exc,
                     )
                     return None
+                if (
+                    failure is Failure.GONE
+                    and post.target == CHANNEL
+                    and self._threads.get(where.id)
+                ):
+                    # The game's thread was deleted, not (as far as we know) its channel: the
+                    # posts go on in the channel (where the table still is).
+                    await self._thread_gone(where, exc)
+                    return await self._flush_outbox(where)
                 if failure is Failure.GONE and post.target == CHANNEL:
                     self._channel_gone(where.channel_id, exc)
                 else:
@@ -770,6 +792,13 @@ class TableSync:
             return where.channel_id
         if where.id in self._threads:
             return self._threads[where.id] or where.channel_id
+        # After a restart: the thread opened before (trying to open it again is refused, 400
+        # 160004, one more invalid request); "0": the game posts in its channel.
+        memo = f"thread:{where.id}:{where.table_message_id}"
+        known = await self.service.recall(memo)
+        if known is not None:
+            self._threads[where.id] = int(known) or None
+            return int(known) or where.channel_id
         thread: int | None = None
         try:
             data = await self.messenger.start_thread(
@@ -784,7 +813,13 @@ class TableSync:
             else:
                 log.warning("session %s posts in its channel (no thread: %s)", where.id, exc)
         self._threads[where.id] = thread
+        await self.service.remember(memo, str(thread or 0))
         return thread or where.channel_id
+
+    async def _thread_gone(self, where: Where, exc: BaseException) -> None:
+        log.warning("session %s's thread is gone (%s): it posts in its channel", where.id, exc)
+        self._threads[where.id] = None
+        await self.service.remember(f"thread:{where.id}:{where.table_message_id}", "0")
 
     async def _post(self, where: Where, post: PostRow, payload: dict[str, Any]) -> int | None:
         names = where.names
@@ -794,9 +829,11 @@ class TableSync:
             user_id = post.target.removeprefix("user:")
             if is_robot(user_id):
                 return None  # never DM a bot seat
-            sent = await self.messenger.send_dm(user_id, key, content=payload["dm"][:2000])
-            if sent is not None:
-                return sent.id
+            if not await self.closed_dms.closed(where.id, user_id):
+                sent = await self.messenger.send_dm(user_id, key, content=payload["dm"][:2000])
+                if sent is not None:
+                    return sent.id
+                await self.closed_dms.refused(where.id, user_id)
             text = payload.get("fallback")  # DMs closed: say it where the game talks, with a ping
             if not text or where.channel_id in self._gone_channels:
                 return None
@@ -922,26 +959,21 @@ class TableSync:
         # controls no longer match any move, and a click on one closes it in its own answer.
         if not active and player.dm_message_id is None:
             return  # nothing to tell by DM once the game is over
-        kwargs = rendered.message()
-        kwargs.pop("content", None)
-        sent = await self.messenger.send_dm(
-            user_id,
-            f"dm:{s.id}:{user_id}:{panel.stamp}:{message_id}",
-            files=await self._files(rendered),
-            **kwargs,
-        )
+        sent = None
+        if not await self.closed_dms.closed(s.id, user_id):
+            kwargs = rendered.message()
+            kwargs.pop("content", None)
+            sent = await self.messenger.send_dm(
+                user_id,
+                f"dm:{s.id}:{user_id}:{panel.stamp}:{message_id}",
+                files=await self._files(rendered),
+                **kwargs,
+            )
+            if sent is None:
+                await self.closed_dms.refused(s.id, user_id)
         self._dm_shown[(s.id, user_id)] = (panel.stamp, digest)
         if sent is None:
-            if shown_stamp != panel.stamp and s.row.channel_id not in self._gone_channels:
-                where = Where(
-                    s.id, s.row.channel_id, s.names(), s.row.table_message_id, started=True
-                )
-                await self.messenger.post_notice(
-                    await self._posts_go_to(where),
-                    DM_CLOSED_HELP,
-                    f"dm-closed:{s.id}:{user_id}:{panel.stamp}",
-                    ping=[user_id],
-                )
+            await self._tell_dms_closed(s, user_id)
             await self.service.record_dm(
                 s.id, user_id, channel_id=None, message_id=None, stamp=panel.stamp, digest=digest
             )
@@ -955,6 +987,21 @@ class TableSync:
             stamp=panel.stamp,
             digest=digest,
         )
+
+    async def _tell_dms_closed(self, s: Session, user_id: str) -> None:
+        """Once a game: the player's DMs are closed, and where their hand is instead."""
+        if await self.closed_dms.state(s.id, user_id) == TOLD:
+            return
+        if s.row.channel_id not in self._gone_channels:
+            where = Where(s.id, s.row.channel_id, s.names(), s.row.table_message_id, started=True)
+            name = s.names().get(user_id, "Someone")
+            await self.messenger.post_notice(
+                await self._posts_go_to(where),
+                f"{name}'s DMs are closed, so their hand isn't sent there. " + DM_CLOSED_TABLE_HELP,
+                f"dm-closed:{s.id}:{user_id}",
+                ping=[user_id],
+            )
+        await self.closed_dms.told(s.id, user_id)
 
     async def _close_dm(self, s: Session, user_id: str) -> None:
         """An abandoned game: the player's last DM says so, and its controls are gone."""

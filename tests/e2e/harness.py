@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import collections
 import os
 import re
 import sys
@@ -157,6 +158,34 @@ class World:
 
     def channel_texts(self) -> list[str]:
         return [m.current_text() for m in self.game_messages()]
+
+
+# Discord bans a bot's IP for a while after 10,000 invalid requests (401, 403, 429) in 10 minutes.
+INVALID_STATUSES = (401, 403, 429)
+
+
+def invalid_requests(
+    emu: DiscordEmulator, since: tuple[int, int] = (0, 0)
+) -> collections.Counter[str]:
+    """The invalid requests (401, 403, 429) Discord answered the bot, by "status/code" (a 429
+    of a bucket: "429"); faults a test injected do not count. ``since``: only those after the
+    first ``since`` (see :func:`invalid_mark`), e.g. one game's."""
+    counted: collections.Counter[str] = collections.Counter()
+    for _, _, status, code in emu.error_responses[since[0] :]:
+        if status in INVALID_STATUSES:
+            counted[f"{status}/{code}"] += 1
+    counted["429"] += len(emu.rate_limited[since[1] :])
+    return +counted  # zeros dropped
+
+
+def invalid_mark(emu: DiscordEmulator) -> tuple[int, int]:
+    """Where :func:`invalid_requests` starts counting what follows."""
+    return len(emu.error_responses), len(emu.rate_limited)
+
+
+def error_answers(emu: DiscordEmulator, status: int, code: int) -> int:
+    """How many times Discord answered the bot ``status`` with ``code`` (e.g. 400 160004)."""
+    return sum(1 for _, _, s, c in emu.error_responses if (s, c) == (status, code))
 
 
 def game_messages(emu: DiscordEmulator, channel: int) -> list[Message]:

@@ -27,7 +27,16 @@ from games.cube_cafe.strategies import greedy
 from games.cube_cafe.words import label
 from games.engine import Undo
 from games.rng import Rng
-from tests.e2e.harness import Control, World, controls, ephemeral_text, open_game, press, world
+from tests.e2e.harness import (
+    Control,
+    World,
+    controls,
+    ephemeral_text,
+    invalid_requests,
+    open_game,
+    press,
+    world,
+)
 
 GAME = "cube-cafe"
 TIMEOUT = 300  # the phase timer chosen at /game new: 5 minutes
@@ -389,6 +398,9 @@ async def test_a_three_player_game_by_dm_clicks_with_a_hand_a_restart_and_a_time
         assert [u for u in reuploads(seen) if (u.message_id, u.version) != (table.id, resync)] == []
         assert sum(len(uploads(m)) for m in seen) > 0
         assert w.emu.unresolved_attachments == []
+        # Carol's closed DMs cost one refused DM in the whole game, restart included (each
+        # step's panel, with its picture, used to be offered to them and refused).
+        assert invalid_requests(w.emu) == {"403/50007": 1}, invalid_requests(w.emu)
 
 
 # -- 2. gaps the tests found in bot/ (closed, but for undo: being built apart) ---------------------

@@ -15,7 +15,7 @@ from bot.app import CafeBot
 from bot.core.config import Settings
 from emulator import DiscordEmulator, running_bot
 from games import REGISTRY
-from tests.e2e.harness import Clock
+from tests.e2e.harness import Clock, invalid_requests
 from tests.e2e.players import play_to_the_end, seats_for
 
 
@@ -53,4 +53,6 @@ async def test_every_registered_game_plays_to_its_end_by_random_clicks(tmp_path:
         for gid, counts in zip(REGISTRY, results, strict=True):
             assert counts["clicks"] > 0, f"{gid} was never clicked"
         assert not emu.unresolved_attachments
+        # Discord's invalid-request budget (401, 403, 429): every game played without one.
+        assert invalid_requests(emu) == {}, invalid_requests(emu)
         emu.assert_clean()

@@ -15,7 +15,7 @@ import pytest
 
 from bot.core.store import DatabaseInUse, DatabaseReadOnly
 from bot.core.store.sqlite import SqliteStore
-from emulator import DiscordEmulator
+from emulator import DiscordEmulator, EmulatorError
 from games.rng import Rng
 from tests.e2e.harness import (
     World,
@@ -301,3 +301,162 @@ async def test_announcements_survive_5xx_and_lost_answers_and_post_once(tmp_path
         posted = announcement_titles(w, w.channel, s.row.table_message_id)
         assert collections.Counter(posted) == collections.Counter(expected)
         assert w.emu.nonce_duplicates, "the lost answer's retry was deduplicated by its nonce"
+
+
+async def test_a_deleted_channel_does_not_hold_back_the_next_steps_dms(tmp_path: Path) -> None:
+    """Issue: after the game's channel was deleted, the next step's DMs reached 1 of 3 players
+    at once: the others waited for the step's posts (a quick game holds them a moment so that
+    later moves join them), which can never go. With the channel gone, nothing waits for it:
+    once the sync worker is done (its delayed passes not waited for), every player has each
+    next round's DM."""
+    async with world(tmp_path, players=3) as w:
+        # As deployed: posts wait for later moves to join them, edits are spaced.
+        w.post_coalesce_interval = 3.0
+        w.table_edit_interval = 1.0
+        async with w.bot_running() as bot:
+            await open_game(w, "cafe-carnage")
+            w.emu.delete_channel(w.channel)
+            rng = Rng(seed=3)
+            s = await bot.service.load(1)
+            assert s.state is not None
+            while s.state.round < 4:  # three rounds of steps, each new step by DM
+                for user in [int(p) for p in s.game.active_players(s.state)]:
+                    # The step's DM is there once the worker is done: nothing waits.
+                    options = controls(w.emu.dm_messages(user)[-1], 1)
+                    assert options, f"round {s.state.round}: no DM to play in at once"
+                    confirm = [c for c in options if c.label.startswith("Confirm")]
+                    await press(w.emu, user, confirm[0] if confirm else rng.choice(options))
+                    await bot.tables.idle(delayed=False)
+                    s = await bot.service.load(1)
+                    assert s.state is not None
+                    break
+            await w.settle()
+
+
+async def test_a_failed_callback_is_tried_again_inside_discords_window(tmp_path: Path) -> None:
+    """Issue: a 5xx on an interaction's callback was tried again after 1 s, then 3 s more:
+    past Discord's 3 s window, refused (10062), the click never answered. Now the retries come
+    a moment apart, inside the window: a callback failing twice is answered by the third try."""
+    async with world(tmp_path, players=3) as w, w.bot_running() as bot:
+        alice, bob, _ = w.users
+        new = await w.emu.slash(alice, w.channel, "game new", {"game": "cafe-carnage"})
+        table = await new.final()
+        w.emu.inject_fault("POST", "/callback", status=500, times=2)
+        result = await w.emu.click(bob, table.id, table.button("Join"))
+        assert result.type == 7, "answered by updating the lobby"
+        assert [f.status for f in w.emu.faults_injected if f.path.endswith("/callback")] == [
+            500,
+            500,
+        ]
+        assert (await bot.service.load(1)).player(str(bob)) is not None
+        assert "Bob" in w.emu.get_message(table.id).current_text()
+
+
+async def test_a_callback_lost_past_the_window_is_answered_through_the_webhook(
+    tmp_path: Path,
+) -> None:
+    """The window closes while a failed callback's answer travels back (a 502 for a callback
+    Discord had taken): instead of trying the callback again (refused, and the click answered
+    with an apology on top), the click's answer goes through the interaction's webhook (valid
+    15 minutes): the lobby shows the new player, and nothing else is said."""
+    async with world(tmp_path, players=3) as w, w.bot_running() as bot:
+        alice, bob, _ = w.users
+        new = await w.emu.slash(alice, w.channel, "game new", {"game": "cafe-carnage"})
+        table = await new.final()
+        lost = w.emu.inject_fault("POST", "/callback", status=502, processed=True, times=1)
+        moved: list[bool] = []
+
+        def window_closes() -> None:  # on the emulator's and the bot's clocks, no waiting
+            if lost.hits and not moved:
+                moved.append(True)
+                w.emu.advance_clock(3.5)
+                w.clock.advance(3.5)
+
+        stop = w.emu.on_change(window_closes)
+        try:
+            result = await w.emu.click(bob, table.id, table.button("Join"))
+            await w.settle()
+        finally:
+            stop()
+        assert moved, "the callback failed as the window closed"
+        assert result.type == 7
+        assert (await bot.service.load(1)).player(str(bob)) is not None
+        lobby = w.emu.get_message(table.id)
+        assert "Bob" in lobby.current_text()
+        webhook = [c for c in w.emu.rest_calls if c.path.endswith("/messages/@original")]
+        assert webhook, "answered through the interaction's webhook"
+        callbacks = [c for c in w.emu.rest_calls if f"/interactions/{result.record.id}/" in c.path]
+        assert len(callbacks) == 1, "the callback was not tried again past the window"
+        assert result.followups() == [], "no apology on top"
+
+
+async def test_a_deleted_thread_sends_the_play_by_play_to_the_channel(tmp_path: Path) -> None:
+    """A game's thread deleted (not its channel): the play-by-play goes on in the channel, and
+    the table message, in the channel, keeps being updated."""
+    async with world(tmp_path, players=3) as w, w.bot_running() as bot:
+        table = await open_game(w, "monster-cafe")
+        thread = table.id  # a thread opened on a message has the message's id
+        assert thread in w.emu.channels, "the game opened its thread"
+        w.emu.delete_channel(thread)
+        thread_gone_at = max(p.sent_at or 0 for p in await bot.store.posts(1))
+        s = await bot.service.load(1)
+        assert s.state is not None
+        rng = Rng(seed=5)
+        while s.state.round == 1:
+            (current,) = s.game.active_players(s.state)
+            await press(w.emu, int(current), rng.choice(controls(w.table_message(), 1, "t")))
+            await w.settle()
+            s = await bot.service.load(1)
+            assert s.state is not None
+        posted = [m for m in w.emu.channel_messages(w.channel) if m.id != table.id]
+        assert posted, "the round's announcements are in the channel"
+        posts = await bot.store.posts(1)
+        assert all(p.message_id is not None for p in posts if p.sent_at > thread_gone_at), [
+            (p.id, p.failure) for p in posts
+        ]
+        assert "round 2" in w.table_message().current_text().lower()
+
+
+async def test_a_click_discord_never_took_is_not_tried_again_past_the_window(
+    tmp_path: Path,
+) -> None:
+    """Every try of a click's callback fails until Discord's window closes, and Discord never
+    took one: the click cannot be answered any more. The bot asks the interaction's webhook
+    once (it would have worked had Discord taken the callback), then tries nothing else on
+    that interaction (each try past the window is one more refused request); the join is
+    stored and the lobby message shows it."""
+    async with world(tmp_path, players=3) as w, w.bot_running() as bot:
+        alice, bob, _ = w.users
+        new = await w.emu.slash(alice, w.channel, "game new", {"game": "cafe-carnage"})
+        table = await new.final()
+        down = w.emu.inject_fault("POST", "/callback", status=500, times=None)
+        moved: list[bool] = []
+
+        def window_closes() -> None:
+            if down.hits and not moved:
+                moved.append(True)
+                w.emu.advance_clock(3.5)
+                w.clock.advance(3.5)
+
+        stop = w.emu.on_change(window_closes)
+        try:
+            with pytest.raises(EmulatorError, match="not acknowledged"):
+                await w.emu.click(bob, table.id, table.button("Join"))
+            await w.settle()
+        finally:
+            stop()
+            down.remove()
+        click = w.emu.interactions[-1]
+        tries = [
+            c.path for c in w.emu.rest_calls if str(click.id) in c.path or click.token in c.path
+        ]
+        assert len([p for p in tries if p.endswith("/callback")]) == 1, tries
+        assert len([p for p in tries if p.endswith("/messages/@original")]) == 1, tries
+        assert len(tries) == 2, tries
+        assert (await bot.service.load(1)).player(str(bob)) is not None
+        assert "Bob" in w.emu.get_message(table.id).current_text(), "the sync showed the join"
+        # What the emulator saw as wrong: the unanswered click, and the webhook asked before
+        # any answer (Discord's 10015); nothing else.
+        kinds = sorted(v.kind for v in w.emu.violations)
+        assert kinds == ["followup_before_ack", "unacknowledged"], w.emu.violations
+        w.emu.violations.clear()

@@ -76,3 +76,21 @@ async def test_the_end_shows_standings_and_a_chart_and_a_rematch_seats_everyone(
         await w.settle()
         assert [p.user_id for p in await bot.store.players(rematch.id)] == [str(bob), str(alice)]
         assert "Players (2/" in w.emu.get_message(lobby.id).current_text()
+
+
+async def test_a_rematch_whose_lobby_post_fails_says_it_is_open(tmp_path: Path) -> None:
+    """The rematch is stored, then posting its lobby fails (Discord 503): the answer says the
+    rematch is open (not "nothing was changed"), and the lobby is posted a moment later."""
+    async with world(tmp_path, players=3) as w, w.bot_running() as bot:
+        await open_game(w, "cafe-carnage", timeout=300)
+        await w.finish_by_deadlines()
+        final = final_message(w)
+        w.emu.inject_fault("POST", f"/channels/{w.channel}/messages", status=503, times=1)
+        pressed = await w.emu.click(w.users[1], final.id, "cb:r:1")
+        answer = ephemeral_text(pressed)
+        assert "Rematch!" in answer and "Nothing was changed" not in answer, answer
+        rematch = await bot.store.rematch_of(1)
+        assert rematch is not None and rematch.status is SessionStatus.LOBBY
+        await w.settle()  # the table sync posts the lobby after its pause
+        lobby = w.table_message(rematch.id)
+        assert "Rematch of game #1" in lobby.content

@@ -112,3 +112,26 @@ async def test_stats_after_a_few_finished_games(tmp_path: Path) -> None:
             bob, w.channel, "game stats", {"player": dave, "game": "alien-cafe"}
         )
         assert "Dave hasn't finished a game of Alien Café" in ephemeral_text(only)
+
+
+async def test_stats_of_a_player_discord_did_not_resolve(tmp_path: Path) -> None:
+    """A user option can arrive without Discord's resolved user data (an id the client did not
+    resolve): the record is still answered, named as in the player's games, else by id."""
+    async with world(tmp_path, players=3) as w, w.bot_running() as bot:
+        alice, bob, carol = w.users
+        await finish_game(w, "cafe-carnage", [alice, bob, carol])
+        stranger = 123456789012345678  # in no guild the bot sees, never played
+        for who, title in [
+            (carol, "📊 Carol's record"),
+            (stranger, f"📊 User {stranger}'s record"),
+        ]:
+            option = [{"name": "player", "type": 6, "value": str(who)}]
+            result = await w.emu.forge_slash(alice, w.channel, "game stats", option)
+            assert result.ephemeral and result.message is not None
+            embed = result.message.embeds[0]
+            assert embed["title"].startswith(title), embed
+        games = (await expected_totals(bot, "cafe-carnage"))[str(carol)][0]
+        option = [{"name": "player", "type": 6, "value": str(carol)}]
+        result = await w.emu.forge_slash(bob, w.channel, "game stats", option)
+        assert result.message is not None
+        assert result.message.embeds[0]["fields"][0]["value"].startswith(f"{games} games")

@@ -72,6 +72,10 @@ class Reads(Loading):
         names = await self.store.latest_names([line.key for line in lines])
         return Leaderboard(game_id, lines, names, await self.store.games_finished(guild_id))
 
+    async def known_name(self, user_id: str) -> str | None:
+        """The user's name as of their latest game (None: they never played)."""
+        return (await self.store.latest_names([user_id])).get(user_id)
+
     async def player_record(
         self, guild_id: int, user_id: str, game_id: str | None = None
     ) -> list[StatRow]:
