@@ -72,6 +72,11 @@ def _check_step(game: Game[Any, Any], state: GameState) -> None:
         p: game.view(state, p).model_dump_json() + game.panel(state, p).model_dump_json()
         for p in state.players
     }
+    # How texts write each secret (a card's name): what the secrecy e2e test looks for in every
+    # text the bot sends; ids alone would never be found there.
+    for owner in [None, *state.players]:
+        for secret in game.secrets(state, owner):
+            assert game.secret_words(secret), f"secret_words says nothing of {secret!r}"
     for owner in state.players:
         tokens = game.secrets(state, owner)
         if not tokens:
