@@ -29,8 +29,8 @@ from tests.e2e.players import reachable_controls
 from tests.e2e.secrecy import SecrecyWatch
 
 CLICKS_PER_PLAYER = 3  # in a step, per awaited person; then the step's deadline is played
-UNDO_TRIES = 12  # moves after which an undo is asked, until two are taken back
-LATER_UNDO = 15  # the second undo is asked from this many clicks on
+UNDO_TRIES = 16  # in a game, at most this many undos are asked for
+UNDO_EVERY = 3  # clicks: after the first move taken back, one is asked for every few clicks
 
 
 def modes(game: Game[Any, Any]) -> list[dict[str, Any]]:
@@ -185,8 +185,8 @@ async def play(
         clicks_in_step += 1
         if moves is not None:
             moves -= 1
-        # A move taken back early, and another later in the game.
-        wanted = not run.undos or (len(run.undos) < 2 and run.clicks >= LATER_UNDO)
+        # A move taken back as soon as one may be, then more on the way.
+        wanted = not run.undos or run.clicks % UNDO_EVERY == 0
         if wanted and undo_tries < UNDO_TRIES:
             undo_tries += 1
             await take_back(w, bot, sid, user, run)
@@ -202,11 +202,16 @@ async def play(
 
 
 async def take_back(w: World, bot: CafeBot, sid: int, user: int, run: Played) -> None:
-    """``user`` asks to take back their last move; when the others must consent, the time to
-    object runs out (a bot player never answers)."""
+    """``user`` asks to take back their last move; when the others must consent, the other
+    person agrees and the time to object runs out (a bot player never answers)."""
     before = len(w.game_messages())
     answer = ephemeral_text(await w.emu.slash(user, w.channel, "game undo", {}))
     if "Asked the others" in answer:
+        await w.settle()
+        (request,) = [m for m in w.game_messages()[before:] if m.buttons()]
+        other = next(u for u in w.users if u != user)
+        agreed = await w.emu.click(other, request.id, request.button("Agree"))
+        assert agreed.message is not None
         w.clock.advance(bot.service.undo_wait + 1)
         await w.fire_timers()
     elif "Taken back" not in answer:
