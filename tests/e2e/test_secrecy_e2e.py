@@ -1,10 +1,10 @@
 """Secrecy as a property of every output: no text reaches anyone a secret is hidden from.
 
 Every registered game, in every mode (each value of each choice among its options), is played to
-its end through Discord by two people and a bot player: random clicks on what each can see, a
-move taken back (`/game undo`, agreed by time when others must consent), a step ended by its
-deadline, `/game hand`, `/game status` and `/game history` on the way; then a rematch is started
-and abandoned. After every step a watch (tests/e2e/secrecy.py) reads every new text — channel
+its end through Discord by two people and a bot player: random clicks on what each can see,
+moves taken back (`/game undo`; agreed, then by time, when others must consent), steps ended by
+their deadline, `/game hand`, `/game status`, `/game history` and `/game mine` on the way; then a
+rematch is started, with one player's DMs closed, and abandoned. After every step a watch (tests/e2e/secrecy.py) reads every new text — channel
 and thread messages and their edits, the table, DMs, ephemeral answers, components' labels,
 pictures' alt text, INFO-and-above log records — against every secret each game declares, hidden
 from that text's reader at that moment.
@@ -107,7 +107,8 @@ async def play_one(
     ended = await bot.store.get_session(sid)
     assert ended is not None and ended.status is SessionStatus.FINISHED, game.id
 
-    # The rematch: seated again, started, a few moves, then abandoned by its host.
+    # The rematch: seated again (the host's DMs closed now: their hand comes by /game hand),
+    # started, a few moves, then abandoned by its host.
     final = [m for m in w.game_messages() if ("Rematch", f"cb:r:{sid}", False) in m.buttons()]
     assert len(final) == 1, f"{game.id}: no final message with Rematch"
     await emu.click(guest, final[0].id, f"cb:r:{sid}")
@@ -117,6 +118,7 @@ async def play_one(
     run.rematch = True
     lobby = w.table_message(rematch.id)
     await watch.look()
+    emu.set_dms_open(host, False)
     await emu.click(guest, lobby.id, lobby.button("Start"))
     await w.settle()
     await watch.look()
@@ -127,6 +129,7 @@ async def play_one(
     await w.settle()
     row = await bot.store.get_session(rematch.id)
     assert row is not None and row.status is SessionStatus.ABANDONED, game.id
+    emu.set_dms_open(host, True)
     run.abandoned = True
     await watch.look()
 
