@@ -56,6 +56,7 @@ class Played:
     rematch: bool = False
     abandoned: bool = False
     probed: int = 0  # secrets the watch was shown to flag
+    records: int = 0  # records asked for in play (an ended game's, and this one's: refused)
 
 
 async def test_no_secret_reaches_anyone_it_is_hidden_from(tmp_path: Path) -> None:
@@ -78,7 +79,7 @@ async def test_no_secret_reaches_anyone_it_is_hidden_from(tmp_path: Path) -> Non
         assert len(watch.secrets_seen) > 100, len(watch.secrets_seen)
         for run in played:
             assert run.clicks > 0 and run.deadlines > 0, run
-            assert run.rematch and run.abandoned and run.probed, run
+            assert run.rematch and run.abandoned and run.probed and run.records, run
         assert sum(1 for run in played if run.undos) >= 3, played
         assert {run.game for run in played} == set(REGISTRY)
 
@@ -201,6 +202,7 @@ async def play(
                 for command in ("game status", "game history", "game mine"):
                     await emu.slash(who, w.channel, command, {})
             await w.settle()
+            await ask_records(w, sid, run)
         await watch.look()
 
 
@@ -239,3 +241,25 @@ async def probe(
     for secret in sorted(hidden)[:5]:
         assert watch.would_flag(str(user), f"psst: {secret}!") == [secret], (game.id, secret)
     run.probed = min(5, len(hidden))
+
+
+async def ask_records(w: World, sid: int, run: Played) -> None:
+    """From /game history's list: the record of an ended game, and (a forged pick) that of the
+    game in play, which is refused."""
+    found = [
+        (m, cid, options)
+        for m in w.game_messages()
+        for cid, options in m.selects()
+        if cid.startswith("cb:x:")
+    ]
+    if not found:
+        return  # no game of this server has ended yet
+    message, cid, options = found[-1]
+    guest = w.users[1]
+    ended = await w.emu.select(guest, message.id, cid, [options[0][1]])
+    assert "The record of game" in ephemeral_text(ended)
+    forged = await w.emu.forge_component(
+        guest, message.id, cid, component_type=3, values=[str(sid)]
+    )
+    assert "once the game has ended" in ephemeral_text(forged)
+    run.records += 1
