@@ -26,6 +26,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from pydantic import BaseModel
+
 from bot.app import CafeBot
 from bot.core.seat_view import hidden_from
 from bot.core.sessions import Change
@@ -64,19 +66,18 @@ class Knowledge:
     hidden_ids: set[str] = field(default_factory=set)
     hidden_words: dict[str, str] = field(default_factory=dict)  # word → the secret it names
     known: list[str] = field(default_factory=list)  # texts the game itself shows the viewer
-    _ids: set[str] = field(default_factory=set)  # hidden ids not shown
-
-    _unknown: dict[str, str] | None = None  # hidden and not shown: pattern or word → secret
+    # Worked out at the first leaks(), once everything is known: hidden and not shown.
+    _ids: set[str] = field(default_factory=set)
+    _words: dict[str, str] | None = None
 
     def leaks(self, text: str) -> list[str]:
-        if self._unknown is None:
+        """The secrets ``text`` tells this viewer: ids as whole tokens, words anywhere."""
+        if self._words is None:
             known = "\n".join(self.known)
-            self._unknown = {
-                word: secret for word, secret in self.hidden_words.items() if word not in known
-            }
             self._ids = self.hidden_ids - tokens(known)
+            self._words = {w: s for w, s in self.hidden_words.items() if w not in known}
         found = sorted(self._ids & tokens(text))
-        found += [f"{word!r} ({secret})" for word, secret in self._unknown.items() if word in text]
+        found += [f"{word!r} ({secret})" for word, secret in self._words.items() if word in text]
         return found
 
 
@@ -95,7 +96,7 @@ def knowledge(game: Game[Any, Any], states: list[GameState], viewer: str | None)
     for state in states:
         if viewer is not None and viewer in state.players:
             hidden = hidden_from(game, state, viewer)
-            k.known.append(_panel_text(game.panel(state, viewer)))
+            k.known.append(_text(game.panel(state, viewer)))
         else:
             hidden = set(game.secrets(state, None))
             for player in state.players:
@@ -104,16 +105,16 @@ def knowledge(game: Game[Any, Any], states: list[GameState], viewer: str | None)
         for secret in hidden:
             for word in game.secret_words(secret):
                 k.hidden_words.setdefault(word, secret)
-        k.known += [_panel_text(panel) for panel in game.table(state)]
-        k.known += [a.model_dump_json() for a in state.announcements]
+        k.known += [_text(panel) for panel in game.table(state)]
+        k.known += [_text(a) for a in state.announcements]
         outcome = game.outcome(state)
         if outcome is not None:
-            k.known.append(outcome.model_dump_json())
+            k.known.append(_text(outcome))
     return k
 
 
-def _panel_text(panel: Any) -> str:
-    return "\n".join(strings_of(panel.model_dump(mode="json")))
+def _text(model: BaseModel) -> str:
+    return "\n".join(strings_of(model.model_dump(mode="json")))
 
 
 @dataclass
