@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from bot.app import CafeBot
 from bot.core.seat_view import hidden_from
 from bot.core.store import SessionStatus
@@ -51,6 +53,7 @@ class Played:
     game: str
     options: dict[str, Any]
     clicks: int = 0
+    undo_asked: int = 0
     undos: list[str] = field(default_factory=list)  # the undo notices posted
     deadlines: int = 0
     rematch: bool = False
@@ -59,29 +62,28 @@ class Played:
     records: int = 0  # records asked for in play (an ended game's, and this one's: refused)
 
 
-async def test_no_secret_reaches_anyone_it_is_hidden_from(tmp_path: Path) -> None:
+@pytest.mark.parametrize("game_id", sorted(REGISTRY))
+async def test_no_secret_reaches_anyone_it_is_hidden_from(tmp_path: Path, game_id: str) -> None:
+    game = REGISTRY[game_id]
     async with world(tmp_path, players=2) as w, w.bot_running() as bot:
         watch = SecrecyWatch(w.emu, bot)
         played: list[Played] = []
         try:
-            for n, (gid, game) in enumerate(REGISTRY.items()):
-                for m, options in enumerate(modes(game)):
-                    run = Played(gid, options)
-                    played.append(run)
-                    await play_one(w, bot, watch, game, run, seed=100 * n + m)
+            for m, options in enumerate(modes(game)):
+                run = Played(game_id, options)
+                played.append(run)
+                await play_one(w, bot, watch, game, run, seed=m)
         finally:
             watch.close()
         leaks = "\n".join(str(leak) for leak in watch.leaks[:10])
         assert not watch.leaks, f"{len(watch.leaks)} secret(s) reached their non-owners:\n{leaks}"
 
         # The watch looked at real texts with real secrets in them, and can see a leak.
-        assert watch.texts > 1000, (watch.texts, watch.log_records)
-        assert len(watch.secrets_seen) > 100, len(watch.secrets_seen)
+        assert watch.texts > 100 * len(played), (watch.texts, watch.log_records)
+        assert watch.secrets_seen, "no secret was ever hidden from anyone"
         for run in played:
-            assert run.clicks > 0 and run.deadlines > 0, run
+            assert run.clicks > 0 and run.deadlines > 0 and run.undo_asked > 0, run
             assert run.rematch and run.abandoned and run.probed and run.records, run
-        assert sum(1 for run in played if run.undos) >= 3, played
-        assert {run.game for run in played} == set(REGISTRY)
 
 
 async def play_one(
@@ -211,6 +213,7 @@ async def take_back(w: World, bot: CafeBot, sid: int, user: int, run: Played) ->
     person agrees and the time to object runs out (a bot player never answers)."""
     before = len(w.game_messages())
     answer = ephemeral_text(await w.emu.slash(user, w.channel, "game undo", {}))
+    run.undo_asked += 1
     if "Asked the others" in answer:
         await w.settle()
         (request,) = [m for m in w.game_messages()[before:] if m.buttons()]
