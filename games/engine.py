@@ -207,10 +207,10 @@ class Game(ABC, Generic[S, A]):
         return set()
 
     def secret_words(self, secret: str) -> set[str]:
-        """How texts write ``secret`` (one of the strings ``secrets`` returns): a card id's name,
-        a tile's face. Nobody the secret is hidden from may read these words, unless they may
-        see them elsewhere too (another copy of the card). Tests read it; the default: none
-        beyond the string itself."""
+        """How texts write ``secret`` (a string ``secrets`` may return: a card id's name, a
+        tile's face; none for any other string). Nobody the secret is hidden from may read these
+        words, unless they may see them elsewhere too (another copy of the card on the table).
+        Tests read it; the default: none beyond the string itself."""
         return set()
 
     def private_move(self, before: S, player: PlayerId, action: A) -> str:
