@@ -112,7 +112,7 @@ class AlienCafe(Game[AlienCafeState, Action]):
         return {found.label, found.text}
 
     def private_move(self, before: AlienCafeState, player: str, action: Action) -> str:
-        return "a move on their tray"
+        return changes.private_move(action)
 
     def strategies(self) -> dict[str, Strategy]:
         return strategies()
