@@ -142,9 +142,10 @@ class SecrecyWatch:
     """Looks at every new text (message versions, ephemerals, DMs, log records) at each
     ``look()``, against the states the watched games went through since the previous look."""
 
-    def __init__(self, emu: DiscordEmulator, bot: CafeBot) -> None:
+    def __init__(self, emu: DiscordEmulator) -> None:
+        """Reads the log from now on; ``watch(bot)`` then follows that bot's games."""
         self.emu = emu
-        self.bot = bot
+        self._bot: CafeBot | None = None
         self.leaks: list[Leak] = []
         self.texts = 0  # texts looked at
         self.log_records = 0  # of which log records
@@ -154,11 +155,19 @@ class SecrecyWatch:
         self._games: dict[int, Game[Any, Any]] = {}
         self._logs = _Records()
         self._logged = 0
-        bot.service.subscribe(self._heard)
         root = logging.getLogger()
         self._level = root.level
         root.addHandler(self._logs)
         root.setLevel(min(self._level or logging.WARNING, logging.INFO))
+
+    def watch(self, bot: CafeBot) -> None:
+        self._bot = bot
+        bot.service.subscribe(self._heard)
+
+    @property
+    def bot(self) -> CafeBot:
+        assert self._bot is not None, "watch(bot) first"
+        return self._bot
 
     def close(self) -> None:
         root = logging.getLogger()
