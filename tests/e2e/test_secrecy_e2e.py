@@ -218,7 +218,9 @@ async def take_back(w: World, bot: CafeBot, sid: int, user: int, run: Played) ->
     run.undo_asked += 1
     if "Asked the others" in answer:
         await w.settle()
-        (request,) = [m for m in w.game_messages()[before:] if m.buttons()]
+        (request, *_) = [
+            m for m in w.game_messages()[before:] if any(b[0] == "Agree" for b in m.buttons())
+        ]
         other = next(u for u in w.users if u != user)
         agreed = await w.emu.click(other, request.id, request.button("Agree"))
         assert agreed.message is not None
