@@ -206,6 +206,18 @@ class Game(ABC, Generic[S, A]):
         ``player`` None: strings nobody may see now (a face-down deck)."""
         return set()
 
+    def secret_words(self, secret: str) -> set[str]:
+        """How texts write ``secret`` (a string ``secrets`` may return: a card id's name, a
+        tile's face; none for any other string). Nobody the secret is hidden from may read these
+        words, unless they may see them elsewhere too (another copy of the card on the table).
+        Tests read it; the default: none beyond the string itself."""
+        return set()
+
+    def private_move(self, before: S, player: PlayerId, action: A) -> str:
+        """A move of ``player``'s that the table may not see, as the table may hear of it
+        ("their order"): what a public notice says instead of the move's own label."""
+        return "their move"
+
     def strategies(self) -> dict[str, Strategy]:
         """Named players for `simulate`; "random" is always available."""
         return {}

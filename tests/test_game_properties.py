@@ -3,7 +3,8 @@
 - random legal play always ends, with every invariant (conservation) holding after every action;
 - apply never mutates its input; states and actions round-trip through JSON;
 - the same seed and actions give the same state;
-- no view, panel or announcement shows a player's secret to anyone else;
+- no view, panel or announcement shows a player's secret to anyone else; every secret has
+  words (``secret_words``) and the table never writes a hidden one's unless they are public;
 - every panel fits Discord's limits and offers only legal moves.
 """
 
@@ -72,6 +73,25 @@ def _check_step(game: Game[Any, Any], state: GameState) -> None:
         p: game.view(state, p).model_dump_json() + game.panel(state, p).model_dump_json()
         for p in state.players
     }
+    # How texts write each secret (a card's name): what the secrecy e2e test looks for in every
+    # text the bot sends; ids alone would never be found there. The table must not write a
+    # hidden one either, unless the same words are public (another copy of the card is).
+    hidden = set().union(*(game.secrets(state, p) for p in [None, *state.players]))
+    words = {secret: game.secret_words(secret) for secret in hidden}
+    for secret, said in words.items():
+        assert said, f"secret_words says nothing of {secret!r}"
+    if hidden:
+        public = _public_strings(state.model_dump(mode="json"), hidden)
+        public |= {w for s in public for w in game.secret_words(s)}
+        known = "\n".join(public)
+        table = "\n".join(
+            text for panel in game.table(state) for text in _strings(panel.model_dump(mode="json"))
+        )
+        for secret, said in words.items():
+            for word in said:
+                assert word in known or word not in table, (
+                    f"the table writes {word!r}, which only a hidden {secret!r} is"
+                )
     for owner in state.players:
         tokens = game.secrets(state, owner)
         if not tokens:
@@ -83,6 +103,28 @@ def _check_step(game: Game[Any, Any], state: GameState) -> None:
         for text in public_texts + others:
             leak = pattern.search(text)
             assert leak is None, f"{owner}'s secret {leak.group(0)!r} leaks"
+
+
+def _strings(value: Any, skip: str = "") -> list[str]:
+    """Every string of some JSON, keys too (but under the key ``skip``)."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, list):
+        return [text for item in value for text in _strings(item, skip)]
+    if isinstance(value, dict):
+        return [
+            text
+            for key, item in value.items()
+            if key != skip
+            for text in [key, *_strings(item, skip)]
+        ]
+    return []
+
+
+def _public_strings(state: dict[str, Any], hidden: set[str]) -> set[str]:
+    """Every string of a state's JSON that is no secret, but its announcements: what the table
+    may be told of the game."""
+    return set(_strings(state, "announcements")) - hidden
 
 
 def play_random_game(
@@ -200,4 +242,22 @@ def test_the_secrecy_check_catches_a_planted_leak() -> None:
 
     _check_step(game, state)
     with pytest.raises(AssertionError, match="leaks"):
+        _check_step(Leaky(), state)
+
+
+def test_the_table_may_not_name_a_hidden_card() -> None:
+    """The check above must be able to fail: the table names a dish of a hidden menu."""
+    game = REGISTRY["cafe-carnage"]
+    ids = _players(3)
+    state = game.setup(ids, game.Options(), 3)
+    menu = sorted(s for s in game.secrets(state, ids[0]) if ":" not in s)  # dishes, no ballots
+    (name,) = game.secret_words(menu[0])  # "Watermelon Salad"
+
+    class Leaky(type(game)):  # type: ignore[misc]
+        def table(self, state: Any) -> list[Panel]:
+            (panel,) = super().table(state)
+            return [panel.model_copy(update={"footer": f"psst: {name}"})]
+
+    _check_step(game, state)
+    with pytest.raises(AssertionError, match="the table writes"):
         _check_step(Leaky(), state)

@@ -29,7 +29,8 @@ class UndoPlan:
     target: ActionRow  # the move to take back
     policy: Undo  # FREE: at once; CONSENT: the others are asked
     state: GameState  # the game as it would be without the move
-    label: str  # the move in a player's words
+    label: str  # the move in its player's words
+    public_label: str  # the move as the table may hear of it (a private move is not named)
 
 
 def plan_undo(
@@ -57,7 +58,7 @@ def plan_undo(
         raise NotAllowed("That move was played for you when time ran out: it stands.")
     state: GameState = new_game(game, players, options, seed)
     without: GameState | None = None
-    policy, label = Undo.NEVER, "the last move"
+    policy, label, public_label = Undo.NEVER, "the last move", "the last move"
     try:
         for move in moves:
             action = game.parse_action(json.loads(move.action))
@@ -69,6 +70,7 @@ def plan_undo(
                         "That move can't be taken back: it revealed something or ended a step."
                     )
                 label = move_label(game, state, move.player, action)
+                public_label = public_move_label(game, state, after, move.player, action, label)
                 without = state
             elif without is not None:
                 if game.undo_policy(state, after, move.player, action) is Undo.NEVER:
@@ -85,7 +87,7 @@ def plan_undo(
     if state != current:
         raise DamagedSession("This game's log does not replay to its table.")
     assert without is not None
-    return UndoPlan(target, policy, without, label)
+    return UndoPlan(target, policy, without, label, public_label)
 
 
 def move_label(game: Game[Any, Any], before: GameState, player: str, action: BaseModel) -> str:
@@ -102,6 +104,30 @@ def move_label(game: Game[Any, Any], before: GameState, player: str, action: Bas
                     if _same(game, option.action, wanted):
                         return option.label
     return "the last move"
+
+
+def public_move_label(
+    game: Game[Any, Any],
+    before: GameState,
+    after: GameState,
+    player: str,
+    action: BaseModel,
+    label: str,
+) -> str:
+    """What a public text may call the move: its label when the table offered it (everyone saw
+    the control), or when its player held no secret before or after it; else only what the game
+    says the table may know of it (a dish picked from a hidden menu is not named)."""
+    wanted = action.model_dump(mode="json")
+    for panel in game.table(before):
+        for control in panel.controls:
+            offered = [control.action] if isinstance(control, Button) else []
+            if isinstance(control, Select):
+                offered = [option.action for option in control.options]
+            if any(_same(game, o, wanted) for o in offered):
+                return label
+    if game.secrets(before, player) or game.secrets(after, player):
+        return game.private_move(before, player, action)
+    return label
 
 
 def _same(game: Game[Any, Any], offered: dict[str, Any], wanted: dict[str, Any]) -> bool:

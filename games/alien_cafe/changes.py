@@ -63,3 +63,18 @@ def undo_policy(before: AlienCafeState, after: AlienCafeState, mover: str, actio
     # Holding, placing, moving, taking back, declaring, posting or withdrawing a request or
     # offer: the mover's own tray and posts, before Done.
     return Undo.FREE
+
+
+_HIDDEN_MOVE = {
+    "level": "their level",
+    "give": "a tile they gave",
+    "offer": "their offer",
+    "request": "their request",
+    "withdraw": "a withdrawn request or offer",
+    "declare": "a Joker's declared type",
+}
+
+
+def private_move(action: Action) -> str:
+    """A move taken back, as the table may hear of it: the tiles of a hand are not named."""
+    return _HIDDEN_MOVE.get(action.type, "a move on their tray")

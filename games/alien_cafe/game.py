@@ -9,6 +9,7 @@ from pydantic import BaseModel, TypeAdapter
 
 from games.alien_cafe import changes, legality, picture, rules, scoring
 from games.alien_cafe.actions import DONE, LEVELS, Action, action_adapter
+from games.alien_cafe.catalogue import TILES, tile
 from games.alien_cafe.help import HELP_TEXT
 from games.alien_cafe.invariants import check_invariants
 from games.alien_cafe.present import private_panel, table_panel
@@ -103,6 +104,15 @@ class AlienCafe(Game[AlienCafeState, Action]):
         if seat is None:
             return set()
         return set(seat.hand) | set(seat.house)
+
+    def secret_words(self, secret: str) -> set[str]:
+        if secret not in TILES:
+            return set()
+        found = tile(secret)
+        return {found.label, found.text}
+
+    def private_move(self, before: AlienCafeState, player: str, action: Action) -> str:
+        return changes.private_move(action)
 
     def strategies(self) -> dict[str, Strategy]:
         return strategies()

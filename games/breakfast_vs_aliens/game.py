@@ -9,7 +9,7 @@ from typing import Any, ClassVar
 from pydantic import BaseModel, TypeAdapter
 
 from games.breakfast_vs_aliens import rules
-from games.breakfast_vs_aliens.catalogue import ALL_CARDS, effect, kind
+from games.breakfast_vs_aliens.catalogue import ALL_CARDS, CARDS, card, effect, kind, short
 from games.breakfast_vs_aliens.help import HELP_TEXT
 from games.breakfast_vs_aliens.panels import private_panel, table_panel
 from games.breakfast_vs_aliens.scoring import outcome, scores
@@ -182,6 +182,9 @@ class BreakfastVsAliens(Game[BvaState, Action]):
         if isinstance(step, PeekStep) and step.player == player:
             return set(state.peek)
         return set()
+
+    def secret_words(self, secret: str) -> set[str]:
+        return {card(secret).name, short(secret)} if secret in CARDS else set()
 
     def strategies(self) -> dict[str, Strategy]:
         return strategies()

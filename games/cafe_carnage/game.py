@@ -108,6 +108,12 @@ class CafeCarnage(Game[CafeState, CafeAction]):
     def secrets(self, state: CafeState, player: PlayerId | None) -> set[str]:
         return views.secrets(state, player)
 
+    def secret_words(self, secret: str) -> set[str]:
+        return views.secret_words(secret)
+
+    def private_move(self, before: CafeState, player: PlayerId, action: CafeAction) -> str:
+        return views.private_move(action)
+
     def strategies(self) -> dict[str, Strategy]:
         return dict(STRATEGIES)
 

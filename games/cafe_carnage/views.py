@@ -10,7 +10,9 @@ from pydantic import BaseModel
 
 from games.cafe_carnage.catalogue import (
     ACTION_KINDS,
+    ACTION_NAME,
     COURSES,
+    DISHES,
     ROUNDS,
     ActionKind,
     Course,
@@ -18,7 +20,15 @@ from games.cafe_carnage.catalogue import (
     dish,
 )
 from games.cafe_carnage.choices import missing, on_offer, repeats
-from games.cafe_carnage.state import CafeState, RoundRecord, Standing
+from games.cafe_carnage.state import (
+    CafeAction,
+    CafeState,
+    Confirm,
+    Pick,
+    Play,
+    RoundRecord,
+    Standing,
+)
 from games.engine import PlayerId
 
 
@@ -157,3 +167,22 @@ def secrets(state: CafeState, player: PlayerId | None) -> set[str]:
     if player in state.played:
         found.add(state.played[player])
     return found
+
+
+def secret_words(secret: str) -> set[str]:
+    """A dish card's name, an action card's name."""
+    kind = action_kind(secret)
+    if kind is not None:
+        return {ACTION_NAME[kind]}
+    return {dish(secret).name} if secret in DISHES else set()
+
+
+def private_move(action: CafeAction) -> str:
+    """A choice in a player's order, as the table may hear of it."""
+    if isinstance(action, Pick):
+        return "a dish of their order"
+    if isinstance(action, Play):
+        return "their ballot"
+    if isinstance(action, Confirm):
+        return "their confirmed order"
+    return "their order"

@@ -180,6 +180,9 @@ class CubeCafe(Game[CubeCafeState, Action]):
             return set()
         return set(state.vips) - set(state.revealed_vips())
 
+    def secret_words(self, secret: str) -> set[str]:
+        return {VIPS[secret].name} if secret in VIPS else set()
+
     # -- checks ----------------------------------------------------------------------------------
     def check_invariants(self, state: CubeCafeState) -> None:
         players = state.players

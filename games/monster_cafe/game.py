@@ -18,6 +18,7 @@ from games.engine import (
     Undo,
 )
 from games.monster_cafe import present, rules, scoring
+from games.monster_cafe.catalogue import MONSTER_KIND, TABLE_MEAL, monster_label, table_label
 from games.monster_cafe.help import HELP_TEXT
 from games.monster_cafe.invariants import check_invariants
 from games.monster_cafe.state import (
@@ -120,6 +121,12 @@ class MonsterCafe(Game[MonsterCafeState, Move]):
     def secrets(self, state: MonsterCafeState, player: PlayerId | None) -> set[str]:
         # The decks are face down: no view names a card in them (only how many are left).
         return set(state.deck) | set(state.table_deck) if player is None else set()
+
+    def secret_words(self, secret: str) -> set[str]:
+        # A face-down card: monsters by their kind, tables by their meal.
+        if secret in MONSTER_KIND:
+            return {monster_label(secret)}
+        return {table_label(secret)} if secret in TABLE_MEAL else set()
 
     def strategies(self) -> dict[str, Strategy]:
         return {"greedy": greedy, "timeout": lambda s, p, _rng: timeout_move(s, p)}

@@ -156,3 +156,22 @@ async def test_on_your_own_board_undo_needs_no_consent(tmp_path: Path) -> None:
         verdict = verify(record)
         assert verdict.ok, verdict.lines
         assert verdict.state == await state_of(bot)
+
+
+async def test_a_private_move_taken_back_is_not_named_to_the_table(tmp_path: Path) -> None:
+    async with world(tmp_path, players=3) as w, w.bot_running():
+        alice = w.users[0]
+        await open_game(w, "cafe-carnage")
+        menu = w.latest_dm(alice)
+        custom_id, options = menu.selects()[0]
+        dish = options[0][0].split(" — ")[0]  # "Watermelon Salad — $1 / 1 GP"
+        await w.emu.select(alice, menu.id, custom_id, [options[0][1]])
+        await w.settle()
+        posts = len(w.game_messages())
+
+        undone = await w.emu.slash(alice, w.channel, "game undo", {})
+        assert dish in ephemeral_text(undone), "Alice herself is told which dish"
+        await w.settle()
+        notices = [m.current_text() for m in w.game_messages()[posts:]]
+        assert any("took back a dish of their order" in t for t in notices), notices
+        assert not any(dish in t for t in notices), "the table never reads her hidden menu"

@@ -43,7 +43,7 @@ class Undoing(Writing):
         now = self.now()
         due = now + self.undo_wait
         seq = plan.target.seq
-        request = {"seq": seq, "player": user_id, "label": plan.label, "due": due}
+        request = {"seq": seq, "player": user_id, "label": plan.public_label, "due": due}
         await self.store.ask_undo(
             UndoRequestRow(s.id, seq, user_id, "", now, due),
             [NewPost({"undo_request": request, "ping": others})],
@@ -135,7 +135,7 @@ class Undoing(Writing):
             return UndoAnswer(text)
         await self._undo(s, plan, why)
         return UndoAnswer(
-            f"↩️ {player_token(request.player)} took back {plan.label} ({why}).", undone=True
+            f"↩️ {player_token(request.player)} took back {plan.public_label} ({why}).", undone=True
         )
 
     async def _plan_undo(self, s: Session, player: str, seq: int | None = None) -> UndoPlan:
@@ -156,5 +156,5 @@ class Undoing(Writing):
         """Commit the state without the move, and the undo entry naming it."""
         assert s.state is not None
         entry = NewAction(plan.target.player, {"undo": plan.target.seq}, undoes=plan.target.seq)
-        text = f"↩️ {player_token(plan.target.player)} took back {plan.label} ({why})."
+        text = f"↩️ {player_token(plan.target.player)} took back {plan.public_label} ({why})."
         await self._commit(s, s.state, plan.state, [entry], [notice(text)], settle_undo=True)
