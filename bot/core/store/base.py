@@ -142,6 +142,15 @@ class Store(ABC):
                     "INSERT INTO schema_version (version) VALUES (?)", (SCHEMA_VERSION,)
                 )
 
+    async def _check_schema(self) -> None:
+        """For a database only read: it must be of this cafebot's schema (nothing migrated)."""
+        version = await self.schema_version()
+        if version != SCHEMA_VERSION:
+            raise NewerDatabase(
+                f"This database has schema version {version}, this cafebot {SCHEMA_VERSION}: "
+                "start this cafebot on it once (it upgrades an older one), stop it, then copy."
+            )
+
     async def schema_version(self) -> int:
         rows = await self._fetch("SELECT version FROM schema_version")
         return int(rows[0]["version"]) if rows else 0

@@ -81,10 +81,16 @@ class PostgresStore(Store):
         self._locks_guard = asyncio.Lock()  # one query at a time on that connection
 
     @classmethod
-    async def connect(cls, url: str, *, pool_size: int = 10) -> PostgresStore:
-        """Connect (a pool, and one connection for the advisory locks) and migrate."""
+    async def connect(
+        cls, url: str, *, pool_size: int = 10, read_only: bool = False
+    ) -> PostgresStore:
+        """Connect (a pool, and one connection for the advisory locks) and migrate.
+        ``read_only`` (a copy's source): every transaction read-only, nothing migrated."""
+        settings = {"default_transaction_read_only": "on"} if read_only else None
         try:
-            pool = await asyncpg.create_pool(url, min_size=1, max_size=pool_size)
+            pool = await asyncpg.create_pool(
+                url, min_size=1, max_size=pool_size, server_settings=settings
+            )
             locks = await asyncpg.connect(url)
         except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
             raise DatabaseUnreachable(
@@ -93,7 +99,10 @@ class PostgresStore(Store):
             ) from None
         store = cls(pool, locks, url)
         try:
-            await store._migrate()
+            if read_only:
+                await store._check_schema()
+            else:
+                await store._migrate()
         except BaseException:
             await store.close()
             raise
