@@ -238,6 +238,43 @@ async def test_a_read_only_database_stops_the_bot_with_one_clear_line(tmp_path: 
         make_writable(db)
 
 
+async def test_a_read_only_database_is_named_so_not_as_a_lock_file_problem(
+    tmp_path: Path,
+) -> None:
+    """Issue: a database the process may not write (0444, run as another user, whose lock file
+    it may not open either) was reported as "Permission denied" on the lock file. Both ways
+    (its lock file there, or none and a folder it may not write) it is named read-only, exit 2,
+    no traceback."""
+    for with_lock in (True, False):
+        folder = tmp_path / f"ro-{with_lock}"
+        folder.mkdir()
+        db = folder / "cafebot.sqlite3"
+        store = await SqliteStore.open(db, owner=with_lock)
+        await store.close()
+        lock = folder / "cafebot.sqlite3.lock"
+        assert lock.exists() == with_lock
+        locked = [db, lock, folder] if with_lock else [db, folder]
+        make_read_only(*locked)
+        try:
+            with pytest.raises(DatabaseReadOnly, match="this database is read-only"):
+                await SqliteStore.open(db, owner=True)
+            async with DiscordEmulator() as emu:
+                guild = emu.add_guild("Game Night")
+                process = await start_bot_process(
+                    _bot_env(emu, db, guild),
+                    tmp_path,
+                    stdout=asyncio.subprocess.PIPE,
+                    stderr=asyncio.subprocess.STDOUT,
+                )
+                output, _ = await asyncio.wait_for(process.communicate(), timeout=60)
+            text = output.decode()
+            assert process.returncode == 2, text
+            assert "this database is read-only" in text and str(db) in text
+            assert "lock file" not in text and "Traceback" not in text
+        finally:
+            make_writable(*locked)
+
+
 async def test_a_deleted_channel_does_not_stop_the_game_by_dm(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
