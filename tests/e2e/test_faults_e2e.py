@@ -119,6 +119,51 @@ async def test_a_damaged_session_can_be_abandoned_and_the_channel_reused(tmp_pat
         assert "Café Carnage — lobby" in table.current_text()
 
 
+async def test_a_damaged_session_is_logged_once_and_blocks_no_other_timer(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Issue: a damaged session logged an ERROR traceback at its deadlines; one whose default
+    move crashes (its state loads, but names a card no game has) failed the whole timer loop
+    every 5 s, for ever, and held up every later deadline of every other game. Each is logged
+    once (the unreadable one without a traceback), and the healthy game's deadline is played."""
+    caplog.set_level(logging.INFO)
+    async with world(tmp_path, players=3) as w, w.bot_running() as bot:
+        channels = [w.channel] + [w.emu.add_text_channel(w.guild, f"t{i}") for i in range(2)]
+        host, *others = w.users
+        for channel in channels:
+            lobby = await (
+                await w.emu.slash(host, channel, "game new", {"game": "monster-cafe"})
+            ).final()
+            for user in others:
+                await w.emu.click(user, lobby.id, w.emu.get_message(lobby.id).button("Join"))
+            await w.emu.click(host, lobby.id, w.emu.get_message(lobby.id).button("Start"))
+        await w.settle()
+        await bot.store.raw_execute("UPDATE sessions SET state = '{not json' WHERE id = 1")
+        await bot.store.raw_execute(
+            "UPDATE sessions SET state = json_set(state, '$.deck', json('[\"X99\", \"X98\"]')) "
+            "WHERE id = 2"
+        )
+        bot.service.forget(1)
+        bot.service.forget(2)
+        healthy = await bot.service.deadline(3)
+        assert healthy is not None
+        for _ in range(4):  # the deadlines fall due, and the scheduler comes back to them
+            w.clock.advance(healthy.due_at - w.clock() + 60)
+            await w.fire_timers()
+        assert [a.source for a in await bot.store.actions(3)][-1] == "timeout"
+    about = {
+        sid: [r for r in caplog.records if r.levelno >= logging.WARNING and f"#{sid}" in r.message]
+        for sid in (1, 2)
+    }
+    assert [r.levelname for r in about[1]] == ["ERROR"], about[1]
+    assert about[1][0].exc_info is None, "an unreadable session needs no traceback"
+    assert "damaged" in about[1][0].message
+    assert [r.levelname for r in about[2]] == ["ERROR"], about[2]
+    assert "X99" in about[2][0].message or about[2][0].exc_info is not None
+    loop = [r for r in caplog.records if "timer loop failed" in r.message]
+    assert not loop, "one game's failure is not the timer loop's"
+
+
 async def test_a_slow_move_is_acknowledged_within_discords_three_seconds(tmp_path: Path) -> None:
     """Issue: some clicks were answered after Discord's 3-second window. A click that waits
     for its session (here: held by something slow for 2.5 s) is deferred in time, then done."""
