@@ -37,7 +37,7 @@ from bot.adapter.messenger import ChannelGone, Failure, Messenger, failure_of, u
 from bot.adapter.pictures import Pictures
 from bot.adapter.render import embed_of, mention_line, names_in
 from bot.adapter.screens import DM_CLOSED_HELP, Rendered, Screens
-from bot.core.errors import UserError
+from bot.core.errors import StorageFull, UserError
 from bot.core.presentation import Presentation
 from bot.core.seats import is_robot
 from bot.core.sessions import TABLE, Change, Session, SessionService
@@ -255,6 +255,8 @@ class TableSync:
                         break
                     try:
                         await self.sync(session_id, pending)
+                    except StorageFull:  # logged by the store, once per episode
+                        self._sync_later(session_id, RESYNC_AFTER_FAILURE, None)
                     except Exception:
                         log.exception("syncing session %s failed", session_id)
         finally:
@@ -465,6 +467,8 @@ class TableSync:
     ) -> None:
         try:
             await sync()
+        except StorageFull:  # logged by the store, once per episode: shown again later
+            self._sync_later(session_id, RESYNC_AFTER_FAILURE, None)
         except Exception as exc:
             failure = failure_of(exc)
             if failure is Failure.REFUSED:

@@ -19,7 +19,7 @@ import contextlib
 import logging
 from collections.abc import Callable
 
-from bot.core.errors import DamagedSession, UserError
+from bot.core.errors import DamagedSession, StorageFull, UserError
 from bot.core.sessions import SessionService
 from bot.core.store import SessionStatus, Store, TimerRow
 from games import REGISTRY
@@ -69,6 +69,8 @@ class Scheduler:
             # HEARTBEAT_SECONDS earlier), so the refund at the next start is exact.
             try:
                 await self._heartbeat(force=True)
+            except StorageFull:
+                pass  # logged by the store; the refund then counts from the last heartbeat
             except Exception:
                 log.warning("could not record the time of the stop", exc_info=True)
 
@@ -120,15 +122,20 @@ class Scheduler:
                 wakes.append(max(undo_due, now + 0.01))
             return min([MAX_SLEEP, *(d - now for d in wakes)])
 
+    async def tick(self) -> float:
+        """One turn of the loop: fire what is due; a failure is logged (a full disk: by the
+        store, once) and tried again after MAX_SLEEP. Returns the seconds to sleep."""
+        try:
+            return await self.run_due()
+        except StorageFull:
+            return MAX_SLEEP  # nothing fired, nothing lost: the timers are still there
+        except Exception:
+            log.exception("timer loop failed; retrying")
+            return MAX_SLEEP
+
     async def _run(self) -> None:
         while True:
-            try:
-                sleep = await self.run_due()
-            except asyncio.CancelledError:
-                raise
-            except Exception:
-                log.exception("timer loop failed; retrying")
-                sleep = MAX_SLEEP
+            sleep = await self.tick()
             self._wake.clear()
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._wake.wait(), timeout=max(0.01, sleep))

@@ -114,8 +114,12 @@ class PostgresStore(Store):
 
     @asynccontextmanager
     async def _transaction(self) -> AsyncIterator[Tx]:
-        async with self._pool.acquire() as conn, conn.transaction():
-            yield _PgTx(conn)
+        try:
+            async with self._pool.acquire() as conn, conn.transaction():
+                yield _PgTx(conn)
+        except asyncpg.DiskFullError as exc:  # the server's disk: refused, one warning
+            raise self._refused_for_space(exc) from None
+        self._wrote()
 
     async def _write(self, work: Callable[[Tx], Awaitable[T]]) -> T:
         # PostgreSQL groups the WAL flushes of concurrent commits itself.
@@ -123,8 +127,11 @@ class PostgresStore(Store):
             return await work(tx)
 
     async def _fetch(self, sql: str, args: Sequence[Any] = ()) -> list[Record]:
-        async with self._pool.acquire() as conn:
-            return [dict(r) for r in await conn.fetch(to_dollar(sql), *args)]
+        try:
+            async with self._pool.acquire() as conn:
+                return [dict(r) for r in await conn.fetch(to_dollar(sql), *args)]
+        except asyncpg.DiskFullError as exc:  # a claim (UPDATE … RETURNING) on a full disk
+            raise self._refused_for_space(exc) from None
 
     async def _lock_schema(self, tx: Tx) -> None:
         await tx.fetch("SELECT pg_advisory_xact_lock(?)", (SCHEMA_LOCK,))

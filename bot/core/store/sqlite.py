@@ -8,6 +8,7 @@ owner (an OS lock), so it may serve sessions from memory and fire timers without
 from __future__ import annotations
 
 import asyncio
+import errno
 import fcntl
 import os
 import sqlite3
@@ -179,14 +180,20 @@ class SqliteStore(Store):
     @asynccontextmanager
     async def _transaction(self) -> AsyncIterator[Tx]:
         async with self._lock:
-            await self._conn.execute("BEGIN IMMEDIATE")
             try:
-                yield self._tx
-            except BaseException:
-                await self._conn.execute("ROLLBACK")
-                raise
-            else:
-                await self._conn.execute("COMMIT")
+                await self._conn.execute("BEGIN IMMEDIATE")
+                try:
+                    yield self._tx
+                    await self._conn.execute("COMMIT")
+                except BaseException:
+                    if self._conn.in_transaction:  # SQLite may have rolled it back already
+                        await self._conn.execute("ROLLBACK")
+                    raise
+            except sqlite3.OperationalError as exc:
+                if not _disk_full(exc):
+                    raise
+                raise self._refused_for_space(exc) from None
+        self._wrote()
 
     async def _write(self, work: Callable[[Tx], Awaitable[T]]) -> T:
         """Run ``work`` in a transaction shared with the writes queued meanwhile (group commit:
@@ -211,7 +218,10 @@ class SqliteStore(Store):
                         self._commit_group, [work for work, _ in group]
                     )
             except BaseException as exc:
-                outcomes = [(None, exc)] * len(group)
+                error = self._refused_for_space(exc) if _disk_full(exc) else exc
+                outcomes = [(None, error)] * len(group)
+            else:
+                self._wrote()
             for (_, future), (result, error) in zip(group, outcomes, strict=True):
                 if future.done():
                     continue
@@ -259,6 +269,14 @@ async def _open_reader(path: Path | str) -> aiosqlite.Connection:
     await reader.execute("PRAGMA query_only=ON")
     await reader.execute("PRAGMA busy_timeout=5000")
     return reader
+
+
+def _disk_full(exc: BaseException) -> bool:
+    """SQLite's "database or disk is full" (SQLITE_FULL: the disk, or max_page_count), or the
+    OS's ENOSPC itself."""
+    if isinstance(exc, sqlite3.Error):
+        return getattr(exc, "sqlite_errorcode", None) == sqlite3.SQLITE_FULL
+    return isinstance(exc, OSError) and exc.errno == errno.ENOSPC
 
 
 def _lock_owner(path: Path, *, read_only: bool = False) -> int | None:
