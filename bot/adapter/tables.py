@@ -204,6 +204,7 @@ class TableSync:
         # their messages is forgotten by the next holder of the presentation that loads them.
         self._taken_over: set[int] = set()
         self._retries: asyncio.Task[None] | None = None
+        self._flushing = False  # stopping: held posts go at once (see flush)
         service.subscribe(self.on_change)
 
     # -- scheduling ------------------------------------------------------------------------------
@@ -287,6 +288,17 @@ class TableSync:
                 await asyncio.gather(*list(self._workers.values()), return_exceptions=True)
             else:
                 await asyncio.sleep(0.01)
+
+    async def flush(self) -> None:
+        """At a stop: what waits goes now (posts held for later moves' posts, syncs put off by
+        the edit spacing), and every sync started ends. A retry after a failure is not waited
+        for: the next start sends what is left, from the outbox."""
+        self._flushing = True
+        waiting, self._delayed = self._delayed, {}
+        for session_id, (handle, later) in waiting.items():
+            handle.cancel()
+            self.on_change(later.change(session_id))
+        await self.idle(delayed=False)
 
     def start(self) -> None:
         """Start retrying failed posts when their time comes."""
@@ -708,7 +720,7 @@ class TableSync:
         for batch in batches(await self.service.unsent_posts(where.id)):
             post, posts = batch.posts[0], batch.posts
             wait = batch.ready_at - time.time()
-            if wait > 0:  # held for later moves' posts (not a retry: no backoff yet)
+            if wait > 0 and not self._flushing:  # held for later moves' posts (not a retry)
                 self._sync_later(where.id, wait, set(), posts=True)
                 return batch.ready_at
             if post.next_attempt_at > now:

@@ -170,12 +170,18 @@ class SqliteStore(Store):
         return store
 
     async def close(self) -> None:
-        if self._reader is not None:
-            await self._reader.close()
-            self._reader = None
-        await self._conn.close()
-        _unlock(self._owner_lock)
-        self._owner_lock = None
+        # Each connection is a thread that keeps the process alive until it is closed: both
+        # are closed, whatever the other did.
+        try:
+            if self._reader is not None:
+                reader, self._reader = self._reader, None
+                await reader.close()
+        finally:
+            try:
+                await self._conn.close()
+            finally:
+                _unlock(self._owner_lock)
+                self._owner_lock = None
 
     @asynccontextmanager
     async def _transaction(self) -> AsyncIterator[Tx]:
