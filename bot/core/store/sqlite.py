@@ -20,7 +20,7 @@ from typing import Any, TypeVar
 
 import aiosqlite
 
-from bot.core.errors import StaleVersion
+from bot.core.errors import StaleVersion, StorageFull
 from bot.core.store.base import Record, Store, Tx
 from bot.core.store.migrations import SCHEMA_VERSION
 from bot.core.store.rows import DatabaseInUse, DatabaseMissing, DatabaseReadOnly, NewerDatabase
@@ -112,7 +112,7 @@ class SqliteStore(Store):
             store._reader = await _open_reader(path)
             if owner:
                 await store.set_meta("opened_at", repr(time.time()))
-        except sqlite3.OperationalError as exc:
+        except (sqlite3.OperationalError, StorageFull) as exc:
             await store.close()
             raise DatabaseReadOnly(read_only_message(path, exc)) from None
         except BaseException:
