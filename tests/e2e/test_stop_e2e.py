@@ -65,6 +65,7 @@ async def test_a_stop_signal_finishes_moves_sends_posts_closes_the_store_and_exi
             # A move in every game: the first half's clicks are on their way when the second
             # half's are sent, and the signal follows at once.
             clicks = []
+            dispatched = len(emu.interactions) + TABLES
             for index, table_id in enumerate(tables):
                 message = emu.get_message(table_id)
                 user = waiting_for(message, names)
@@ -74,7 +75,9 @@ async def test_a_stop_signal_finishes_moves_sends_posts_closes_the_store_and_exi
                 clicks.append(asyncio.create_task(emu.click(user, table_id, draw.custom_id)))
                 if index == TABLES // 2 - 1:
                     await asyncio.sleep(0.01)
-            for _ in range(5):  # the emulator writes them to the bot's gateway
+            while len(emu.interactions) < dispatched:  # every click is dispatched...
+                await asyncio.sleep(0)
+            for _ in range(5):  # ...and written to the bot's gateway connection
                 await asyncio.sleep(0)
             process.send_signal(signum)
             answers: list[InteractionResult | BaseException] = await asyncio.gather(
