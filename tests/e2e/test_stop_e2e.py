@@ -13,7 +13,15 @@ import pytest
 
 from emulator import DiscordEmulator, InteractionResult
 from tests.e2e.crashes import waiting_for
-from tests.e2e.harness import bot_process_env, controls, start_bot_process
+from tests.e2e.harness import (
+    bot_process_env,
+    controls,
+    ephemeral_text,
+    open_game,
+    press,
+    start_bot_process,
+    world,
+)
 
 TABLES = 4
 # Generous: a stop that does not end by then hangs (Docker would kill it at 10 s). Not a
@@ -109,3 +117,33 @@ async def test_a_stop_signal_finishes_moves_sends_posts_closes_the_store_and_exi
         shown = {m.id for c in emu.channels for m in emu.channel_messages(c)}
         assert {m for (m,) in sent} <= shown, "each post reached Discord"
         assert read(db, "PRAGMA integrity_check") == [("ok",)]
+
+
+async def test_a_stop_waits_for_the_move_being_played_and_refuses_the_next_plainly(
+    tmp_path: Path,
+) -> None:
+    """A click being handled when the stop begins (here: waiting for its session) is finished
+    and acknowledged before the bot disconnects; one arriving meanwhile is answered that the
+    bot is restarting, and changes nothing."""
+    async with world(tmp_path, players=3) as w, w.bot_running() as bot:
+        await open_game(w, "monster-cafe")
+        s = await bot.service.load(1)
+        assert s.state is not None
+        (current,) = s.game.active_players(s.state)
+        (draw,) = [c for c in controls(w.table_message(), 1, "t") if c.label.startswith("Draw")]
+        stored = len(await bot.store.actions(1))
+        async with bot.service.lock(1):
+            first = asyncio.create_task(press(w.emu, int(current), draw))
+            await w.emu.wait_until(lambda: bool(bot._handling), timeout=EXIT_TIMEOUT)
+            stop = asyncio.create_task(bot.close())
+            await w.emu.wait_until(lambda: bot.stopping, timeout=EXIT_TIMEOUT)
+            second = await press(w.emu, int(current), draw)
+            assert "restarting — nothing was changed" in ephemeral_text(second)
+            assert not stop.done(), "the stop waits for the move being played"
+        answer = await first
+        assert not answer.ephemeral, "the move in flight is played and acknowledged"
+        await stop
+        assert bot.is_closed()
+    rows = read(w.db_path, "SELECT COUNT(*) FROM actions WHERE session_id = 1")
+    assert rows == [(stored + 1,)]
+    assert read(w.db_path, "SELECT COUNT(*) FROM outbox WHERE sent_at IS NULL") == [(0,)]
