@@ -153,6 +153,8 @@ class Scheduler:
             log.info("the %s of game #%s was refused: %s", timer.kind, timer.session_id, exc)
             await self.store.delete_timer(timer.session_id, timer.kind, timer.key)
             self.service.timers_changed(timer.session_id)
+        except StorageFull:
+            raise  # the disk's fault, not the game's: the loop tries every timer again later
         except Exception as exc:
             if _storage_fault(exc):
                 raise  # the database's fault, not the game's: the loop retries every timer

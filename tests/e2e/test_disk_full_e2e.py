@@ -81,3 +81,28 @@ async def test_a_full_disk_refuses_moves_plainly_warns_once_per_episode_and_reco
             assert len(warnings) == episode, [r.message for r in warnings]
     problems = [r for r in caplog.records if r.levelno >= logging.ERROR or r.exc_info]
     assert not problems, [r.message for r in problems]
+
+
+async def test_a_deadline_due_on_a_full_disk_is_played_once_there_is_room(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A deadline that falls due while the disk is full waits (its game is not taken for a
+    broken one), and is played by the timers' loop once there is room."""
+    caplog.set_level(logging.INFO)
+    async with world(tmp_path, players=3) as w, w.bot_running() as bot:
+        await open_game(w, "monster-cafe")
+        await fill_disk(bot)
+        await click_until_refused(w, bot)
+        deadline = await bot.service.deadline(1)
+        assert deadline is not None
+        w.clock.advance(deadline.due_at - w.clock() + 1)
+        played = len(await bot.store.actions(1))
+        await bot.scheduler.tick()
+        if len(await bot.store.actions(1)) == played:  # refused for space: still to be played
+            assert [t.kind for t in await bot.store.timers(1)] == ["deadline"]
+            await free_disk(bot)
+            await bot.scheduler.tick()
+        await w.settle()
+        assert (await bot.store.actions(1))[-1].source == "timeout"
+    problems = [r for r in caplog.records if r.levelno >= logging.ERROR or r.exc_info]
+    assert not problems, [r.message for r in problems]

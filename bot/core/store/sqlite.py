@@ -292,7 +292,7 @@ def _lock_owner(path: Path, *, read_only: bool = False) -> int | None:
     lock_path = path.with_name(path.name + ".lock")
     try:
         fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
-    except (PermissionError, OSError) as exc:
+    except OSError as exc:
         # A file or folder this process may not write (0444, another user's, a read-only
         # mount): a lock held on a read-only descriptor still excludes the others.
         try:
