@@ -357,10 +357,17 @@ async def serve(bot: CafeBot, token: str) -> None:
     async with bot:
         running = asyncio.create_task(bot.start(token), name="cafebot")
         waiting = asyncio.create_task(asked.wait())
-        await asyncio.wait({running, waiting}, return_when=asyncio.FIRST_COMPLETED)
-        if waiting.done():
-            log.info("stopping: finishing the moves in flight and sending what is left")
-            await bot.close()
-        else:
-            waiting.cancel()
-        await running  # its error, if any (a refused token, an unusable database)
+        try:
+            await asyncio.wait({running, waiting}, return_when=asyncio.FIRST_COMPLETED)
+            if waiting.done():
+                log.info("stopping: finishing the moves in flight and sending what is left")
+                if not bot.is_ready():  # still starting: nothing in flight, stop starting
+                    running.cancel()
+                await bot.close()
+            else:
+                waiting.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await running  # its error, if any (a refused token, an unusable database)
+        finally:
+            if hasattr(bot, "store"):  # opened while the stop began (a signal at start-up)
+                await bot.store.close()
