@@ -179,3 +179,38 @@ def test_a_source_of_an_older_schema_is_migrated_in_memory_and_left_as_it_was(
     assert main(args) == 0, capsys.readouterr().err
     assert "3 session(s) replayed to their stored state" in capsys.readouterr().out
     assert source_files(source) == before
+
+
+def test_a_postgres_source_is_only_read(
+    tmp_path: Path, pg_server: PostgresServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A PostgreSQL source is read in read-only transactions: copied back to SQLite, checked,
+    and as it was (the copy could not write to it if it tried)."""
+    source = tmp_path / "cafebot.sqlite3"
+    asyncio.run(make_source(source))
+    middle = asyncio.run(pg_server.new_database())
+    assert main(["migrate-db", "--from", f"sqlite:///{source}", "--to", middle]) == 0
+    capsys.readouterr()
+
+    async def dump() -> dict[str, list[dict[str, object]]]:
+        store = await open_store(middle)
+        try:
+            return {t: await store.dump_table(t) for t in ("sessions", "actions", "meta")}
+        finally:
+            await store.close()
+
+    before = asyncio.run(dump())
+    back = tmp_path / "back.sqlite3"
+    assert main(["migrate-db", "--from", middle, "--to", f"sqlite:///{back}"]) == 0
+    assert "3 session(s) replayed to their stored state" in capsys.readouterr().out
+    assert asyncio.run(dump()) == before
+
+    async def write_to_source() -> None:
+        store = await open_store(middle, read_only=True)
+        try:
+            await store.set_meta("opened_at", "1")
+        finally:
+            await store.close()
+
+    with pytest.raises(Exception, match="read-only transaction"):
+        asyncio.run(write_to_source())
