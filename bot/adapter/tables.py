@@ -290,9 +290,9 @@ class TableSync:
                 await asyncio.sleep(0.01)
 
     async def flush(self) -> None:
-        """At a stop: what waits goes now (posts held for later moves' posts, syncs put off by
-        the edit spacing), and every sync started ends. A retry after a failure is not waited
-        for: the next start sends what is left, from the outbox."""
+        """At a stop: what waits goes now (posts held for later moves' posts or for their
+        next try, syncs put off by the edit spacing), and every sync started ends. A post that
+        fails again is left in the outbox, for the next start."""
         self._flushing = True
         waiting, self._delayed = self._delayed, {}
         for session_id, (handle, later) in waiting.items():
@@ -723,8 +723,8 @@ class TableSync:
             if wait > 0 and not self._flushing:  # held for later moves' posts (not a retry)
                 self._sync_later(where.id, wait, set(), posts=True)
                 return batch.ready_at
-            if post.next_attempt_at > now:
-                return None  # a retry's backoff: the retry loop brings it
+            if post.next_attempt_at > now and not self._flushing:
+                return None  # a hold, or a retry's backoff: the retry loop brings it
             try:
                 message_id: int | None
                 if len(posts) > 1:

@@ -70,17 +70,31 @@ async def test_a_stop_signal_finishes_moves_sends_posts_closes_the_store_and_exi
                     await emu.click(user, table.id, emu.get_message(table.id).button("Join"))
                 await emu.click(host, table.id, emu.get_message(table.id).button("Start"))
                 tables.append(table.id)
-            # A move in every game: the first half's clicks are on their way when the second
-            # half's are sent, and the signal follows at once.
+            # In every game the first player plays a turn (draw, seat: its post says whose
+            # turn it is) and the second draws; then the moves that end their turns are
+            # played in every game at once (their posts wait for later moves' posts to share
+            # a message, the session having posted a moment ago): the first half's clicks are
+            # on their way when the second half's are sent, and the signal follows at once.
+            movers = []
+            for index, table_id in enumerate(tables):
+                for turn in range(2):
+                    message = emu.get_message(table_id)
+                    user = waiting_for(message, names)
+                    draw = next(
+                        c for c in controls(message, index + 1, "t") if c.label.startswith("Draw")
+                    )
+                    assert not (await emu.click(user, table_id, draw.custom_id)).ephemeral
+                    if turn == 0:
+                        (seat, *_) = controls(emu.get_message(table_id), index + 1, "t")
+                        assert not (await emu.click(user, table_id, seat.custom_id)).ephemeral
+                movers.append(user)
             clicks = []
             dispatched = len(emu.interactions) + TABLES
             for index, table_id in enumerate(tables):
-                message = emu.get_message(table_id)
-                user = waiting_for(message, names)
-                draw = next(
-                    c for c in controls(message, index + 1, "t") if c.label.startswith("Draw")
+                (seat, *_) = controls(emu.get_message(table_id), index + 1, "t")
+                clicks.append(
+                    asyncio.create_task(emu.click(movers[index], table_id, seat.custom_id))
                 )
-                clicks.append(asyncio.create_task(emu.click(user, table_id, draw.custom_id)))
                 if index == TABLES // 2 - 1:
                     await asyncio.sleep(0.01)
             while len(emu.interactions) < dispatched:  # every click is dispatched...
@@ -109,9 +123,9 @@ async def test_a_stop_signal_finishes_moves_sends_posts_closes_the_store_and_exi
             if answer.ephemeral:  # it came in after the signal: nothing was changed
                 assert answer.message is not None
                 assert "nothing was changed" in answer.message.current_text()
-                assert moves == [(0,)]
+                assert moves == [(3,)]
             else:
-                assert moves == [(1,)], f"game #{session_id}: an acknowledged move is stored"
+                assert moves == [(4,)], f"game #{session_id}: an acknowledged move is stored"
         assert read(db, "SELECT COUNT(*) FROM outbox WHERE sent_at IS NULL") == [(0,)]
         sent = read(db, "SELECT message_id FROM outbox WHERE message_id IS NOT NULL")
         shown = {m.id for c in emu.channels for m in emu.channel_messages(c)}
