@@ -30,6 +30,7 @@ from bot.adapter.replies import GameTree, Replies
 from bot.adapter.screens import Screens
 from bot.adapter.tables import TableSync
 from bot.core.config import Settings
+from bot.core.errors import StorageFull
 from bot.core.presentation import Presentation
 from bot.core.robots import Robots
 from bot.core.scheduler import Scheduler
@@ -343,6 +344,9 @@ def run_bot(settings: Settings) -> int:
         return 2
     except StorageUnusable as exc:
         log.error("%s", exc)
+        return 2
+    except StorageFull as exc:  # at start-up: nothing served yet
+        log.error("the database's disk is full (%s): free some space, then start again", exc)
         return 2
     return 0
 
