@@ -61,7 +61,7 @@ async def test_a_full_disk_refuses_moves_plainly_warns_once_per_episode_and_reco
             for _ in range(3):  # still full: refused each time, nothing changed
                 again = await click_until_refused(w, bot, limit=1)
                 assert again == (0, refusal)
-            w.clock.advance(7)  # the heartbeat is due: the timers' loop meets the full disk
+            w.clock.advance(7)  # the timers' loop runs on the full disk (its heartbeat is due)
             await bot.scheduler.tick()
             assert await bot.store.actions(1) == stored
             assert (await bot.service.load(1)).state == state
