@@ -7,13 +7,14 @@ constructor arguments; nothing reaches through the bot object to its siblings.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gc
 import json
 import logging
 import re
 import signal
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import discord
@@ -32,6 +33,7 @@ from bot.adapter.replies import GameTree, Replies
 from bot.adapter.screens import Screens
 from bot.adapter.tables import TableSync
 from bot.core.config import Settings
+from bot.core.errors import StorageFull
 from bot.core.presentation import Presentation
 from bot.core.robots import Robots
 from bot.core.scheduler import Scheduler
@@ -39,6 +41,24 @@ from bot.core.sessions import SessionService
 from bot.core.store import StorageUnusable, Store, open_store
 
 log = logging.getLogger("cafebot")
+
+# A stop (SIGTERM from Docker, which kills 10 s later; SIGINT) finishes the clicks being handled,
+# sends the outbox and closes the store within this; whatever is left then (a post Discord keeps
+# refusing) is in the outbox for the next start.
+STOP_WITHIN = 4.0
+STOPPING = "⏳ I'm restarting — nothing was changed. Please try again in a moment."
+
+
+class CafeTree(GameTree):
+    """The command tree, counting the commands being handled (a stop lets them finish) and
+    answering those that arrive during a stop."""
+
+    async def _call(self, interaction: discord.Interaction[Any]) -> None:
+        bot = self.client
+        assert isinstance(bot, CafeBot)
+        async with bot.handling(interaction) as go:
+            if go:
+                await super()._call(interaction)
 
 
 class CafeBot(commands.Bot):
@@ -62,7 +82,7 @@ class CafeBot(commands.Bot):
             command_prefix=commands.when_mentioned,
             intents=intents,
             help_command=None,
-            tree_cls=GameTree,
+            tree_cls=CafeTree,
             **getattr(self, "_shard_options", {}),
         )
         self.settings = settings
@@ -74,6 +94,9 @@ class CafeBot(commands.Bot):
         self.replies: Replies | None = None
         self.screens: Screens | None = None
         self.clicks = 0  # component interactions received (for benchmarks)
+        self.stopping = False  # a stop began: new interactions are answered STOPPING
+        self._handling: set[asyncio.Task[Any]] = set()  # interactions being handled
+        self._stop: asyncio.Task[None] | None = None
 
     async def setup_hook(self) -> None:
         settings = self.settings
@@ -105,7 +128,9 @@ class CafeBot(commands.Bot):
         def route(name: str) -> Any:
             async def handle(interaction: Any, match: re.Match[str], values: list[str]) -> None:
                 assert controls is not None
-                await getattr(controls, name)(interaction, match, values)
+                async with self.handling(interaction) as go:
+                    if go:
+                        await getattr(controls, name)(interaction, match, values)
 
             return handle
 
@@ -182,18 +207,64 @@ class CafeBot(commands.Bot):
             " to the development guild" if settings.dev_guild_id else " globally",
         )
 
+    @contextlib.asynccontextmanager
+    async def handling(self, interaction: discord.Interaction[Any]) -> AsyncIterator[bool]:
+        """Around the handling of one interaction (in its own task): yields False when a stop
+        has begun (the interaction is then answered STOPPING), else True, and a stop waits
+        for the block to end."""
+        if self.stopping:
+            if interaction.type is discord.InteractionType.autocomplete:
+                if not interaction.response.is_done():
+                    await interaction.response.autocomplete([])
+            elif self.replies is not None:
+                with contextlib.suppress(discord.HTTPException):
+                    await self.replies.reply(interaction, STOPPING)
+            yield False
+            return
+        task = asyncio.current_task()
+        assert task is not None
+        self._handling.add(task)
+        try:
+            yield True
+        finally:
+            self._handling.discard(task)
+
     async def close(self) -> None:
+        """Stop: finish the interactions being handled (new ones are answered that the bot is
+        restarting), stop the bot players and the timers, send the outbox, disconnect, and
+        close the store, whatever happened before (its threads would keep the process up)."""
+        if self._stop is None:
+            self._stop = asyncio.create_task(self._close(), name="cafebot-stop")
+        await asyncio.shield(self._stop)
+
+    async def _close(self) -> None:
+        self.stopping = True
+        try:
+            try:
+                await asyncio.wait_for(self._wind_down(), STOP_WITHIN)
+            except TimeoutError:
+                log.warning(
+                    "stopping took over %.0f s: stopped anyway (unsent posts stay in the "
+                    "outbox for the next start)",
+                    STOP_WITHIN,
+                )
+            finally:
+                self.write_stats()
+                await super().close()
+        finally:
+            if hasattr(self, "store"):
+                await self.store.close()
+
+    async def _wind_down(self) -> None:
+        if self._handling:
+            await asyncio.wait(set(self._handling))
         if hasattr(self, "robots"):
             await self.robots.stop()
-        self.write_stats()
         if hasattr(self, "scheduler"):
             await self.scheduler.stop()
         if hasattr(self, "tables"):
-            await self.tables.idle()
+            await self.tables.flush()
             await self.tables.stop()
-        await super().close()
-        if hasattr(self, "store"):
-            await self.store.close()
 
     def write_stats(self) -> None:
         """For benchmarks: the counters so far, to ``stats_path`` (at exit, and on SIGUSR1 so a
@@ -217,7 +288,11 @@ class CafeBot(commands.Bot):
         kind = data.get("component_type")
         present = on_message(interaction.message, custom_id, kind)
         if not present:
-            await self.replies.reply(interaction, "⚠️ That control isn't on this message any more.")
+            async with self.handling(interaction) as go:
+                if go:
+                    await self.replies.reply(
+                        interaction, "⚠️ That control isn't on this message any more."
+                    )
 
     async def on_guild_channel_delete(self, channel: discord.abc.GuildChannel) -> None:
         """A game's channel deleted: its posts are dropped at once (nothing waits for them)."""
@@ -277,11 +352,40 @@ def run_bot(settings: Settings) -> int:
     bot = make_bot(settings)
     bot.tune_gc = True
     try:
-        bot.run(token, log_handler=None)
+        asyncio.run(serve(bot, token))
     except discord.LoginFailure:
         log.error("Discord refused the token: check DISCORD_TOKEN (it is not shown here).")
         return 2
     except StorageUnusable as exc:
         log.error("%s", exc)
         return 2
+    except StorageFull as exc:  # at start-up: nothing served yet
+        log.error("the database's disk is full (%s): free some space, then start again", exc)
+        return 2
     return 0
+
+
+async def serve(bot: CafeBot, token: str) -> None:
+    """Run the bot until it stops by itself or SIGTERM / SIGINT asks it to (then it stops
+    cleanly: see CafeBot.close)."""
+    loop = asyncio.get_running_loop()
+    asked = asyncio.Event()
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(signum, asked.set)
+    async with bot:
+        running = asyncio.create_task(bot.start(token), name="cafebot")
+        waiting = asyncio.create_task(asked.wait())
+        try:
+            await asyncio.wait({running, waiting}, return_when=asyncio.FIRST_COMPLETED)
+            if waiting.done():
+                log.info("stopping: finishing the moves in flight and sending what is left")
+                if not bot.is_ready():  # still starting: nothing in flight, stop starting
+                    running.cancel()
+                await bot.close()
+            else:
+                waiting.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await running  # its error, if any (a refused token, an unusable database)
+        finally:
+            if hasattr(bot, "store"):  # opened while the stop began (a signal at start-up)
+                await bot.store.close()

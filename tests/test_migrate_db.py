@@ -119,3 +119,98 @@ def test_a_copy_that_lost_a_row_is_reported(tmp_path: Path, pg_server: PostgresS
     problems = asyncio.run(copy_losing_a_row())
     assert any(p.startswith("actions:") for p in problems)
     assert f"session #{ids['playing']} replays to another state" in problems
+
+
+def source_files(path: Path) -> dict[str, bytes]:
+    """The bytes of a SQLite database and of its WAL files, by name (those present)."""
+    names = [path.name, path.name + "-wal", path.name + "-shm"]
+    return {n: (path.parent / n).read_bytes() for n in names if (path.parent / n).exists()}
+
+
+def test_a_missing_source_is_refused_and_not_created(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue: a missing source was created empty, and "the copy is complete" said, exit 0."""
+    missing = tmp_path / "missing.sqlite3"
+    target = tmp_path / "target.sqlite3"
+    code = main(["migrate-db", "--from", f"sqlite:///{missing}", "--to", f"sqlite:///{target}"])
+    captured = capsys.readouterr()
+    assert code == 2, captured.out
+    assert f"no database at {missing}" in captured.err
+    assert "Traceback" not in captured.err and "complete" not in captured.out
+    assert not missing.exists()
+    assert not list(tmp_path.glob("missing.sqlite3*")), "nothing is created beside it either"
+
+
+def test_the_source_is_left_byte_identical_by_a_copy_and_by_a_refused_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue: every run, even a refused one, rewrote the source's meta.opened_at."""
+    source = tmp_path / "cafebot.sqlite3"
+    asyncio.run(make_source(source))
+    before = source_files(source)
+    assert before.keys() == {source.name}
+    target = tmp_path / "copy.sqlite3"
+    args = ["migrate-db", "--from", f"sqlite:///{source}", "--to", f"sqlite:///{target}"]
+    assert main(args) == 0
+    assert "3 session(s) replayed to their stored state" in capsys.readouterr().out
+    assert source_files(source) == before
+    assert main(args) == 2  # refused: the target is not empty any more
+    assert "already holds 4 session(s)" in capsys.readouterr().err
+    assert source_files(source) == before
+
+
+def test_a_source_of_an_older_schema_is_migrated_in_memory_and_left_as_it_was(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source = tmp_path / "old.sqlite3"
+    asyncio.run(make_source(source))
+
+    async def make_older() -> None:  # as schema version 7 left it: no undo requests yet
+        store = await SqliteStore.open(source)
+        await store.raw_execute("DROP TABLE undo_requests")
+        await store.raw_execute("UPDATE schema_version SET version = 7")
+        await store.close()
+
+    asyncio.run(make_older())
+    before = source_files(source)
+    target = tmp_path / "copy.sqlite3"
+    args = ["migrate-db", "--from", f"sqlite:///{source}", "--to", f"sqlite:///{target}"]
+    assert main(args) == 0, capsys.readouterr().err
+    assert "3 session(s) replayed to their stored state" in capsys.readouterr().out
+    assert source_files(source) == before
+
+
+def test_a_postgres_source_is_only_read(
+    tmp_path: Path, pg_server: PostgresServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A PostgreSQL source is read in read-only transactions: copied back to SQLite, checked,
+    and as it was (the copy could not write to it if it tried)."""
+    source = tmp_path / "cafebot.sqlite3"
+    asyncio.run(make_source(source))
+    middle = asyncio.run(pg_server.new_database())
+    assert main(["migrate-db", "--from", f"sqlite:///{source}", "--to", middle]) == 0
+    capsys.readouterr()
+
+    async def dump() -> dict[str, list[dict[str, object]]]:
+        store = await open_store(middle)
+        try:
+            return {t: await store.dump_table(t) for t in ("sessions", "actions", "meta")}
+        finally:
+            await store.close()
+
+    before = asyncio.run(dump())
+    back = tmp_path / "back.sqlite3"
+    assert main(["migrate-db", "--from", middle, "--to", f"sqlite:///{back}"]) == 0
+    assert "3 session(s) replayed to their stored state" in capsys.readouterr().out
+    assert asyncio.run(dump()) == before
+
+    async def write_to_source() -> None:
+        store = await open_store(middle, read_only=True)
+        try:
+            await store.set_meta("opened_at", "1")
+        finally:
+            await store.close()
+
+    with pytest.raises(Exception, match="read-only transaction"):
+        asyncio.run(write_to_source())

@@ -17,7 +17,7 @@ from bot.adapter.messenger import UNKNOWN_MESSAGE, Failure, Messenger, failure_o
 from bot.adapter.mine import waiting_note
 from bot.adapter.pictures import Pictures
 from bot.adapter.screens import DM_CLOSED_HELP, Rendered, Screens
-from bot.core.errors import StaleVersion, UserError
+from bot.core.errors import StaleVersion, StorageFull, UserError
 from bot.core.seats import is_robot, robot_name
 from bot.core.sessions import Session, SessionService
 from games.presentation import PLAYER_TOKEN
@@ -26,6 +26,9 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 APOLOGY = "😵 Sorry — something went wrong on my side. Nothing was changed; please try again."
+# The database's disk is full: a move cannot be saved, so it is not played (the log has the
+# episode's one warning).
+DISK_FULL = "💾 I can't save moves right now — nothing was changed. Please try again in a while."
 MAX_ANSWER = 1900  # Discord allows 2000 characters of content
 # Discord wants an answer within 3 s of the interaction; past this much, we defer first.
 ACK_BUDGET = 2.0
@@ -127,6 +130,8 @@ def friendly_error(exc: BaseException) -> str | None:
     """The answer to a mistake or a refusal (None: a bug, answered with an apology)."""
     if isinstance(exc, app_commands.CommandInvokeError):
         exc = exc.original
+    if isinstance(exc, StorageFull):
+        return DISK_FULL
     if isinstance(exc, UserError):
         # Players named in a refusal ("waiting for {p:ID}") are shown as mentions; the answer
         # is ephemeral, so nobody is pinged.

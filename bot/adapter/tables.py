@@ -38,7 +38,7 @@ from bot.adapter.messenger import ChannelGone, Failure, Messenger, failure_of, u
 from bot.adapter.pictures import Pictures
 from bot.adapter.render import embed_of, mention_line, names_in
 from bot.adapter.screens import DM_CLOSED_TABLE_HELP, Rendered, Screens
-from bot.core.errors import UserError
+from bot.core.errors import StorageFull, UserError
 from bot.core.presentation import Presentation
 from bot.core.seats import is_robot
 from bot.core.sessions import TABLE, Change, Session, SessionService
@@ -207,6 +207,7 @@ class TableSync:
         # their messages is forgotten by the next holder of the presentation that loads them.
         self._taken_over: set[int] = set()
         self._retries: asyncio.Task[None] | None = None
+        self._flushing = False  # stopping: held posts go at once (see flush)
         service.subscribe(self.on_change)
 
     # -- scheduling ------------------------------------------------------------------------------
@@ -258,6 +259,8 @@ class TableSync:
                         break
                     try:
                         await self.sync(session_id, pending)
+                    except StorageFull:  # logged by the store, once per episode
+                        self._sync_later(session_id, RESYNC_AFTER_FAILURE, None)
                     except Exception:
                         log.exception("syncing session %s failed", session_id)
         finally:
@@ -288,6 +291,17 @@ class TableSync:
                 await asyncio.gather(*list(self._workers.values()), return_exceptions=True)
             else:
                 await asyncio.sleep(0.01)
+
+    async def flush(self) -> None:
+        """At a stop: what waits goes now (posts held for later moves' posts or for their
+        next try, syncs put off by the edit spacing), and every sync started ends. A post that
+        fails again is left in the outbox, for the next start."""
+        self._flushing = True
+        waiting, self._delayed = self._delayed, {}
+        for session_id, (handle, later) in waiting.items():
+            handle.cancel()
+            self.on_change(later.change(session_id))
+        await self.idle(delayed=False)
 
     def start(self) -> None:
         """Start retrying failed posts when their time comes."""
@@ -468,6 +482,8 @@ class TableSync:
     ) -> None:
         try:
             await sync()
+        except StorageFull:  # logged by the store, once per episode: shown again later
+            self._sync_later(session_id, RESYNC_AFTER_FAILURE, None)
         except Exception as exc:
             failure = failure_of(exc)
             if failure is Failure.REFUSED:
@@ -717,11 +733,11 @@ class TableSync:
                 await self.service.mark_posted([each.id for each in posts], None, failure=gone)
                 continue
             wait = batch.ready_at - time.time()
-            if wait > 0:  # held for later moves' posts (not a retry: no backoff yet)
+            if wait > 0 and not self._flushing:  # held for later moves' posts (not a retry)
                 self._sync_later(where.id, wait, set(), posts=True)
                 return batch.ready_at
-            if post.next_attempt_at > now:
-                return None  # a retry's backoff: the retry loop brings it
+            if post.next_attempt_at > now and not self._flushing:
+                return None  # a hold, or a retry's backoff: the retry loop brings it
             try:
                 message_id: int | None
                 if len(posts) > 1:

@@ -39,5 +39,10 @@ class DamagedSession(UserError):
     """The stored session cannot be read (bad JSON, unknown game): refused, not repaired."""
 
 
+class StorageFull(Exception):
+    """The database's disk is full: the write was refused and nothing changed (the store
+    has logged the episode; the front end tells the player to try again later)."""
+
+
 class ConfigError(Exception):
     """A bad configuration value; ``str()`` is one line naming the key and the problem."""

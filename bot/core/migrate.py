@@ -1,8 +1,9 @@
 """Copy a cafebot database to another (``python -m bot migrate-db --from … --to …``), typically
 an existing SQLite file to PostgreSQL when the bot grows past one process.
 
-The source is opened as its owner, so a bot still running on it is refused (stop it first:
-moves made after the copy would be lost). The target must be empty; its schema is created by
+The source is only read (SQLite: ``mode=ro``, never created nor written, its file left byte
+for byte as it was; PostgreSQL: read-only transactions); a missing one is refused, and so is a
+bot still running on it (stop it first: moves made after the copy would be lost). The target must be empty; its schema is created by
 the same migrations. Every row is copied with its id, in one transaction. Then the copy is
 checked: the same number of rows in every table, every session's stored state the same as the
 source's, and every started session replayed from its seed and action log to that state.
@@ -50,7 +51,7 @@ class CopyReport:
 async def migrate_database(
     source_url: str, target_url: str, progress: Callable[[str], None] = lambda _: None
 ) -> CopyReport:
-    source = await open_store(source_url, owner=True)
+    source = await open_store(source_url, read_only=True)
     try:
         target = await open_store(target_url)
         try:

@@ -20,7 +20,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from bot.core.errors import UserError
+from bot.core.errors import StorageFull, UserError
 from bot.core.seat_view import as_seen_by
 from bot.core.seats import is_robot, robot_number
 from bot.core.sessions import Change, Session, SessionService
@@ -29,6 +29,7 @@ from games.engine import Game, GameState, PlayerId, Strategy
 from games.rng import Rng
 
 log = logging.getLogger(__name__)
+DISK_FULL_RETRY = 5.0  # a bot player's move refused for a full disk is tried again after this
 
 
 def strategy_for(game: Game[Any, Any], user_id: str) -> tuple[str, Strategy]:
@@ -156,7 +157,12 @@ class Robots:
         moved = False
         try:
             await self.sleep(self.pause())
-            moved = await self._play(session_id, player)
+            while True:
+                try:
+                    moved = await self._play(session_id, player)
+                    break
+                except StorageFull:  # logged by the store, once: the move waits for room
+                    await self.sleep(DISK_FULL_RETRY)
         except asyncio.CancelledError:
             raise
         except Exception:

@@ -19,7 +19,7 @@ import contextlib
 import logging
 from collections.abc import Callable
 
-from bot.core.errors import UserError
+from bot.core.errors import DamagedSession, StorageFull, UserError
 from bot.core.sessions import SessionService
 from bot.core.store import SessionStatus, Store, TimerRow
 from games import REGISTRY
@@ -47,6 +47,11 @@ class Scheduler:
         self._task: asyncio.Task[None] | None = None
         self._last_heartbeat = 0.0
         self._firing = asyncio.Lock()  # the loop and run_due() callers never fire twice
+        # Sessions whose timers failed in this process: reported once; those whose firing
+        # crashed (a bug, not a refusal) are left alone until the next start, not retried in
+        # a loop, and never hold up the other sessions' timers.
+        self._reported: set[int] = set()
+        self._broken: set[int] = set()
         # A move within a timed step leaves the timers as they were: no need to read them.
         service.subscribe(lambda change: self.wake() if change.timers else None)
 
@@ -64,6 +69,8 @@ class Scheduler:
             # HEARTBEAT_SECONDS earlier), so the refund at the next start is exact.
             try:
                 await self._heartbeat(force=True)
+            except StorageFull:
+                pass  # logged by the store; the refund then counts from the last heartbeat
             except Exception:
                 log.warning("could not record the time of the stop", exc_info=True)
 
@@ -104,7 +111,8 @@ class Scheduler:
             now = self.clock()
             due, upcoming = await self.store.claim_due_timers(now)
             for timer in due:
-                await self._fire(timer)
+                if timer.session_id not in self._broken:
+                    await self._fire_or_report(timer)
             # Undo requests nobody objected to in time are granted (with several processes,
             # each may try: granting is a versioned write, so it takes effect once).
             await self.service.settle_due_undos()
@@ -114,18 +122,56 @@ class Scheduler:
                 wakes.append(max(undo_due, now + 0.01))
             return min([MAX_SLEEP, *(d - now for d in wakes)])
 
+    async def tick(self) -> float:
+        """One turn of the loop: fire what is due; a failure is logged (a full disk: by the
+        store, once) and tried again after MAX_SLEEP. Returns the seconds to sleep."""
+        try:
+            return await self.run_due()
+        except StorageFull:
+            return MAX_SLEEP  # nothing fired, nothing lost: the timers are still there
+        except Exception:
+            log.exception("timer loop failed; retrying")
+            return MAX_SLEEP
+
     async def _run(self) -> None:
         while True:
-            try:
-                sleep = await self.run_due()
-            except asyncio.CancelledError:
-                raise
-            except Exception:
-                log.exception("timer loop failed; retrying")
-                sleep = MAX_SLEEP
+            sleep = await self.tick()
             self._wake.clear()
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._wake.wait(), timeout=max(0.01, sleep))
+
+    async def _fire_or_report(self, timer: TimerRow) -> None:
+        try:
+            await self._fire(timer)
+        except asyncio.CancelledError:
+            raise
+        except DamagedSession as exc:  # cannot be loaded: refused, its timer dropped
+            self._report(timer, f"game #{timer.session_id} is damaged: {exc.message}")
+            await self.store.delete_timer(timer.session_id, timer.kind, timer.key)
+            self.service.timers_changed(timer.session_id)
+        except UserError as exc:
+            log.info("the %s of game #%s was refused: %s", timer.kind, timer.session_id, exc)
+            await self.store.delete_timer(timer.session_id, timer.kind, timer.key)
+            self.service.timers_changed(timer.session_id)
+        except StorageFull:
+            raise  # the disk's fault, not the game's: the loop tries every timer again later
+        except Exception as exc:
+            if _storage_fault(exc):
+                raise  # the database's fault, not the game's: the loop retries every timer
+            self._broken.add(timer.session_id)
+            self._report(
+                timer,
+                f"the {timer.kind} of game #{timer.session_id} failed ({exc!r}); its timers "
+                "wait for the next start",
+                exc,
+            )
+
+    def _report(self, timer: TimerRow, text: str, exc: BaseException | None = None) -> None:
+        if timer.session_id in self._reported:
+            return
+        self._reported.add(timer.session_id)
+        # A bug's first traceback helps; a damaged row's says nothing more than its message.
+        log.error("%s", text, exc_info=exc)
 
     async def _fire(self, timer: TimerRow) -> None:
         if timer.kind == "reminder":
@@ -141,13 +187,16 @@ class Scheduler:
             except UserError:
                 await self.store.delete_timer(timer.session_id, "reminder", timer.key)
             return
-        try:
-            result = await self.service.fire_deadline(timer.session_id, timer.key)
-        except UserError:
-            log.exception("deadline of session %s failed", timer.session_id)
-            await self.store.delete_timer(timer.session_id, "deadline", timer.key)
-            self.service.timers_changed(timer.session_id)
-            return
+        result = await self.service.fire_deadline(timer.session_id, timer.key)
         if result is None:
             await self.store.delete_timer(timer.session_id, "deadline", timer.key)
             self.service.timers_changed(timer.session_id)
+
+
+def _storage_fault(exc: BaseException) -> bool:
+    """The database failed (full disk, connection lost…), not the session's game."""
+    return isinstance(exc, OSError) or type(exc).__module__.split(".")[0] in (
+        "sqlite3",
+        "aiosqlite",
+        "asyncpg",
+    )

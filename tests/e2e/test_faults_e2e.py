@@ -119,6 +119,51 @@ async def test_a_damaged_session_can_be_abandoned_and_the_channel_reused(tmp_pat
         assert "Café Carnage — lobby" in table.current_text()
 
 
+async def test_a_damaged_session_is_logged_once_and_blocks_no_other_timer(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Issue: a damaged session logged an ERROR traceback at its deadlines; one whose default
+    move crashes (its state loads, but names a card no game has) failed the whole timer loop
+    every 5 s, for ever, and held up every later deadline of every other game. Each is logged
+    once (the unreadable one without a traceback), and the healthy game's deadline is played."""
+    caplog.set_level(logging.INFO)
+    async with world(tmp_path, players=3) as w, w.bot_running() as bot:
+        channels = [w.channel] + [w.emu.add_text_channel(w.guild, f"t{i}") for i in range(2)]
+        host, *others = w.users
+        for channel in channels:
+            lobby = await (
+                await w.emu.slash(host, channel, "game new", {"game": "monster-cafe"})
+            ).final()
+            for user in others:
+                await w.emu.click(user, lobby.id, w.emu.get_message(lobby.id).button("Join"))
+            await w.emu.click(host, lobby.id, w.emu.get_message(lobby.id).button("Start"))
+        await w.settle()
+        await bot.store.raw_execute("UPDATE sessions SET state = '{not json' WHERE id = 1")
+        await bot.store.raw_execute(
+            "UPDATE sessions SET state = json_set(state, '$.deck', json('[\"X99\", \"X98\"]')) "
+            "WHERE id = 2"
+        )
+        bot.service.forget(1)
+        bot.service.forget(2)
+        healthy = await bot.service.deadline(3)
+        assert healthy is not None
+        for _ in range(4):  # the deadlines fall due, and the scheduler comes back to them
+            w.clock.advance(healthy.due_at - w.clock() + 60)
+            await w.fire_timers()
+        assert [a.source for a in await bot.store.actions(3)][-1] == "timeout"
+    about = {
+        sid: [r for r in caplog.records if r.levelno >= logging.WARNING and f"#{sid}" in r.message]
+        for sid in (1, 2)
+    }
+    assert [r.levelname for r in about[1]] == ["ERROR"], about[1]
+    assert about[1][0].exc_info is None, "an unreadable session needs no traceback"
+    assert "damaged" in about[1][0].message
+    assert [r.levelname for r in about[2]] == ["ERROR"], about[2]
+    assert "X99" in about[2][0].message or about[2][0].exc_info is not None
+    loop = [r for r in caplog.records if "timer loop failed" in r.message]
+    assert not loop, "one game's failure is not the timer loop's"
+
+
 async def test_a_slow_move_is_acknowledged_within_discords_three_seconds(tmp_path: Path) -> None:
     """Issue: some clicks were answered after Discord's 3-second window. A click that waits
     for its session (here: held by something slow for 2.5 s) is deferred in time, then done."""
@@ -236,6 +281,43 @@ async def test_a_read_only_database_stops_the_bot_with_one_clear_line(tmp_path: 
             assert not any(c.method == "PUT" and "commands" in c.path for c in emu.rest_calls)
     finally:
         make_writable(db)
+
+
+async def test_a_read_only_database_is_named_so_not_as_a_lock_file_problem(
+    tmp_path: Path,
+) -> None:
+    """Issue: a database the process may not write (0444, run as another user, whose lock file
+    it may not open either) was reported as "Permission denied" on the lock file. Both ways
+    (its lock file there, or none and a folder it may not write) it is named read-only, exit 2,
+    no traceback."""
+    for with_lock in (True, False):
+        folder = tmp_path / f"ro-{with_lock}"
+        folder.mkdir()
+        db = folder / "cafebot.sqlite3"
+        store = await SqliteStore.open(db, owner=with_lock)
+        await store.close()
+        lock = folder / "cafebot.sqlite3.lock"
+        assert lock.exists() == with_lock
+        locked = [db, lock, folder] if with_lock else [db, folder]
+        make_read_only(*locked)
+        try:
+            with pytest.raises(DatabaseReadOnly, match="this database is read-only"):
+                await SqliteStore.open(db, owner=True)
+            async with DiscordEmulator() as emu:
+                guild = emu.add_guild("Game Night")
+                process = await start_bot_process(
+                    _bot_env(emu, db, guild),
+                    tmp_path,
+                    stdout=asyncio.subprocess.PIPE,
+                    stderr=asyncio.subprocess.STDOUT,
+                )
+                output, _ = await asyncio.wait_for(process.communicate(), timeout=60)
+            text = output.decode()
+            assert process.returncode == 2, text
+            assert "this database is read-only" in text and str(db) in text
+            assert "lock file" not in text and "Traceback" not in text
+        finally:
+            make_writable(*locked)
 
 
 async def test_a_deleted_channel_does_not_stop_the_game_by_dm(

@@ -18,6 +18,7 @@ from bot.core.store.rows import (
     CHANNEL,
     ActionRow,
     DatabaseInUse,
+    DatabaseMissing,
     DatabaseReadOnly,
     DatabaseUnreachable,
     NewAction,
@@ -41,6 +42,7 @@ __all__ = [
     "SCHEMA_VERSION",
     "ActionRow",
     "DatabaseInUse",
+    "DatabaseMissing",
     "DatabaseReadOnly",
     "DatabaseUnreachable",
     "NewAction",
@@ -81,15 +83,23 @@ def check_url(url: str) -> str:
 
 
 async def open_store(
-    url: str, *, synchronous: str = "FULL", owner: bool = False, pool_size: int = 10
+    url: str,
+    *,
+    synchronous: str = "FULL",
+    owner: bool = False,
+    pool_size: int = 10,
+    read_only: bool = False,
 ) -> Store:
     """Open (and migrate) the database at ``url``. ``owner`` (SQLite): this process serves the
-    file's sessions, so a second owner is refused; PostgreSQL is made for several."""
+    file's sessions, so a second owner is refused; PostgreSQL is made for several.
+    ``read_only``: only read it (a copy's source), never create, migrate or write it."""
     path = sqlite_path(check_url(url))
     if path is not None:
         from bot.core.store.sqlite import SqliteStore
 
+        if read_only:
+            return await SqliteStore.open_read_only(path)
         return await SqliteStore.open(path, synchronous, owner=owner)
     from bot.core.store.postgres import PostgresStore  # asyncpg only when it is used
 
-    return await PostgresStore.connect(url, pool_size=pool_size)
+    return await PostgresStore.connect(url, pool_size=pool_size, read_only=read_only)

@@ -15,6 +15,7 @@ outbox rows taken by one process for a lease, and the right to show a session in
 from __future__ import annotations
 
 import json
+import logging
 import os
 import secrets
 import socket
@@ -24,7 +25,7 @@ from collections.abc import Awaitable, Callable, Iterable, Sequence
 from contextlib import AbstractAsyncContextManager
 from typing import Any, ClassVar, Protocol, TypeVar
 
-from bot.core.errors import NotAllowed, StaleWrite
+from bot.core.errors import NotAllowed, StaleWrite, StorageFull
 from bot.core.store.migrations import MIGRATIONS, SCHEMA_VERSION
 from bot.core.store.rows import (
     ActionRow,
@@ -44,6 +45,7 @@ from bot.core.store.rows import (
 
 T = TypeVar("T")
 Record = dict[str, Any]
+log = logging.getLogger(__name__)
 # The tables a copy moves (migrate-db), in the order foreign keys allow.
 DATA_TABLES = (
     "sessions",
@@ -90,6 +92,26 @@ class Store(ABC):
         # writer may trust it (every insert goes through _insert_posts, under the same lock
         # as the read; an insert forgets the session first, even if it then rolls back).
         self._outbox_empty: set[int] = set()
+        self._full = False  # in a disk-full episode: its warning is logged, not the next ones
+
+    # -- a full disk -----------------------------------------------------------------------------
+    def _refused_for_space(self, exc: BaseException) -> StorageFull:
+        """A write refused because the disk is full: one warning per episode (a later write
+        that succeeds ends it), no traceback; the caller raises what this returns."""
+        if not self._full:
+            self._full = True
+            log.warning(
+                "the database's disk is full (%s): writes are refused, nothing is lost; moves "
+                "go on once there is room",
+                exc,
+            )
+        return StorageFull(str(exc))
+
+    def _wrote(self) -> None:
+        """A write was committed: a disk-full episode is over."""
+        if self._full:
+            self._full = False
+            log.info("the database can be written again: the disk-full episode is over")
 
     # -- what a backend provides -----------------------------------------------------------------
     @abstractmethod
@@ -141,6 +163,15 @@ class Store(ABC):
                 await tx.execute(
                     "INSERT INTO schema_version (version) VALUES (?)", (SCHEMA_VERSION,)
                 )
+
+    async def _check_schema(self) -> None:
+        """For a database only read: it must be of this cafebot's schema (nothing migrated)."""
+        version = await self.schema_version()
+        if version != SCHEMA_VERSION:
+            raise NewerDatabase(
+                f"This database has schema version {version}, this cafebot {SCHEMA_VERSION}: "
+                "start this cafebot on it once (it upgrades an older one), stop it, then copy."
+            )
 
     async def schema_version(self) -> int:
         rows = await self._fetch("SELECT version FROM schema_version")

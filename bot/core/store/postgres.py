@@ -81,10 +81,16 @@ class PostgresStore(Store):
         self._locks_guard = asyncio.Lock()  # one query at a time on that connection
 
     @classmethod
-    async def connect(cls, url: str, *, pool_size: int = 10) -> PostgresStore:
-        """Connect (a pool, and one connection for the advisory locks) and migrate."""
+    async def connect(
+        cls, url: str, *, pool_size: int = 10, read_only: bool = False
+    ) -> PostgresStore:
+        """Connect (a pool, and one connection for the advisory locks) and migrate.
+        ``read_only`` (a copy's source): every transaction read-only, nothing migrated."""
+        settings = {"default_transaction_read_only": "on"} if read_only else None
         try:
-            pool = await asyncpg.create_pool(url, min_size=1, max_size=pool_size)
+            pool = await asyncpg.create_pool(
+                url, min_size=1, max_size=pool_size, server_settings=settings
+            )
             locks = await asyncpg.connect(url)
         except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
             raise DatabaseUnreachable(
@@ -93,7 +99,10 @@ class PostgresStore(Store):
             ) from None
         store = cls(pool, locks, url)
         try:
-            await store._migrate()
+            if read_only:
+                await store._check_schema()
+            else:
+                await store._migrate()
         except BaseException:
             await store.close()
             raise
@@ -105,8 +114,12 @@ class PostgresStore(Store):
 
     @asynccontextmanager
     async def _transaction(self) -> AsyncIterator[Tx]:
-        async with self._pool.acquire() as conn, conn.transaction():
-            yield _PgTx(conn)
+        try:
+            async with self._pool.acquire() as conn, conn.transaction():
+                yield _PgTx(conn)
+        except asyncpg.DiskFullError as exc:  # the server's disk: refused, one warning
+            raise self._refused_for_space(exc) from None
+        self._wrote()
 
     async def _write(self, work: Callable[[Tx], Awaitable[T]]) -> T:
         # PostgreSQL groups the WAL flushes of concurrent commits itself.
@@ -114,8 +127,11 @@ class PostgresStore(Store):
             return await work(tx)
 
     async def _fetch(self, sql: str, args: Sequence[Any] = ()) -> list[Record]:
-        async with self._pool.acquire() as conn:
-            return [dict(r) for r in await conn.fetch(to_dollar(sql), *args)]
+        try:
+            async with self._pool.acquire() as conn:
+                return [dict(r) for r in await conn.fetch(to_dollar(sql), *args)]
+        except asyncpg.DiskFullError as exc:  # a claim (UPDATE … RETURNING) on a full disk
+            raise self._refused_for_space(exc) from None
 
     async def _lock_schema(self, tx: Tx) -> None:
         await tx.fetch("SELECT pg_advisory_xact_lock(?)", (SCHEMA_LOCK,))

@@ -24,6 +24,10 @@ class DatabaseReadOnly(StorageUnusable):
     pass
 
 
+class DatabaseMissing(StorageUnusable):
+    """No database at that path (or not a cafebot one): a reader never creates one."""
+
+
 class DatabaseUnreachable(StorageUnusable):
     pass
 

@@ -8,6 +8,7 @@ owner (an OS lock), so it may serve sessions from memory and fire timers without
 from __future__ import annotations
 
 import asyncio
+import errno
 import fcntl
 import os
 import sqlite3
@@ -19,9 +20,10 @@ from typing import Any, TypeVar
 
 import aiosqlite
 
-from bot.core.errors import StaleVersion
+from bot.core.errors import StaleVersion, StorageFull
 from bot.core.store.base import Record, Store, Tx
-from bot.core.store.rows import DatabaseInUse, DatabaseReadOnly
+from bot.core.store.migrations import SCHEMA_VERSION
+from bot.core.store.rows import DatabaseInUse, DatabaseMissing, DatabaseReadOnly, NewerDatabase
 
 T = TypeVar("T")
 
@@ -110,36 +112,94 @@ class SqliteStore(Store):
             store._reader = await _open_reader(path)
             if owner:
                 await store.set_meta("opened_at", repr(time.time()))
-        except sqlite3.OperationalError as exc:
+        except (sqlite3.OperationalError, StorageFull) as exc:
             await store.close()
-            raise DatabaseReadOnly(
-                f"cafebot cannot write to its database {path} ({exc}): check the file's and its "
-                "folder's permissions and free disk space."
-            ) from None
+            raise DatabaseReadOnly(read_only_message(path, exc)) from None
+        except BaseException:
+            await store.close()
+            raise
+        return store
+
+    @classmethod
+    async def open_read_only(cls, path: Path | str) -> SqliteStore:
+        """Open a database only to read it (``migrate-db``'s source): never created, never
+        written, its file left byte for byte as it was (SQLite's ``mode=ro``). A bot running on
+        it is refused like a second owner. A database of an older schema is read from a copy in
+        memory, migrated there."""
+        path = Path(path)
+        if not path.is_file():
+            raise DatabaseMissing(
+                f"there is no database at {path.resolve()}: check the path (sqlite:/// and the "
+                "path: four slashes for an absolute one)"
+            )
+        lock = _lock_owner(path, read_only=True)
+        # No WAL file beside it (its last owner closed it cleanly): nothing can change it while
+        # this process holds the lock, so SQLite may read it as immutable and create no -wal or
+        # -shm file beside it. With a WAL left (a bot killed), that is read too.
+        wal = path.with_name(path.name + "-wal").exists()
+        mode = "mode=ro" if wal else "mode=ro&immutable=1"
+        try:
+            conn = await aiosqlite.connect(
+                f"{path.resolve().as_uri()}?{mode}", uri=True, isolation_level=None
+            )
+        except sqlite3.Error as exc:
+            _unlock(lock)
+            raise DatabaseReadOnly(f"cannot read the database {path}: {exc}") from None
+        conn.row_factory = aiosqlite.Row
+        store = cls(conn, lock)
+        try:
+            try:
+                version = await store.schema_version()
+            except sqlite3.DatabaseError as exc:  # no schema_version table, or not SQLite
+                raise DatabaseMissing(f"{path} is not a cafebot database ({exc})") from None
+            if version > SCHEMA_VERSION:
+                raise NewerDatabase(
+                    f"This database has schema version {version}, newer than this cafebot "
+                    f"understands ({SCHEMA_VERSION}). Upgrade cafebot instead of downgrading."
+                )
+            if version < SCHEMA_VERSION:
+                memory = await aiosqlite.connect(":memory:", isolation_level=None)
+                await conn.backup(memory)
+                await conn.close()
+                memory.row_factory = aiosqlite.Row
+                store._conn, store._tx = memory, _SqliteTx(memory)
+                await store._migrate()
         except BaseException:
             await store.close()
             raise
         return store
 
     async def close(self) -> None:
-        if self._reader is not None:
-            await self._reader.close()
-            self._reader = None
-        await self._conn.close()
-        _unlock(self._owner_lock)
-        self._owner_lock = None
+        # Each connection is a thread that keeps the process alive until it is closed: both
+        # are closed, whatever the other did.
+        try:
+            if self._reader is not None:
+                reader, self._reader = self._reader, None
+                await reader.close()
+        finally:
+            try:
+                await self._conn.close()
+            finally:
+                _unlock(self._owner_lock)
+                self._owner_lock = None
 
     @asynccontextmanager
     async def _transaction(self) -> AsyncIterator[Tx]:
         async with self._lock:
-            await self._conn.execute("BEGIN IMMEDIATE")
             try:
-                yield self._tx
-            except BaseException:
-                await self._conn.execute("ROLLBACK")
-                raise
-            else:
-                await self._conn.execute("COMMIT")
+                await self._conn.execute("BEGIN IMMEDIATE")
+                try:
+                    yield self._tx
+                    await self._conn.execute("COMMIT")
+                except BaseException:
+                    if self._conn.in_transaction:  # SQLite may have rolled it back already
+                        await self._conn.execute("ROLLBACK")
+                    raise
+            except sqlite3.OperationalError as exc:
+                if not _disk_full(exc):
+                    raise
+                raise self._refused_for_space(exc) from None
+        self._wrote()
 
     async def _write(self, work: Callable[[Tx], Awaitable[T]]) -> T:
         """Run ``work`` in a transaction shared with the writes queued meanwhile (group commit:
@@ -164,7 +224,10 @@ class SqliteStore(Store):
                         self._commit_group, [work for work, _ in group]
                     )
             except BaseException as exc:
-                outcomes = [(None, exc)] * len(group)
+                error = self._refused_for_space(exc) if _disk_full(exc) else exc
+                outcomes = [(None, error)] * len(group)
+            else:
+                self._wrote()
             for (_, future), (result, error) in zip(group, outcomes, strict=True):
                 if future.done():
                     continue
@@ -214,12 +277,30 @@ async def _open_reader(path: Path | str) -> aiosqlite.Connection:
     return reader
 
 
-def _lock_owner(path: Path) -> int:
+def _disk_full(exc: BaseException) -> bool:
+    """SQLite's "database or disk is full" (SQLITE_FULL: the disk, or max_page_count), or the
+    OS's ENOSPC itself."""
+    if isinstance(exc, sqlite3.Error):
+        return getattr(exc, "sqlite_errorcode", None) == sqlite3.SQLITE_FULL
+    return isinstance(exc, OSError) and exc.errno == errno.ENOSPC
+
+
+def _lock_owner(path: Path, *, read_only: bool = False) -> int | None:
+    """Hold ``<path>.lock`` (an OS lock): none but this process may own the database now.
+    ``read_only``: a reader that finds no lock file and may not create one goes on without
+    (no bot can be running there: a bot would have created it)."""
     lock_path = path.with_name(path.name + ".lock")
     try:
         fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
     except OSError as exc:
-        raise DatabaseReadOnly(f"cannot create the lock file {lock_path}: {exc}") from None
+        # A file or folder this process may not write (0444, another user's, a read-only
+        # mount): a lock held on a read-only descriptor still excludes the others.
+        try:
+            fd = os.open(lock_path, os.O_RDONLY)
+        except OSError:
+            if read_only:
+                return None
+            raise DatabaseReadOnly(read_only_message(path, exc)) from None
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
@@ -234,3 +315,35 @@ def _lock_owner(path: Path) -> int:
 def _unlock(fd: int | None) -> None:
     if fd is not None:
         os.close(fd)  # closing the descriptor releases the lock
+
+
+def read_only_message(path: Path | str, exc: BaseException) -> str:
+    """What to say of a database this process cannot write: read-only (the file, its folder or
+    the disk), or something else SQLite said (e.g. a full disk)."""
+    path = Path(path)
+    if _read_only(path):
+        return (
+            f"this database is read-only: cafebot cannot write to its database {path} (the file "
+            "or its folder is not writable by this process's user, or the disk is mounted "
+            "read-only): check their owner and permissions"
+        )
+    return (
+        f"cafebot cannot write to its database {path} ({exc}): check the file's and its "
+        "folder's permissions and free disk space."
+    )
+
+
+def _read_only(path: Path) -> bool:
+    folder = path.parent if str(path.parent) else Path(".")
+    if path.exists() and not os.access(path, os.W_OK):
+        return True
+    if not os.access(folder, os.W_OK):
+        return True
+    if not path.exists():
+        return False
+    try:  # root passes os.access: try it (an immutable file, a read-only mount)
+        with open(path, "ab"):
+            pass
+    except OSError:
+        return True
+    return False
