@@ -153,7 +153,9 @@ class EmulatorCore:
         """``rate_limits``/``rate_limit_scale``: enforce Discord's buckets, every window
         multiplied by the scale (default: $EMULATOR_RATE_LIMIT_SCALE, else 0.01; see README
         "Rate limits"). ``shard_count``: what GET /gateway/bot recommends and what every
-        IDENTIFY must use (see README "Shards")."""
+        IDENTIFY must use (see README "Shards"). ``clock``: a monotonic clock in seconds for
+        the rate-limit windows and the times in ``rest_calls``, ``rate_limited`` and
+        ``faults_injected`` (default ``time.monotonic``; tests can pass one they move)."""
         if shard_count < 1:
             raise ValueError("shard_count must be >= 1")
         self._last_snowflake = 0
@@ -221,6 +223,10 @@ class EmulatorCore:
         self._runner: web.AppRunner | None = None
         self.port: int = 0
         self._routes: list[tuple[str, re.Pattern[str], str, Handler, bool]] = []
+        self._setup_routes()
+
+    def _setup_routes(self) -> None:
+        """Fills ``_routes``: the REST server's (``rest.py``); the bare core serves none."""
 
     @property
     def base_url(self) -> str:

@@ -22,46 +22,12 @@ from collections.abc import Callable
 
 from aiohttp import web
 
-from .models import BOT_PERMISSIONS, EmulatorError
+from .models import EmulatorError
 from .rest import RestServer
 
 
 class DiscordEmulator(RestServer):
     """In-memory Discord: REST + gateway on 127.0.0.1, simulated users, strict validation."""
-
-    def __init__(
-        self,
-        *,
-        token: str | None = None,
-        bot_name: str = "CafeBot",
-        bot_permissions: int = BOT_PERMISSIONS,
-        ack_deadline: float = 3.0,
-        heartbeat_interval_ms: int = 41250,
-        emit_message_events: bool = True,
-        rate_limits: bool = True,
-        rate_limit_scale: float | None = None,
-        shard_count: int = 1,
-        clock: Callable[[], float] | None = None,
-    ) -> None:
-        """``rate_limits``/``rate_limit_scale``: enforce Discord's buckets, every window
-        multiplied by the scale (default: $EMULATOR_RATE_LIMIT_SCALE, else 0.01; see README
-        "Rate limits"). ``shard_count``: what GET /gateway/bot recommends and what every
-        IDENTIFY must use (see README "Shards"). ``clock``: a monotonic clock in seconds for
-        the rate-limit windows and the times in ``rest_calls``, ``rate_limited`` and
-        ``faults_injected`` (default ``time.monotonic``; tests can pass one they move)."""
-        super().__init__(
-            token=token,
-            bot_name=bot_name,
-            bot_permissions=bot_permissions,
-            ack_deadline=ack_deadline,
-            heartbeat_interval_ms=heartbeat_interval_ms,
-            emit_message_events=emit_message_events,
-            rate_limits=rate_limits,
-            rate_limit_scale=rate_limit_scale,
-            shard_count=shard_count,
-            clock=clock,
-        )
-        self._setup_routes()
 
     async def start(self) -> None:
         app = web.Application(client_max_size=64 * 1024 * 1024)
