@@ -126,7 +126,12 @@ def grouped_controls(
         layout = _grouped_layout(kept, as_select, tail, max_rows, style)
         if layout is not None:
             return layout
-        left = [i for i, (_, options) in enumerate(kept) if i not in as_select and len(options) > 1]
+        # (a select always takes a row: folding a group a row of buttons holds never helps)
+        left = [
+            i
+            for i, (_, options) in enumerate(kept)
+            if i not in as_select and len(options) > MAX_BUTTONS_PER_ROW
+        ]
         if not left:
             break
         as_select.add(max(left, key=lambda i: (len(kept[i][1]), i)))
