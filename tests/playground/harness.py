@@ -162,13 +162,14 @@ async def slash(page: Page, command: str, choices: dict[str, str] | None = None)
 async def open_channel(page: Page, name: str = "café") -> None:
     await open_menu(page)
     await page.locator(f'.channel[data-name="{name}"]').click()
-    await page.locator(f'.channel.active[data-name="{name}"]').wait_for()
+    # (attached: on a phone the drawer closes as the channel opens)
+    await page.locator(f'.channel.active[data-name="{name}"]').wait_for(state="attached")
 
 
 async def open_dms(page: Page) -> None:
     await open_menu(page)
     await page.locator(".dm-link").click()
-    await page.locator(".dm-link.active").wait_for()
+    await page.locator(".dm-link.active").wait_for(state="attached")
 
 
 def in_message(page: Page, message_id: int, selector: str) -> Locator:

@@ -291,7 +291,8 @@ PHONE_CHECK = """() => {
     faults.push("the closed sidebar is on the screen");
   }
   const controls = [...document.querySelectorAll(
-    "#messages button:not(:disabled), #messages .select-box, #composer-input, #composer-send, #menu-button"
+    "#messages button:not(:disabled), #messages .select-box, #composer-input, #composer-send, " +
+    "#menu-button, #new-thread"
   )];
   let seen = 0;
   for (const control of controls) {
