@@ -104,7 +104,7 @@ def _hand_controls(seat: Seat, room: int) -> list[Control]:
     faces = _hand_faces(seat)
     shown = len(faces)
     if _rows(shown) + shown > room:  # room for k buttons and a select's row: k + rows(k) + 2
-        shown = max(k for k in range(len(faces)) if _rows(k) + k + 2 <= room)
+        shown = max((k for k in range(len(faces)) if _rows(k) + k + 2 <= room), default=0)
     controls: list[Control] = []
     for n, (label, ids) in enumerate(faces[:shown]):
         count = f" ×{len(ids)}" if len(ids) > 1 else ""
