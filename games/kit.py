@@ -11,7 +11,16 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, Field
 
-from games.presentation import Button, Control, Option, Select, Style
+from games.presentation import (
+    MAX_BUTTONS_PER_ROW,
+    MAX_OPTIONS,
+    MAX_ROWS,
+    Button,
+    Control,
+    Option,
+    Select,
+    Style,
+)
 
 MINUTE, HOUR, DAY = 60, 3600, 86400
 
@@ -91,6 +100,105 @@ def choice_controls(
             for o in options
         ]
     return [Select(placeholder=placeholder, options=list(options)[:25], row=row)]
+
+
+Group = tuple[str, Sequence[Option]]  # a select's placeholder, and the choices of the group
+
+
+def grouped_controls(
+    groups: Sequence[Group],
+    *,
+    tail: Sequence[Button] = (),
+    max_rows: int = MAX_ROWS,
+    style: Style = "secondary",
+) -> list[Control]:
+    """Several groups of choices as buttons (one tap each) while they fit in ``max_rows`` rows
+    with ``tail`` (e.g. Done); else the largest groups, one by one, become selects (two taps:
+    open, pick), so a dropdown hides only what buttons could not hold.
+
+    While the rows allow, each group starts a row of its own and the tail has the last row;
+    else the buttons flow five a row, the tail after them. A button takes the option's label
+    (keep it short: phones show about 25 characters) and emoji; a select shows the option with
+    its description."""
+    kept = [(placeholder, list(options)) for placeholder, options in groups if options]
+    as_select: set[int] = set()
+    while True:
+        layout = _grouped_layout(kept, as_select, tail, max_rows, style)
+        if layout is not None:
+            return layout
+        # (a select always takes a row: folding a group a row of buttons holds never helps)
+        left = [
+            i
+            for i, (_, options) in enumerate(kept)
+            if i not in as_select and len(options) > MAX_BUTTONS_PER_ROW
+        ]
+        if not left:
+            break
+        as_select.add(max(left, key=lambda i: (len(kept[i][1]), i)))
+    # Still too many rows: the selects share as few selects as their options allow.
+    merged = [o for i, (_, options) in enumerate(kept) if i in as_select for o in options]
+    buttons = [g for i, g in enumerate(kept) if i not in as_select]
+    together = [*buttons, ("Choose…", merged)]
+    return _grouped(together, {len(together) - 1}, tail, style, separate=False)
+
+
+def _rows_of(count: int, per_row: int) -> int:
+    return -(-count // per_row)
+
+
+def _grouped_layout(
+    groups: list[tuple[str, list[Option]]],
+    as_select: set[int],
+    tail: Sequence[Button],
+    max_rows: int,
+    style: Style,
+) -> list[Control] | None:
+    selects = sum(
+        _rows_of(len(o), MAX_OPTIONS) for i, (_, o) in enumerate(groups) if i in as_select
+    )
+    buttons = [len(o) for i, (_, o) in enumerate(groups) if i not in as_select]
+    separate = sum(_rows_of(n, MAX_BUTTONS_PER_ROW) for n in buttons)
+    if selects + separate + _rows_of(len(tail), MAX_BUTTONS_PER_ROW) <= max_rows:
+        return _grouped(groups, as_select, tail, style, separate=True)
+    if selects + _rows_of(sum(buttons) + len(tail), MAX_BUTTONS_PER_ROW) <= max_rows:
+        return _grouped(groups, as_select, tail, style, separate=False)
+    return None
+
+
+def _grouped(
+    groups: list[tuple[str, list[Option]]],
+    as_select: set[int],
+    tail: Sequence[Button],
+    style: Style,
+    *,
+    separate: bool,
+) -> list[Control]:
+    """Separate: each button group from a new row, then the selects, then the tail's row.
+    Flowing: the buttons five a row, the tail after them, then the selects."""
+    buttons: list[Control] = []
+    selects: list[Control] = []
+    row = 0
+    for i, (placeholder, options) in enumerate(groups):
+        if i in as_select:
+            for start in range(0, len(options), MAX_OPTIONS):
+                chunk = options[start : start + MAX_OPTIONS]
+                selects.append(Select(placeholder=placeholder, options=chunk))
+            continue
+        for n, o in enumerate(options):
+            at = row + n // MAX_BUTTONS_PER_ROW if separate else None
+            buttons.append(
+                Button(label=o.label, action=o.action, emoji=o.emoji, style=style, row=at)
+            )
+        row += _rows_of(len(options), MAX_BUTTONS_PER_ROW)
+    if not separate:
+        return [*buttons, *[b.model_copy(update={"row": None}) for b in tail], *selects]
+    for select in selects:
+        select.row = row
+        row += 1
+    ends = [
+        b.model_copy(update={"row": row + n // MAX_BUTTONS_PER_ROW}) for n, b in enumerate(tail)
+    ]
+    return [*buttons, *selects, *ends]
 
 
 # -- copy-on-write -------------------------------------------------------------------------------

@@ -6,7 +6,9 @@ knowing any rule; the CLI prints them. Text may name players with ``{p:PLAYER_ID
 each front end replaces (Discord: a mention in text, the display name in labels).
 
 Discord's limits are checked here by :func:`panel_problems`, so a game's tests catch a panel that
-Discord would reject long before the emulator does.
+Discord would reject long before the emulator does; :func:`phone_problems` checks what Discord
+accepts but a phone shows badly (most players play on one): a button label a phone cuts short, a
+select hiding a few choices that buttons would show in its place.
 """
 
 from __future__ import annotations
@@ -37,6 +39,11 @@ MAX_EMBEDS = 10  # per message; MAX_EMBED_TOTAL counts across all of them
 MAX_V2_COMPONENTS = 40
 MAX_V2_TEXT = 4000
 MAX_ALT_TEXT = 1024
+
+# Phones: a button label longer than this is cut short on a phone held upright (a player's name
+# counted at a typical 12 characters); a select is for more choices than a row of buttons holds.
+MAX_PHONE_LABEL = 40
+PHONE_NAME = 12
 
 PLAYER_TOKEN = re.compile(r"\{p:([^{}]+)\}")
 
@@ -213,8 +220,7 @@ def table_problems(panels: list[Panel]) -> list[str]:
     names = [p.image.name for p in panels if p.image is not None]
     if len(set(names)) != len(names):
         problems.append("two pictures share a file name")
-    problems += _control_problems([c for p in panels for c in p.controls])
-    return problems
+    return problems + _control_problems([c for p in panels for c in p.controls])
 
 
 def panel_problems(panel: Panel | Announcement) -> list[str]:
@@ -236,6 +242,28 @@ def panel_problems(panel: Panel | Announcement) -> list[str]:
         problems.append(f"embed has {total} characters (max {MAX_EMBED_TOTAL})")
     if isinstance(panel, Panel):
         problems += _control_problems(panel.controls)
+    return problems
+
+
+def phone_problems(panels: Panel | list[Panel]) -> list[str]:
+    """What Discord accepts but a phone held upright shows badly, in one message (a panel, or a
+    table's panels): a button label cut short (over :data:`MAX_PHONE_LABEL` characters), a
+    select of a few choices where a row of buttons would fit in its place (a select has its row
+    to itself; in a Components V2 message the n buttons take n - 1 more components)."""
+    panels = [panels] if isinstance(panels, Panel) else panels
+    room = MAX_BUTTONS_PER_ROW
+    if len(panels) == 1 and panels[0].layout == "components":
+        room = min(room, MAX_V2_COMPONENTS - v2_component_count(panels[0]) + 1)
+    problems = []
+    for control in (c for panel in panels for c in panel.controls):
+        if isinstance(control, Button):
+            if len(PLAYER_TOKEN.sub("x" * PHONE_NAME, control.label)) > MAX_PHONE_LABEL:
+                problems.append(f"button label {control.label!r} is cut short on a phone")
+        elif len(control.options) <= room:
+            problems.append(
+                f"select {control.placeholder!r} hides {len(control.options)} choices that "
+                "buttons would show in its row"
+            )
     return problems
 
 

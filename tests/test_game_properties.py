@@ -5,7 +5,8 @@
 - the same seed and actions give the same state;
 - no view, panel or announcement shows a player's secret to anyone else; every secret has
   words (``secret_words``) and the table never writes a hidden one's unless they are public;
-- every panel fits Discord's limits and offers only legal moves.
+- every panel fits Discord's limits and offers only legal moves, and a phone shows it well
+  (phone_problems: labels it does not cut short, no select where a row of buttons fits).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from hypothesis import strategies as st
 
 from games import REGISTRY
 from games.engine import Game, GameState, IllegalAction, apply, new_game
-from games.presentation import Button, Panel, panel_problems
+from games.presentation import Button, Panel, panel_problems, phone_problems
 from games.rng import V2_SEEDS, Rng
 from tests.playing import apply_checked, random_move
 
@@ -28,6 +29,18 @@ MAX_ACTIONS = 20_000
 GAMES = sorted(REGISTRY)
 # Both generators: games stored before version 2 replay with version 1; new games use version 2.
 SEEDS = st.one_of(st.integers(0, 2**40), st.integers(V2_SEEDS, 2**63 - 1))
+
+
+# What a phone still shows badly, known and not fixed yet: game id → the phone_problems it has.
+# Café Carnage's four picks (a dish per course, a card) are selects of 1–3 choices; the load
+# bench (bench/bot.py) and its e2e tests play them as selects. test_the_known_phone_gaps_remain
+# fails once it is fixed: then drop it from here.
+PHONE_GAPS = {"cafe-carnage": re.compile(r"select '.*' hides [1-3] choices")}
+
+
+def _phone_problems(game: Game[Any, Any], panels: Panel | list[Panel]) -> list[str]:
+    gap = PHONE_GAPS.get(game.id)
+    return [p for p in phone_problems(panels) if gap is None or not gap.match(p)]
 
 
 def _players(n: int) -> list[str]:
@@ -52,9 +65,11 @@ def _check_step(game: Game[Any, Any], state: GameState) -> None:
     active = game.active_players(state)
     public_panel = game.panel(state, None)
     assert panel_problems(public_panel) == [], panel_problems(public_panel)
+    assert _phone_problems(game, game.table(state)) == []
     for player in state.players:
         panel = game.panel(state, player)
         assert panel_problems(panel) == [], panel_problems(panel)
+        assert _phone_problems(game, panel) == []
         if player in active and game.outcome(state) is None:
             for raw in _control_actions(panel):
                 action = game.parse_action(raw)
@@ -261,3 +276,12 @@ def test_the_table_may_not_name_a_hidden_card() -> None:
     _check_step(game, state)
     with pytest.raises(AssertionError, match="the table writes"):
         _check_step(Leaky(), state)
+
+
+def test_the_known_phone_gaps_remain() -> None:
+    """Each known gap (PHONE_GAPS) is still there; once fixed, its entry must go."""
+    for game_id, gap in PHONE_GAPS.items():
+        game = REGISTRY[game_id]
+        state = new_game(game, _players(game.min_players), game.Options(), 1)
+        found = [p for pid in state.players for p in phone_problems(game.panel(state, pid))]
+        assert any(gap.match(p) for p in found), (game_id, found)

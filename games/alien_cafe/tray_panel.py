@@ -1,10 +1,11 @@
 """The service DM: a player's own tray, hand and posts, as a Components V2 message (≤ 40
 components).
 
-Rows 0–3 hold the tray's 4 cells and one side control each (Draw 👽, Draw 🍽️, Take back, Done);
-row 4 the hand's tiles as buttons, so tile → cell places a tile in two taps; row 5 what can be done
-with the held tile (give it to a player, offer it, declare a Joker) or, with nothing held, a
-request to the table; row 6 the rest of a large hand.
+Rows 0–3 hold the tray's 4×4 cells and nothing else, so the grid stays square on a phone; then the
+hand, a button per face five a row, so tile → cell places a tile in two taps (a drawn tile is held
+already: one); then the commands (Draw 👽, Draw 🍽️, Take back, Done); then what can be done with the
+held tile (give it to a player, offer it, declare a Joker) or, with nothing held, a request to the
+table. A hand larger than the 40 components hold (rare) shows its last faces in a select.
 
 It shows nothing that another player's move can change, except what its controls must follow to
 stay legal: whether a bag is empty (Draw) and, while a hand tile is held, who can still receive
@@ -36,10 +37,19 @@ from games.alien_cafe.scoring import Evaluation
 from games.alien_cafe.state import CELLS, SIDE, TARGET, AlienCafeState, Seat
 from games.alien_cafe.views import evaluation
 from games.alien_cafe.words import GREY, breakdown, grid_text, mark, tally, type_words
-from games.presentation import Button, Control, Option, Panel, PanelField, Select, Style, player
+from games.presentation import (
+    MAX_V2_COMPONENTS,
+    Button,
+    Control,
+    Option,
+    Panel,
+    PanelField,
+    Select,
+    Style,
+    player,
+)
 
-HAND_BUTTONS = 5  # hand faces shown as buttons (row 4); the rest go in a select (row 6)
-HAND_ROW, CONTEXT_ROW, MORE_ROW = 4, 5, 6
+HAND_ROW = SIDE  # the first row under the grid
 
 
 def _dump(action: Action) -> dict[str, object]:
@@ -88,12 +98,15 @@ def _hand_faces(seat: Seat) -> list[tuple[str, list[str]]]:
     return list(faces.items())
 
 
-def _hand_controls(seat: Seat) -> list[Control]:
-    """Row 4: a button per face (tap to hold it; tap the held one to put it down); row 6: a
-    select with the faces that do not fit."""
+def _hand_controls(seat: Seat, room: int) -> list[Control]:
+    """A button per face (tap to hold it; tap the held one to put it down), five a row from
+    HAND_ROW, in at most ``room`` components; the faces that do not fit go in a select after."""
     faces = _hand_faces(seat)
+    shown = len(faces)
+    if _rows(shown) + shown > room:  # room for k buttons and a select's row: k + rows(k) + 2
+        shown = max((k for k in range(len(faces)) if _rows(k) + k + 2 <= room), default=0)
     controls: list[Control] = []
-    for label, ids in faces[:HAND_BUTTONS]:
+    for n, (label, ids) in enumerate(faces[:shown]):
         count = f" ×{len(ids)}" if len(ids) > 1 else ""
         holding = seat.held in ids
         controls.append(
@@ -101,10 +114,10 @@ def _hand_controls(seat: Seat) -> list[Control]:
                 label=f"{label}{count}",
                 style="primary" if holding else "secondary",
                 action=_dump(HOLD_NOTHING if holding else HOLD[ids[0]]),
-                row=HAND_ROW,
+                row=HAND_ROW + n // ROW,
             )
         )
-    more = faces[HAND_BUTTONS:]
+    more = faces[shown:]
     if more:
         options = []
         for label, ids in more[:25]:
@@ -120,9 +133,25 @@ def _hand_controls(seat: Seat) -> list[Control]:
                 )
             )
         controls.append(
-            Select(placeholder=f"✋ {len(more)} more in your hand…", options=options, row=MORE_ROW)
+            Select(
+                placeholder=f"✋ {len(more)} more in your hand…",
+                options=options,
+                row=HAND_ROW + _rows(shown),
+            )
         )
     return controls
+
+
+ROW = 5  # buttons a row
+
+
+def _rows(buttons: int) -> int:
+    return -(-buttons // ROW)
+
+
+def _size(controls: list[Control]) -> int:
+    """Components of ``controls`` laid out in rows: each row, each control."""
+    return len({c.row for c in controls}) + len(controls)
 
 
 def _receivers(state: AlienCafeState, pid: str) -> list[str]:
@@ -130,7 +159,8 @@ def _receivers(state: AlienCafeState, pid: str) -> list[str]:
 
 
 def _context_controls(state: AlienCafeState, pid: str, seat: Seat) -> list[Control]:
-    """Row 5: what to do with the held tile, or a request to the table when nothing is held."""
+    """The last row: what to do with the held tile, or a request to the table when nothing is
+    held (rows are numbered when the panel is put together)."""
     held, held_at = seat.held, where(seat, seat.held)
     if held is not None and held_at == "hand":
         if TILES[held].special:
@@ -144,8 +174,6 @@ def _context_controls(state: AlienCafeState, pid: str, seat: Seat) -> list[Contr
                 controls.append(Button(label="📣 Withdraw offer", action=_dump(WITHDRAW_OFFER)))
             else:
                 controls.append(Button(label="📣 Offer it", action=_dump(OFFER[held])))
-        for control in controls:
-            control.row = CONTEXT_ROW
         return controls
     if held is not None and TILES[held].joker:
         current = seat.declared.get(held)
@@ -164,7 +192,7 @@ def _context_controls(state: AlienCafeState, pid: str, seat: Seat) -> list[Contr
                     label="Automatic (best type)", emoji="🃏", action=_dump(DECLARE[held, "auto"])
                 )
             )
-        return [Select(placeholder="🃏 This Joker counts as…", options=options, row=CONTEXT_ROW)]
+        return [Select(placeholder="🃏 This Joker counts as…", options=options)]
     if held is not None or not can_post(state):
         return []
     options = [
@@ -178,7 +206,7 @@ def _context_controls(state: AlienCafeState, pid: str, seat: Seat) -> list[Contr
         )
     if seat.offer is not None:
         options.append(Option(label="Withdraw my offer", emoji="✖️", action=_dump(WITHDRAW_OFFER)))
-    return [Select(placeholder="📣 Ask the table for a tile…", options=options, row=CONTEXT_ROW)]
+    return [Select(placeholder="📣 Ask the table for a tile…", options=options)]
 
 
 def _status_line(state: AlienCafeState, pid: str, seat: Seat) -> str:
@@ -214,6 +242,31 @@ def _hand_lines(seat: Seat) -> str:
             break
         out += line + "\n"
     return out.strip() or "(empty)"
+
+
+def _service_controls(state: AlienCafeState, pid: str, seat: Seat, ev: Evaluation) -> list[Control]:
+    """The grid (rows 0–3), the hand, the commands' row, the held tile's or request's row."""
+    grid: list[Control] = [_cell_button(seat, ev, cell) for cell in range(CELLS)]
+    commands: list[Control] = []
+    if state.red:
+        commands.append(Button(label="Draw 👽", style="primary", action=_dump(DRAW_RED)))
+    if state.blue:
+        commands.append(Button(label="Draw 🍽️", style="primary", action=_dump(DRAW_BLUE)))
+    if seat.held is not None and where(seat, seat.held) == "tray":
+        commands.append(Button(label="↩️ Take back", action=_dump(TAKE_BACK[seat.held])))
+    commands.append(Button(label="✅ Done", style="success", action=_dump(DONE)))
+    context = _context_controls(state, pid, seat)
+    # What the hand may use of the 40 components: the container and its text, the grid, the
+    # commands' row and the context's row take the rest.
+    room = MAX_V2_COMPONENTS - 2 - _size(grid) - (1 + len(commands))
+    room -= (1 + len(context)) if context else 0
+    hand = _hand_controls(seat, room)
+    below = max(c.row or 0 for c in hand) + 1 if hand else HAND_ROW
+    for control in commands:
+        control.row = below
+    for control in context:
+        control.row = below + 1
+    return [*grid, *hand, *commands, *context]
 
 
 def service_panel(state: AlienCafeState, pid: str) -> Panel:
@@ -255,16 +308,7 @@ def service_panel(state: AlienCafeState, pid: str) -> Panel:
     fields.append(PanelField(name="🎚️ Level & House Rules", value="\n".join(level_lines)))
     controls: list[Control] = []
     if not seat.done:
-        controls += [_cell_button(seat, ev, cell) for cell in range(CELLS)]
-        if state.red:
-            controls.append(Button(label="Draw 👽", style="primary", action=_dump(DRAW_RED), row=0))
-        if state.blue:
-            controls.append(Button(label="Draw 🍽️", style="primary", action=_dump(DRAW_BLUE), row=1))
-        if seat.held is not None and where(seat, seat.held) == "tray":
-            controls.append(Button(label="↩️ Take back", action=_dump(TAKE_BACK[seat.held]), row=2))
-        controls.append(Button(label="✅ Done", style="success", action=_dump(DONE), row=3))
-        controls += _hand_controls(seat)
-        controls += _context_controls(state, pid, seat)
+        controls = _service_controls(state, pid, seat, ev)
     return Panel(
         title=f"🛸 Your tray — round {state.round}",
         description="\n".join(lines),

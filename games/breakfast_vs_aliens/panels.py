@@ -8,7 +8,7 @@ from pydantic import BaseModel
 
 from games import kit
 from games.breakfast_vs_aliens.capture import alien_need, hero_traits, vector
-from games.breakfast_vs_aliens.catalogue import EFFECT_TEXT, EMOJI, card, legend
+from games.breakfast_vs_aliens.catalogue import EFFECT_TEXT, EMOJI, card, colours_text, legend
 from games.breakfast_vs_aliens.effects import PEEK_SIZE
 from games.breakfast_vs_aliens.rules import active_players, legal_actions
 from games.breakfast_vs_aliens.scoring import REINFORCEMENT_BONUS, leaders, pts, score
@@ -49,10 +49,13 @@ from games.breakfast_vs_aliens.words import (
 )
 from games.engine import PlayerId
 from games.presentation import (
+    MAX_BUTTONS_PER_ROW,
     MAX_FIELD_VALUE,
     MAX_LABEL,
     MAX_OPTION_DESCRIPTION,
     MAX_OPTIONS,
+    MAX_PHONE_LABEL,
+    MAX_ROWS,
     Button,
     Control,
     Option,
@@ -189,8 +192,14 @@ def action_of(move: BaseModel) -> dict[str, Any]:
 
 
 def capture_label(state: BvaState, move: Capture) -> str:
-    heroes = " + ".join(card(h).name for h in move.heroes) or "the spatula alone"
-    return fit(f"Capture {card(move.alien).name}: {heroes}")
+    """A capture in a few words a phone shows whole (the 🚔 emoji says "capture"): the alien and
+    its heroes by their last names (no two heroes share one); shorter still when that is long."""
+    alien = card(move.alien).name
+    heroes = " + ".join(card(h).name.split()[-1] for h in move.heroes) or "the spatula alone"
+    for text in (f"{alien}: {heroes}", f"{alien.split()[-1]}: {heroes}"):
+        if len(text) <= MAX_PHONE_LABEL:
+            return text
+    return f"{alien}: {len(move.heroes)} heroes"
 
 
 def capture_description(state: BvaState, move: Capture) -> str:
@@ -202,8 +211,10 @@ def capture_description(state: BvaState, move: Capture) -> str:
     return fit(text, MAX_OPTION_DESCRIPTION)
 
 
-def capture_controls(state: BvaState, moves: list[Capture]) -> list[Control]:
-    """The proposal for each alien (up to 3) as buttons; the other sets in one select."""
+def capture_controls(state: BvaState, moves: list[Capture], beside: int) -> list[Control]:
+    """The proposal for each alien (up to 3) as buttons; the other sets as buttons too while
+    they fit in the message's rows with the ``beside`` other buttons (a row left for the
+    front end's own, e.g. Show my hand), else in one select."""
     buttons: list[Control] = []
     others: list[Capture] = []
     seen: set[str] = set()
@@ -220,12 +231,17 @@ def capture_controls(state: BvaState, moves: list[Capture]) -> list[Control]:
             )
         else:
             others.append(move)
-    if others:
+    if others and len(buttons) + len(others) + beside <= (MAX_ROWS - 1) * MAX_BUTTONS_PER_ROW:
+        buttons += [
+            Button(label=capture_label(state, m), action=action_of(m), emoji="🚔") for m in others
+        ]
+    elif others:
         options = [
             Option(
                 label=capture_label(state, m),
                 description=capture_description(state, m),
                 action=action_of(m),
+                emoji="🚔",
             )
             for m in others[:MAX_OPTIONS]
         ]
@@ -234,8 +250,14 @@ def capture_controls(state: BvaState, moves: list[Capture]) -> list[Control]:
 
 
 def hero_choices(state: BvaState, pid: PlayerId, make: type[Attach | Give | Burn]) -> list[Option]:
+    """A hero by name and traits (short enough for a phone's button); its treasures too in
+    a select's description."""
     return [
-        Option(label=fit(hero_text(state, h)), action=action_of(make(hero=h)))
+        Option(
+            label=fit(f"{card(h).name} {colours_text(hero_traits(state, h))}"),
+            description=fit(hero_text(state, h), MAX_OPTION_DESCRIPTION),
+            action=action_of(make(hero=h)),
+        )
         for h in state.heroes[pid]
     ]
 
@@ -296,7 +318,7 @@ def table_controls(state: BvaState) -> list[Control]:
         elif isinstance(move, PutBack):
             controls.append(Button(label="Put it at the bottom", emoji="↩️", action=action_of(move)))
     moves = [m for m in legal if isinstance(m, Capture)]
-    return capture_controls(state, moves) + controls
+    return capture_controls(state, moves, len(controls)) + controls
 
 
 # -- the private panel ----------------------------------------------------------------------------

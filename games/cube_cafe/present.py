@@ -37,9 +37,9 @@ from games.cube_cafe.rounds import Arrivals, Feeding
 from games.cube_cafe.rules import legal_actions
 from games.cube_cafe.scoring import standings, summary
 from games.cube_cafe.state import Board, CubeCafeState
-from games.cube_cafe.words import board_text, guest_words, label
+from games.cube_cafe.words import board_text, button_words, guest_words, label
 from games.engine import PlayerId
-from games.presentation import Announcement, Button, Control, Option, Panel, Picture, Select
+from games.presentation import Announcement, Button, Control, Option, Panel, Picture
 from games.presentation import player as token
 
 COLOUR = 0xC8553D
@@ -187,7 +187,9 @@ def player_panel(state: CubeCafeState, pid: PlayerId) -> Panel:
     elif board.pending:
         lines.append(f"🎁 **Choose your reward:** {REWARD_NAME[board.pending[0]]}.")
     else:
-        lines.append("👉 Spend staff one at a time (★ wild takes the slot's colour), then Done.")
+        lines.append(
+            "👉 Tap a job: the button's colour is the staff it spends (🌟 a wild), then Done."
+        )
     return Panel(
         title=title,
         description="\n".join(lines),
@@ -200,14 +202,22 @@ def player_panel(state: CubeCafeState, pid: PlayerId) -> Panel:
 
 
 def player_controls(state: CubeCafeState, pid: PlayerId) -> list[Control]:
+    """Every move as a button (one tap) while they fit in the message's 5 rows; the largest
+    groups become selects only when they do not (kit.grouped_controls)."""
     board = state.boards[pid]
     moves = legal_actions(state, pid)
     if not moves:
         return []
     if board.pending:
-        options = [_option(board, a) for a in moves]
-        return kit.choice_controls(options, f"Choose: {REWARD_NAME[board.pending[0]]}")
-    groups: dict[str, list[Action]] = {"jobs": [], "serve": [], "staff": [], "bus": []}
+        reward = [_option(board, a) for a in moves]
+        return kit.grouped_controls([(f"Choose: {REWARD_NAME[board.pending[0]]}", reward)])
+    groups: dict[str, list[Option]] = {
+        "jobs": [],
+        "serve": [],
+        "manager": [],
+        "turn": [],
+        "bus": [],
+    }
     seen: set[str] = set()
     for move in moves:
         if isinstance(move, Done):
@@ -217,35 +227,48 @@ def player_controls(state: CubeCafeState, pid: PlayerId) -> list[Control]:
         if key and key in seen:
             continue
         seen.add(key)
-        if isinstance(move, Seat | Drive | Order | Cook | Refill):
-            groups["jobs"].append(move)
-        elif isinstance(move, Serve):
-            groups["serve"].append(move)
-        elif isinstance(move, Manager | Rotate):
-            groups["staff"].append(move)
-        elif isinstance(move, Bus):
-            groups["bus"].append(move)
+        groups[_GROUP[type(move)]].append(_option(board, move))
     placeholders = {
         "jobs": "🧑‍🍳 Seat · Drive-thru · Order · Cook · Refill…",
         "serve": "🍽️ Serve a cube…",
-        "staff": "👔 Manager or turn the wheel…",
+        "manager": "👔 Move the manager…",
+        "turn": "🎡 Turn the wheel…",
         "bus": "🧽 Bus a table (free)…",
     }
-    controls: list[Control] = []
-    for group, items in groups.items():
-        if items:
-            options = [_option(board, a) for a in items[:25]]
-            controls.append(Select(placeholder=placeholders[group], options=options))
     staff_left = len(board.hand)
-    done_label = f"Done (forfeit {staff_left} staff)" if staff_left else "Done"
-    controls.append(
-        Button(label=done_label, action=Done().model_dump(mode="json"), style="success", row=4)
+    done = Button(
+        label=f"Done (forfeit {staff_left} staff)" if staff_left else "Done",
+        action=Done().model_dump(mode="json"),
+        style="success",
     )
-    return controls
+    return kit.grouped_controls(
+        [(placeholders[g], options) for g, options in groups.items()], tail=[done]
+    )
+
+
+_GROUP: dict[type[BaseModel], str] = {
+    Seat: "jobs",
+    Drive: "jobs",
+    Order: "jobs",
+    Cook: "jobs",
+    Refill: "jobs",
+    Serve: "serve",
+    Manager: "manager",
+    Rotate: "turn",
+    Bus: "bus",
+}
 
 
 def _option(board: Board, action: Action) -> Option:
-    return Option(label=label(board, action)[:80], action=action.model_dump(mode="json"))
+    """The move as a short button label (and its staff as the emoji); in a select, the full
+    words as the description."""
+    emoji, text = button_words(board, action)
+    return Option(
+        label=text,
+        emoji=emoji,
+        description=label(board, action)[:100],
+        action=action.model_dump(mode="json"),
+    )
 
 
 # -- the table -----------------------------------------------------------------------------------

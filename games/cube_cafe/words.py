@@ -31,7 +31,9 @@ from games.cube_cafe.catalogue import (
     CASH,
     DISHWASHER,
     DRIVE_SLOTS,
+    EMOJI,
     JOBS,
+    LETTER,
     MANAGER_REWARDS,
     MANAGER_SPACES,
     MAX_SATISFACTION,
@@ -241,3 +243,67 @@ def board_text(board: Board, round_no: int) -> str:
     if round_no >= 4 or any(board.drive):
         lines.append(f"🚗 {car_words(board)}")
     return "\n".join(lines)
+
+
+# -- buttons: a move in a few characters (phones show about 25), the staff spent as the emoji --
+
+BONUS_SHORT = {
+    "manager": "👔+3",
+    "plate": "recruit",
+    "copy": "copy",
+    "wheel": "wheel",
+    "refill": "🥤",
+}
+
+
+def button_words(board: Board, action: Action) -> tuple[str | None, str]:
+    """A move as a button: (emoji, label). The emoji is the staff spent (or the colour chosen);
+    the label says the job and its target briefly; :func:`label` says it in full."""
+    return _BUTTONS[type(action)](board, action)
+
+
+def _seat_button(board: Board, action: Seat) -> tuple[str | None, str]:
+    guest = board.queue[0] if board.queue else ""
+    who = f"{VIPS[guest].emoji} " if guest in VIPS else ""
+    return EMOJI[action.staff], f"Seat {who}→ T{action.table}"
+
+
+def _drive_button(board: Board, action: Drive) -> tuple[str | None, str]:
+    car = board.drive[DRIVE_SLOTS.index(action.stars)] if action.stars in DRIVE_SLOTS else None
+    colour = LETTER[car.colour] if car else "?"
+    return EMOJI[action.staff], f"Car {action.stars}★ {colour}"
+
+
+def _serve_button(board: Board, action: Serve) -> tuple[str | None, str]:
+    table = board.tables[action.table - 1]
+    change = serve_change(board, action.source, action.cube, table)
+    return (
+        EMOJI[action.staff],
+        f"Serve {action.source} {LETTER[action.cube]}→T{action.table} {signed(change)}",
+    )
+
+
+_BUTTONS: dict[type[BaseModel], Callable[[Board, Any], tuple[str | None, str]]] = {
+    Done: lambda b, a: (None, "Done"),
+    Bus: lambda b, a: (
+        "🧽",
+        f"Bus T{a.table}→{a.space} {BONUS_SHORT[DISHWASHER[a.space - 1]]}",
+    ),
+    Recruit: lambda b, a: (EMOJI[a.staff], f"Recruit {LETTER[a.staff]}"),
+    Cash: lambda b, a: ("💵", f"Take ${CASH.get(b.pending[0], 0) if b.pending else 0}"),
+    Wheel: lambda b, a: (EMOJI[a.seat], f"{LETTER[a.seat]} to Seat"),
+    FreeRefill: lambda b, a: ("🥤", f"Refill T{a.table}"),
+    Rotate: lambda b, a: (
+        EMOJI[a.staff],
+        "⟲ " + LETTER[slot_colour(b.rotation + 1, 0)] + "→Seat"
+        if a.direction == "ccw"
+        else "⟳ " + LETTER[slot_colour(b.rotation - 1, 0)] + "→Seat",
+    ),
+    Manager: lambda b, a: (EMOJI[a.staff], f"Manager +{a.slot}"),
+    Seat: _seat_button,
+    Drive: _drive_button,
+    Order: lambda b, a: (EMOJI[a.staff], f"Order T{a.table}"),
+    Cook: lambda b, a: (EMOJI[a.staff], f"Cook {LETTER[b.colour_at(2)]}"),
+    Serve: _serve_button,
+    Refill: lambda b, a: (EMOJI[a.staff], f"Refill T{a.table}"),
+}

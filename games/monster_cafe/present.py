@@ -33,7 +33,6 @@ from games.monster_cafe.words import (
     COLOUR,
     monster_lines,
     points,
-    seated_count,
     seats_text,
     table_lines,
     table_short,
@@ -58,18 +57,22 @@ def private_panel() -> Panel:
 # -- the table panel -----------------------------------------------------------------------------
 
 
+def short_meal(table: str) -> str:
+    """A meal's name for a button, without what its parentheses explain ("B.B.L.T.")."""
+    return meal_of(table).name.split(" (")[0]
+
+
 def controls(state: MonsterCafeState) -> list[Control]:
     """The current player's legal moves (one shared table message: the bot checks the clicker)."""
     if state.over or state.current is None:
         return []
     pid = state.current
     if state.clearing is not None:
-        meal = meal_of(state.clearing)
         table = state.table(state.clearing)
         assert table is not None
         return [
             Button(
-                label=f"Confirm: clear {table.slot} · {meal.name}",
+                label=f"Confirm: clear {table.slot}",  # (short for phones: the text says which)
                 emoji="✅",
                 style="danger",
                 action=ConfirmClear(table=table.card).model_dump(mode="json"),
@@ -96,7 +99,7 @@ def controls(state: MonsterCafeState) -> list[Control]:
     if state.drawn is not None:
         seats = [
             Option(
-                label=f"Seat at {t.slot} · {meal_of(t.card).name}",
+                label=f"Seat at {t.slot} · {short_meal(t.card)}",
                 emoji=meal_of(t.card).emoji,
                 action=Seat(table=t.card).model_dump(mode="json"),
             )
@@ -113,7 +116,7 @@ def controls(state: MonsterCafeState) -> list[Control]:
         )
     clears = [
         Option(
-            label=f"Clear {t.slot} · {meal_of(t.card).name} ({seated_count(len(t.seats))})",
+            label=f"Clear {t.slot} · {short_meal(t.card)} ×{len(t.seats)}",
             emoji=meal_of(t.card).emoji,
             action=Clear(table=t.card).model_dump(mode="json"),
         )

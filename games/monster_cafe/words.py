@@ -102,11 +102,6 @@ def take_text(taken: Taken) -> str:
     return f"{player(taken.player)} took {taken.slot} · {table_label(taken.table)} with {what}"
 
 
-def seated_count(n: int) -> str:
-    """How many monsters a Clear button takes: ``2 monsters``, ``1 monster``, ``empty``."""
-    return "empty" if n == 0 else f"{n} monster" if n == 1 else f"{n} monsters"
-
-
 def points(n: int) -> str:
     return f"{n} pt" if abs(n) == 1 else f"{n} pts"
 

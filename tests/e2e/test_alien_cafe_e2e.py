@@ -2,10 +2,10 @@
 
 Every move is made by tapping the components of a player's DM, a Components V2 message: a
 container holding the panel's text and its action rows. Rows 0–3 are the 4×4 tray (4 cell buttons
-each) plus one side button per row (Draw 👽, Draw 🍽️, ↩️ Take back while a tray tile is held,
-✅ Done); row 4 the hand's faces as buttons (tap to hold, tap the held one to put it down); then
-what to do with the held tile (🎁 give it, 📣 offer it) or, with nothing held, an "Ask the table"
-select; last, a select with the rest of a large hand. The engine's greedy waiter decides *what*
+each, nothing else); then the hand's faces as buttons, five a row (tap to hold, tap the held one
+to put it down; a select with the rest of a hand too large for the message); then the commands
+(Draw 👽, Draw 🍽️, ↩️ Take back while a tray tile is held, ✅ Done); last, what to do with the
+held tile (🎁 give it, 📣 offer it) or, with nothing held, an "Ask the table" select. The engine's greedy waiter decides *what*
 to do; the test turns each decision into the taps a player would make.
 
 The emulator's ``Message.buttons()`` / ``selects()`` / ``find_component()`` walk nested components
@@ -91,15 +91,15 @@ def action_rows(message: Message) -> list[list[dict[str, Any]]]:
 
 @dataclass
 class TrayPanel:
-    """A service DM's controls, by place: 16 cells (row-major), the side buttons of rows 0–3,
-    the hand's buttons, the held tile's (or the request's) row, the rest of the hand."""
+    """A service DM's controls, by place: 16 cells (row-major), the hand's buttons, the rest of
+    the hand, the commands' row, the held tile's (or the request's) row."""
 
     message: Message
     cells: list[dict[str, Any]]
-    side: list[dict[str, Any]]
     hand: list[dict[str, Any]] = field(default_factory=list)
-    context: list[dict[str, Any]] = field(default_factory=list)
     more: dict[str, Any] | None = None
+    commands: list[dict[str, Any]] = field(default_factory=list)
+    context: list[dict[str, Any]] = field(default_factory=list)
 
     def labels(self, components: list[dict[str, Any]]) -> list[str]:
         return [str(c.get("label") or c.get("placeholder")) for c in components]
@@ -107,27 +107,24 @@ class TrayPanel:
 
 def tray_panel(message: Message) -> TrayPanel:
     rows = action_rows(message)
-    assert len(rows) >= 4, f"a service DM starts with the tray's 4 rows: {message.current_text()}"
+    assert len(rows) >= 5, f"a service DM starts with the tray's 4 rows: {message.current_text()}"
     for row in rows[:4]:
-        assert all(c["type"] == BUTTON for c in row) and 4 <= len(row) <= 5, row
-    panel = TrayPanel(
-        message, [c for r in rows[:4] for c in r[:4]], [c for r in rows[:4] for c in r[4:]]
-    )
+        assert all(c["type"] == BUTTON for c in row) and len(row) == 4, "the grid alone"
+    panel = TrayPanel(message, [c for r in rows[:4] for c in r])
     for row in rows[4:]:
-        if row[0]["type"] != BUTTON:
-            assert len(row) == 1, "a select is alone in its row"
-            if str(row[0].get("placeholder")).startswith("✋"):
-                assert panel.more is None
-                panel.more = row[0]
-            else:
-                assert not panel.context
-                panel.context = row
-        elif str(row[0].get("label")).startswith(("🎁", "📣")):
-            assert not panel.context
+        if panel.commands:  # after the commands: one row, for the held tile or a request
+            assert not panel.context, "one row after the commands"
             panel.context = row
+        elif row[0]["type"] != BUTTON:
+            assert len(row) == 1, "a select is alone in its row"
+            assert str(row[0].get("placeholder")).startswith("✋") and panel.more is None
+            panel.more = row[0]
+        elif any(str(c.get("label")) == "✅ Done" for c in row):
+            panel.commands = row
         else:
-            assert not panel.hand and not panel.context and panel.more is None, "row 4 is the hand"
-            panel.hand = row
+            assert panel.more is None, "the hand's buttons come before the rest of the hand"
+            panel.hand += row
+    assert panel.commands, "a row of commands with Done"
     return panel
 
 
@@ -408,27 +405,30 @@ async def check_service_layout(w: World, user: int, message: Message) -> TrayPan
     message = w.emu.get_message(message.id)
     check_v2(message)
     panel = tray_panel(message)
-    side = panel.labels(panel.side)
-    rows = action_rows(message)
-    assert [str(c.get("label")) for c in rows[0][4:]] == (["Draw 👽"] if state.red else [])
-    assert [str(c.get("label")) for c in rows[1][4:]] == (["Draw 🍽️"] if state.blue else [])
     held_on_tray = seat.held is not None and seat.held in seat.tray
-    assert [str(c.get("label")) for c in rows[2][4:]] == (["↩️ Take back"] if held_on_tray else [])
-    assert [str(c.get("label")) for c in rows[3][4:]] == ["✅ Done"], side
-    # Row 4: one button per face, up to 5; the rest in a select.
+    assert panel.labels(panel.commands) == (
+        (["Draw 👽"] if state.red else [])
+        + (["Draw 🍽️"] if state.blue else [])
+        + (["↩️ Take back"] if held_on_tray else [])
+        + ["✅ Done"]
+    )
+    # Under the grid: one button per face, five a row, as many as the message holds (every
+    # face of the hands these games reach); the rest in a select.
     faces: list[str] = []
     for tid in seat.hand:
         if TILES[tid].label not in faces:
             faces.append(TILES[tid].label)
     shown = [label.split(" ×")[0] for label in panel.labels(panel.hand)]
-    assert shown == faces[:5]
-    if len(faces) > 5:
+    assert shown == faces[: len(shown)]
+    assert len(shown) >= min(len(faces), 6), "at least 6 faces as buttons"
+    assert all(len(row) <= 5 for row in action_rows(message))
+    if len(faces) > len(shown):
         assert panel.more is not None
         options = [str(o["label"]) for o in panel.more["options"]]
-        assert [o.removeprefix("Hold ").split(" ×")[0] for o in options] == faces[5:30]
+        assert [o.removeprefix("Hold ").split(" ×")[0] for o in options] == faces[len(shown) :]
     else:
         assert panel.more is None
-    # Row 5: what to do with the held hand tile, or a request to the table.
+    # The last row: what to do with the held hand tile, or a request to the table.
     others = [names[p] for p in state.players if p != pid and not state.seats[p].done]
     context = panel.labels(panel.context)
     held = seat.held

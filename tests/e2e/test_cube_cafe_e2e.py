@@ -1,9 +1,10 @@
 """Cube Café in Discord, end to end: the real bot, through discord.py, against the emulator.
 
 Phase 3 is simultaneous: each player works their own restaurant from their private panel, a DM
-with the restaurant's picture, selects of the moves their staff can make and a Done button. The
-engine's greedy restaurateur decides *what* to do; the test finds the control offering that move
-(by its label) and presses it, as a player would. A player whose DMs are closed plays from
+with the restaurant's picture, a button for each move their staff can make (a select only for a
+group that does not fit) and a Done button. The engine's greedy restaurateur decides *what* to do;
+the test finds the control offering that move (the game's panel says which) and presses it, as a
+player would. A player whose DMs are closed plays from
 `/game hand` (an ephemeral copy of the panel, with working controls).
 
 The tests under "what the bot cannot do yet" are marked GAP: each fails until bot/ closes the
@@ -24,8 +25,8 @@ from games.cube_cafe.catalogue import ROUNDS, STAFF
 from games.cube_cafe.present import restaurant_spec
 from games.cube_cafe.state import CubeCafeState
 from games.cube_cafe.strategies import greedy
-from games.cube_cafe.words import label
 from games.engine import Undo
+from games.presentation import Button, Select, panel_rows
 from games.rng import Rng
 from tests.e2e.harness import (
     Control,
@@ -182,13 +183,19 @@ def offered(
         staff = len(board.hand)
         assert done[0].label == (f"Done (forfeit {staff} staff)" if staff else "Done")
         return done[0], action
+    # The message shows the game's panel as it is now: its buttons row by row, then its selects'
+    # options (a button's label is short, its emoji the staff spent: matched by the move).
+    rows = panel_rows(CUBE_CAFE.panel(state, pid))
+    shown = [c for row in rows for c in row if isinstance(c, Button) and not c.disabled]
+    shown += [o for row in rows for c in row if isinstance(c, Select) for o in c.options]
+    assert [c.label for c in found] == [c.label for c in shown]
     variants = [action]
     if hasattr(action, "staff") and not isinstance(action, Rotate):
         variants += [action.model_copy(update={"staff": s}) for s in STAFF if s != action.staff]
     for variant in variants:
-        wanted = label(board, variant)[:80]
-        matches = [c for c in found if c.label == wanted]
-        assert len(matches) <= 1, f"two controls labelled {wanted!r}"
+        wanted = variant.model_dump(mode="json")
+        matches = [c for c, s in zip(found, shown, strict=True) if s.action == wanted]
+        assert len(matches) <= 1, f"two controls offer {wanted!r}"
         if matches:
             return matches[0], variant
     raise AssertionError(f"{action!r} is not offered: {[c.label for c in found]}")

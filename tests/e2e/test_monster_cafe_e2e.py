@@ -219,14 +219,14 @@ def label_of(state: MonsterCafeState, move: Move) -> str:
         return "Cancel"
     table = state.table(move.table)
     assert table is not None
-    where = f"{table.slot} · {meal_of(table.card).name}"
+    where = f"{table.slot} · {meal_of(table.card).name.split(' (')[0]}"  # short on buttons
     if isinstance(move, Seat):
         return f"Seat at {where}"
     if isinstance(move, ConfirmClear):
-        return f"Confirm: clear {where}"
+        return f"Confirm: clear {table.slot}"
     assert isinstance(move, Clear)
     n = len(table.seats)
-    return f"Clear {where} ({'empty' if n == 0 else f'{n} monster' + ('s' if n > 1 else '')})"
+    return f"Clear {where} ×{n}"
 
 
 async def check_table(bot: CafeBot, table: Message) -> None:

@@ -130,7 +130,7 @@ async def test_on_your_own_board_undo_needs_no_consent(tmp_path: Path) -> None:
         await open_game(w, "cube-cafe")
         start = await state_of(bot)
         for user in (alice, bob):  # each makes a move on their own board (the first offered)
-            (first, *_) = [c for c in controls(w.latest_dm(user), 1) if c.value is not None]
+            (first, *_) = [c for c in controls(w.latest_dm(user), 1) if c.label != "Done"]
             await press(w.emu, user, first)
             await w.settle()
         both = await state_of(bot)

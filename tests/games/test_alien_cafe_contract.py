@@ -37,6 +37,7 @@ from games.presentation import (
     Panel,
     Select,
     panel_problems,
+    panel_rows,
     v2_component_count,
 )
 from games.rng import Rng
@@ -218,10 +219,14 @@ def test_done_touches_only_players_who_could_give_to_them() -> None:
     after = apply(GAME, state, P3, DoneAction())
     assert GAME.views_touched(state, after, P3) == {P3, P2, None}
     before_gives = [
-        c.action for c in GAME.panel(state, P2).controls if isinstance(c, Button) and c.row == 5
+        c.action
+        for c in GAME.panel(state, P2).controls
+        if isinstance(c, Button) and c.action["type"] == "give"
     ]
     after_gives = [
-        c.action for c in GAME.panel(after, P2).controls if isinstance(c, Button) and c.row == 5
+        c.action
+        for c in GAME.panel(after, P2).controls
+        if isinstance(c, Button) and c.action["type"] == "give"
     ]
     assert {"type": "give", "tile": state.seats[P2].held, "to": P3} in before_gives
     assert len(after_gives) == len(before_gives) - 1
@@ -340,12 +345,19 @@ def test_service_panel_is_components_v2_within_limits_at_its_fullest() -> None:
     panel = GAME.panel(state, P1)
     assert panel.layout == "components" and panel_problems(panel) == []
     assert v2_component_count(panel) <= MAX_V2_COMPONENTS
-    gives = [c for c in panel.controls if isinstance(c, Button) and c.action["type"] == "give"]
-    assert len(gives) == 3 and {c.row for c in gives} == {5}
-    hand_buttons = [c for c in panel.controls if isinstance(c, Button) and c.row == 4]
-    assert len(hand_buttons) == 5
-    more = [c for c in panel.controls if isinstance(c, Select) and c.row == 6]
-    assert len(more) == 1 and len(more[0].options) == len(faces) - 5
+    rows = panel_rows(panel)
+    # Rows 0–3: the 4×4 grid and nothing else.
+    assert [len(r) for r in rows[:4]] == [4, 4, 4, 4]
+    assert all(c.action["type"] in ("place", "hold") for r in rows[:4] for c in r)
+    # Under it the hand's buttons, then (a hand too large for 40 components) a select, then the
+    # commands, then the gives and the offer.
+    hand_buttons = [c for c in rows[4] if isinstance(c, Button)]
+    assert len(hand_buttons) == 5 and all(c.action["type"] == "hold" for c in hand_buttons)
+    (more,) = rows[5]
+    assert isinstance(more, Select) and len(more.options) == len(faces) - 5
+    assert [c.label for c in rows[6]] == ["Draw 👽", "Draw 🍽️", "✅ Done"]
+    gives = [c for c in rows[7] if isinstance(c, Button) and c.action["type"] == "give"]
+    assert len(gives) == 3 and len(rows) == 8
 
 
 @settings(max_examples=4, deadline=None)

@@ -246,13 +246,15 @@ def test_proposal_prefers_no_waste_and_another_set_can_be_chosen() -> None:
     assert [o.heroes for o in options] == [[CINNAMON_RB], [FRENCH_RB], [CAPTAIN, WAFFLE]]
     panel = GAME.panel(state, None)
     buttons = [c for c in panel.controls if isinstance(c, Button)]
-    assert buttons[0].label == "Capture Glitch Gloop: Cinnamon Sage"
+    # A phone shows each set whole: the heroes by their last names, the 🚔 says "capture".
+    assert buttons[0].label == "Glitch Gloop: Sage" and buttons[0].emoji == "🚔"
     assert buttons[0].action == Capture(alien=GLOOP_RB, heroes=[CINNAMON_RB]).model_dump()
     assert any(b.label == "Pass" for b in buttons)
-    (select,) = [c for c in panel.controls if isinstance(c, Select)]
-    assert [o.label for o in select.options] == [
-        "Capture Glitch Gloop: French Toast Knight",
-        "Capture Glitch Gloop: Captain Pancake + Waffle Wizard",
+    # The other sets fit as buttons too (one tap each), no select.
+    assert not [c for c in panel.controls if isinstance(c, Select)]
+    assert [b.label for b in buttons[1:3]] == [
+        "Glitch Gloop: Knight",
+        "Glitch Gloop: Pancake + Wizard",
     ]
     # Choose another set: Captain Pancake + Waffle Wizard go, the others stay.
     state = act(state, "a", Capture(alien=GLOOP_RB, heroes=[CAPTAIN, WAFFLE]))

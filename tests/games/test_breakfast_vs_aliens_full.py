@@ -189,7 +189,7 @@ def test_golden_spatula_ignores_one_trait_and_is_discarded() -> None:
     assert legal[0] == Capture(alien=GLOOP_RB, heroes=[SIR_TOAST], ignore="B")
     assert Capture(alien=ZORP_R, heroes=[SIR_TOAST]) in legal
     button = GAME.panel(state, None).controls[0]
-    assert isinstance(button, Button) and button.label == "Capture Glitch Gloop: Sir Toast"
+    assert isinstance(button, Button) and button.label == "Glitch Gloop: Toast"
     state = act(state, "a", Capture(alien=GLOOP_RB, heroes=[SIR_TOAST], ignore="B"))
     assert state.jails["a"] == [GLOOP_RB] and scores(state)["a"] == 3
     assert SPATULA_Y in state.discard and state.heroes["a"] == [PLUM]

@@ -123,14 +123,22 @@ def test_the_private_panel_offers_every_kind_of_move_within_discord_limits() -> 
     fresh = new_game(GAME, ["a"], CubeCafeOptions(), 4)
     fresh.boards["a"].hand = fresh.boards["a"].recruited = ["blue"]
     assert "seat" in {raw["type"] for raw in control_actions(GAME.panel(fresh, "a"))}
+    # A crowded hand: only the largest group (12 wheel turns) folds into a select; every job,
+    # serve, manager move, bus and Done stays a button (one tap).
     selects = [c for c in panel.controls if isinstance(c, Select)]
-    assert all(len(s.options) <= 25 for s in selects) and len(selects) == 4
+    assert [len(s.options) for s in selects] == [12]
+    assert {o.action["type"] for o in selects[0].options} == {"rotate"}
+    buttons = [c for c in panel.controls if isinstance(c, Button)]
+    assert {b.action["type"] for b in buttons} == kinds - {"rotate"}
     # A wild is not offered where the slot's own colour does the same job.
     assert all(
         raw.get("staff") != "wild" or raw["type"] == "rotate" for raw in control_actions(panel)
     )
-    labels = [o.label for s in selects for o in s.options]
-    assert "🟩G Serve 🟦B from Hot → table 2 (wants 🟦B, +1)" in labels
+    # A button says the job briefly, its emoji the staff it spends; a select option in full.
+    serve = [b for b in buttons if b.action["type"] == "serve" and b.action["source"] == "hot"]
+    assert [(b.emoji, b.label) for b in serve] == [("🟩", "Serve hot B→T2 +1")]
+    described = [o.description for o in selects[0].options]
+    assert "🟥R turns the wheel ⟲ (⬜W to Seat)" in described
     assert panel.stamp == "round-1"
 
 

@@ -774,7 +774,7 @@ def test_table_panel_shows_seats_collections_and_scores() -> None:
     assert "▶️ {p:a}'s turn" in panel.description
     labels = [c.label for c in panel.controls if isinstance(c, Button)]
     assert labels[0].startswith("Draw a monster")
-    assert labels[1:] == ["Clear A · Spaghetti and Eyeballs (2 monsters)"]
+    assert labels[1:] == ["Clear A · Spaghetti and Eyeballs ×2"]
 
 
 def test_many_choices_become_a_select() -> None:

@@ -140,18 +140,18 @@ def test_clear_takes_two_taps_and_asking_reveals_nothing() -> None:
     )
     first = taps(GAME.panel(state, None))
     draw = f"Draw a monster ({len(state.deck)} left)"
-    assert list(first) == [draw, "Clear A · Spaghetti and Eyeballs (1 monster)"]
-    asked = play(state, "a", first["Clear A · Spaghetti and Eyeballs (1 monster)"])
+    assert list(first) == [draw, "Clear A · Spaghetti and Eyeballs ×1"]
+    asked = play(state, "a", first["Clear A · Spaghetti and Eyeballs ×1"])
     assert asked.model_copy(update={"clearing": None}) == state, "asking changes nothing else"
     assert asked.rng == state.rng and asked.deck == state.deck and asked.current == "a"
     assert asked.announcements == state.announcements
     assert GAME.undo_policy(state, asked, "a", Clear(table=T("spaghetti"))).value == "free"
     panel = GAME.panel(asked, None)
     second = taps(panel)
-    assert list(second) == ["Confirm: clear A · Spaghetti and Eyeballs", "Cancel"]
+    assert list(second) == ["Confirm: clear A", "Cancel"]
     assert "asks to clear **A · 🍝 Spaghetti**" in panel.description
     assert play(asked, "a", second["Cancel"]) == state, "cancel puts everything back"
-    done = play(asked, "a", second["Confirm: clear A · Spaghetti and Eyeballs"])
+    done = play(asked, "a", second["Confirm: clear A"])
     assert done.cleared() == ["c", "d", "a"] and done.current == "b"
     # Taps per decision: a clear takes two (ask, confirm), as a draw does (draw, seat).
     drawn = play(state, "a", first[draw])

@@ -107,18 +107,37 @@ async def browser() -> AsyncIterator[Browser]:
             await launched.close()
 
 
-async def open_page(b: Browser, pg: Playground, user: str) -> Page:
-    """A window of its own (a fresh browser context) for ``user``."""
-    context = await b.new_context(viewport={"width": 1280, "height": 860})
+async def open_page(
+    b: Browser, pg: Playground, user: str, viewport: tuple[int, int] = (1280, 860)
+) -> Page:
+    """A window of its own (a fresh browser context) for ``user``, ``viewport`` (width, height)
+    CSS pixels large (a phone: (390, 844), touch and all)."""
+    width, height = viewport
+    phone = width <= PHONE_WIDTH
+    context = await b.new_context(
+        viewport={"width": width, "height": height}, has_touch=phone, is_mobile=phone
+    )
     page = await context.new_page()
     page.set_default_timeout(10_000)
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
     page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
     await page.goto(pg.page_url(user))
-    await page.locator(f'.user-switch.active[data-user="{user}"]').wait_for()
+    # (attached: on a phone the user list sits in the closed drawer)
+    await page.locator(f'.user-switch.active[data-user="{user}"]').wait_for(state="attached")
     page_errors[id(page)] = errors
     return page
+
+
+PHONE_WIDTH = 700  # style.css: narrower, the sidebar is a drawer behind the ☰ button
+
+
+async def open_menu(page: Page) -> None:
+    """Show the sidebar: on a phone-sized page, open its drawer (a wide page always shows it)."""
+    button = page.locator("#menu-button")
+    if await button.is_visible() and await button.get_attribute("aria-expanded") != "true":
+        await button.click()
+    await page.locator("#sidebar").wait_for(state="visible")
 
 
 page_errors: dict[int, list[str]] = {}
@@ -141,13 +160,16 @@ async def slash(page: Page, command: str, choices: dict[str, str] | None = None)
 
 
 async def open_channel(page: Page, name: str = "café") -> None:
+    await open_menu(page)
     await page.locator(f'.channel[data-name="{name}"]').click()
-    await page.locator(f'.channel.active[data-name="{name}"]').wait_for()
+    # (attached: on a phone the drawer closes as the channel opens)
+    await page.locator(f'.channel.active[data-name="{name}"]').wait_for(state="attached")
 
 
 async def open_dms(page: Page) -> None:
+    await open_menu(page)
     await page.locator(".dm-link").click()
-    await page.locator(".dm-link.active").wait_for()
+    await page.locator(".dm-link.active").wait_for(state="attached")
 
 
 def in_message(page: Page, message_id: int, selector: str) -> Locator:

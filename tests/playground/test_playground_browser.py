@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import os
 import shutil
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import discord
@@ -251,11 +252,79 @@ async def run_deadline(pg: Playground, sid: int) -> None:
 async def test_every_game_plays_to_its_end_in_the_page_with_bot_players(
     tmp_path: Path, game_id: str
 ) -> None:
+    await play_to_the_end(tmp_path, game_id)
+
+
+async def test_a_game_plays_to_its_end_on_a_phone(tmp_path: Path) -> None:
+    """390×844 CSS pixels (a phone held upright): the sidebar is a drawer behind ☰, the
+    messages take the width, nothing scrolls sideways, and after every click each control
+    shown (every button and select of the pane, the message box) can be tapped: at its centre
+    the page finds the control itself, nothing over it."""
+    checked: list[int] = []
+
+    async def on_a_phone(page: Page) -> None:
+        problems = await page.evaluate(PHONE_CHECK)
+        assert problems["faults"] == [], problems["faults"]
+        checked.append(problems["controls"])
+
+    await play_to_the_end(tmp_path, "cube-cafe", viewport=PHONE, after_click=on_a_phone)
+    assert len(checked) > 10 and max(checked) > 20, checked
+
+
+PHONE = (390, 844)
+# What a phone's page must be: the answer lists the faults (none) and counts the controls seen.
+PHONE_CHECK = """() => {
+  const root = document.documentElement;
+  const vw = root.clientWidth;
+  const faults = [];
+  const name = (n) => `${n.tagName.toLowerCase()} "${(n.textContent || n.placeholder || "").trim().slice(0, 30)}"`;
+  if (root.scrollWidth > vw) faults.push(`the page scrolls sideways: ${root.scrollWidth} > ${vw}`);
+  const pane = document.getElementById("messages");
+  if (pane.scrollWidth > pane.clientWidth) {
+    faults.push(`the messages scroll sideways: ${pane.scrollWidth} > ${pane.clientWidth}`);
+  }
+  const width = pane.getBoundingClientRect().width;
+  if (width < 0.9 * vw) faults.push(`the message pane is ${width} px wide of ${vw}`);
+  const sidebar = document.getElementById("sidebar").getBoundingClientRect();
+  if (!document.body.classList.contains("menu-open") && sidebar.right > 0 &&
+      getComputedStyle(document.getElementById("sidebar")).visibility !== "hidden") {
+    faults.push("the closed sidebar is on the screen");
+  }
+  const controls = [...document.querySelectorAll(
+    "#messages button:not(:disabled), #messages .select-box, #composer-input, #composer-send, " +
+    "#menu-button, #new-thread"
+  )];
+  let seen = 0;
+  for (const control of controls) {
+    control.scrollIntoView({block: "center", inline: "nearest"});
+    const r = control.getBoundingClientRect();
+    if (!r.width || !r.height) continue;  // not shown
+    seen += 1;
+    if (r.left < -0.5 || r.right > vw + 0.5) faults.push(`${name(control)} sticks out: ${r.left}..${r.right}`);
+    const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+    if (!hit || !(hit === control || control.contains(hit))) {
+      faults.push(`${name(control)} is covered by ${hit ? hit.outerHTML.slice(0, 80) : "nothing"}`);
+    }
+  }
+  pane.scrollTop = pane.scrollHeight;
+  return {faults, controls: seen};
+}"""
+
+
+async def play_to_the_end(
+    tmp_path: Path,
+    game_id: str,
+    viewport: tuple[int, int] = (1280, 860),
+    after_click: Callable[[Page], Awaitable[None]] | None = None,
+) -> None:
+    """Alice starts ``game_id`` with bot players and clicks what she can (a random control, up
+    to CLICKS_PER_STEP a step; then the step's deadline plays) until it ends; ``after_click``
+    looks at the page after each of her clicks."""
     game = REGISTRY[game_id]
     async with playground(tmp_path, users=("Alice",)) as pg, browser() as b:
         emu, bot = pg.world.emu, pg.world.bot
         (alice_id,) = pg.world.users
-        page = await open_page(b, pg, "Alice")
+        page = await open_page(b, pg, "Alice", viewport)
         await slash(page, "game new", {"game": game.title})
         lobby = await lobby_in(pg, pg.world.channels[0])
         for _ in range(seats_for(game_id) - 1):
@@ -302,6 +371,10 @@ async def test_every_game_plays_to_its_end_in_the_page_with_bot_players(
             await press_in_page(pg, page, control)
             clicks += 1
             stats["clicks"] += 1
+            if after_click is not None:
+                await settle(pg)
+                await caught_up(page, emu.get_message(control.message_id))
+                await after_click(page)
         await settle(pg)
         s = await bot.service.load(sid)
         assert s.status is SessionStatus.FINISHED, (game_id, stats)
@@ -320,6 +393,8 @@ async def test_every_game_plays_to_its_end_in_the_page_with_bot_players(
             "() => [...document.images].every(i => i.complete && i.naturalWidth > 0)"
         )
         assert await page.locator("img").evaluate_all(broken) == 0
+        if after_click is not None:
+            await after_click(page)
         no_script_errors(page)
 
 

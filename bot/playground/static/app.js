@@ -150,6 +150,7 @@ function addBadge(node, channelId) {
 }
 
 function openPane(id) {
+  setMenu(false);
   state.pane = id;
   state.unread.delete(id);
   closeCommand();
@@ -860,5 +861,16 @@ $("new-thread").onclick = async () => {
   const data = await act("/api/thread", { channel: state.pane, name });
   if (data) openPane(data.id);
 };
+
+// ---------------------------------------------------------------------------------- phones
+// Below 700 px the sidebar is a drawer behind the ☰ button (style.css): opening a channel or the
+// DMs, or a tap beside the drawer, closes it again.
+function setMenu(open) {
+  document.body.classList.toggle("menu-open", open);
+  $("menu-backdrop").hidden = !open;
+  $("menu-button").setAttribute("aria-expanded", String(open));
+}
+$("menu-button").addEventListener("click", () => setMenu(!document.body.classList.contains("menu-open")));
+$("menu-backdrop").addEventListener("click", () => setMenu(false));
 
 start();
