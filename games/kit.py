@@ -118,7 +118,8 @@ def grouped_controls(
 
     While the rows allow, each group starts a row of its own and the tail has the last row;
     else the buttons flow five a row, the tail after them. A button takes the option's label
-    (keep it short: phones show about 25 characters) and emoji; a select shows the option with
+    (keep it short: phones show about 25 characters) and emoji, and an option marked ``default``
+    (the choice made so far) stands out as a ``primary`` button; a select shows the option with
     its description."""
     kept = [(placeholder, list(options)) for placeholder, options in groups if options]
     as_select: set[int] = set()
@@ -186,8 +187,9 @@ def _grouped(
             continue
         for n, o in enumerate(options):
             at = row + n // MAX_BUTTONS_PER_ROW if separate else None
+            shown: Style = "primary" if o.default else style
             buttons.append(
-                Button(label=o.label, action=o.action, emoji=o.emoji, style=style, row=at)
+                Button(label=o.label, action=o.action, emoji=o.emoji, style=shown, row=at)
             )
         row += _rows_of(len(options), MAX_BUTTONS_PER_ROW)
     if not separate:

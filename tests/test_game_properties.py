@@ -31,11 +31,9 @@ GAMES = sorted(REGISTRY)
 SEEDS = st.one_of(st.integers(0, 2**40), st.integers(V2_SEEDS, 2**63 - 1))
 
 
-# What a phone still shows badly, known and not fixed yet: game id → the phone_problems it has.
-# Café Carnage's four picks (a dish per course, a card) are selects of 1–3 choices; the load
-# bench (bench/bot.py) and its e2e tests play them as selects. test_the_known_phone_gaps_remain
-# fails once it is fixed: then drop it from here.
-PHONE_GAPS = {"cafe-carnage": re.compile(r"select '.*' hides [1-3] choices")}
+# What a phone still shows badly, known and not fixed yet: game id → the phone_problems it has
+# (none today). test_the_known_phone_gaps_remain fails once one is fixed: then drop it from here.
+PHONE_GAPS: dict[str, re.Pattern[str]] = {}
 
 
 def _phone_problems(game: Game[Any, Any], panels: Panel | list[Panel]) -> list[str]:

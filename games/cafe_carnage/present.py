@@ -25,7 +25,7 @@ from games.cafe_carnage.scoring import winners
 from games.cafe_carnage.state import CafeState, Standing
 from games.cafe_carnage.views import hand_counts
 from games.engine import ALL_VIEWS, PlayerId
-from games.presentation import PLAYER_TOKEN, Button, Option, Panel, PanelField, Select, player
+from games.presentation import PLAYER_TOKEN, Button, Control, Option, Panel, PanelField, player
 
 COLOUR = 0xC0392B
 WIDTH = 45  # characters per line on a phone, a player's name counted as NAME_WIDTH
@@ -138,10 +138,10 @@ def table_panel(state: CafeState) -> Panel:
 
 
 def option_label(name: str, value: int, copies: int, eaten: bool) -> str:
-    name = f"{name} ×{copies}" if copies > 1 else name
-    if eaten:
-        return f"{name} — ${value} / 0 GP — already eaten"
-    return f"{name} — ${value} / {value} GP"
+    """A dish's button: "Tomato Soup ×2 ($1)", "+ · 0 GP" when it would be a repeat (phone-short:
+    the longest is 34 characters)."""
+    label = dish_label(f"{name} ×{copies}" if copies > 1 else name, value)
+    return f"{label} · 0 GP" if eaten else label
 
 
 @lru_cache(maxsize=4096)
@@ -154,26 +154,25 @@ def _dish_option(
     return Option(
         label=option_label(name, value, copies, repeat),
         action={"type": "pick", "card": card},
-        description=f"already eaten (0 GP) — still costs ${value}" if repeat else "",
         emoji=emoji,
         default=default,
     )
 
 
-def dish_select(state: CafeState, p: PlayerId, course: Course, eaten: set[str]) -> Select:
-    """One option per distinct dish on offer (two copies are one dish: "×2"); it picks the copy
-    already picked, else the first. ``eaten``: the dishes that would be repeats."""
+def dish_options(state: CafeState, p: PlayerId, course: Course, eaten: set[str]) -> list[Option]:
+    """One choice per distinct dish on offer (two copies are one dish: "×2"), the one picked
+    marked ``default``; it picks the copy already picked, else the first. ``eaten``: the dishes
+    that would be repeats."""
     picked = state.picks[p].get(course)
     picked_name = dish(picked).name if picked else None
-    cards = on_offer(state.menus[p][course], eaten)
     copies: dict[str, int] = {}
     first: dict[str, str] = {}
-    for card in cards:
+    for card in on_offer(state.menus[p][course], eaten):
         name = dish(card).name
         copies[name] = copies.get(name, 0) + 1
         first.setdefault(name, card)
     emoji = COURSE_EMOJI[course]
-    options = [
+    return [
         _dish_option(
             name,
             copies[name],
@@ -184,20 +183,11 @@ def dish_select(state: CafeState, p: PlayerId, course: Course, eaten: set[str]) 
         )
         for name, card in first.items()
     ]
-    placeholder = f"{COURSE_EMOJI[course]} Choose your {course}"
-    if dish(cards[0]).name in eaten:  # only when every dish of the course was eaten
-        placeholder += " (all eaten before: 0 GP)"
-    return Select(placeholder=placeholder, options=options, row=COURSES.index(course))
 
 
-CARD_HINT = {
-    "split": "The whole unpaid bill is shared equally (rounded up).",
-    "separate": "Everyone pays for their own meal.",
-    "run": "Try to leave without paying — beware security.",
-}
-
-
-def card_select(state: CafeState, p: PlayerId, row: int) -> Select:
+def card_options(state: CafeState, p: PlayerId) -> list[Option]:
+    """One choice per kind of action card in hand ("Split ×2"), the one played marked
+    ``default``; it plays the card already played, else the first of the kind."""
     played = state.played.get(p)
     played_kind = action_kind(played) if played else None
     counts = hand_counts(state, p)
@@ -212,14 +202,30 @@ def card_select(state: CafeState, p: PlayerId, row: int) -> Select:
         )
         options.append(
             Option(
-                label=f"{ACTION_NAME[kind]} ({counts[kind]} in hand)",
+                label=f"{ACTION_SHORT[kind]} ×{counts[kind]}",
                 action={"type": "play", "card": card},
-                description=CARD_HINT[kind],
                 emoji=ACTION_EMOJI[kind],
                 default=played_kind == kind,
             )
         )
-    return Select(placeholder="🗳️ Choose your action card (secret)", options=options, row=row)
+    return options
+
+
+def order_controls(state: CafeState, p: PlayerId, eaten: set[str], ready: bool) -> list[Control]:
+    """A row of buttons per course and one for the action card (what is picked so far is
+    ``primary``), Confirm in the last row: five rows, one tap a choice."""
+    groups: list[kit.Group] = [
+        (f"{COURSE_EMOJI[c]} Choose your {c}", dish_options(state, p, c, eaten)) for c in COURSES
+    ]
+    groups.append(("🗳️ Choose your action card (secret)", card_options(state, p)))
+    confirm = Button(
+        label="Confirm order & ballot",
+        action={"type": "confirm"},
+        style="success",
+        emoji="✅",
+        disabled=not ready,
+    )
+    return kit.grouped_controls(groups, tail=[confirm])
 
 
 def order_lines(state: CafeState, p: PlayerId, eaten: set[str]) -> str:
@@ -285,7 +291,7 @@ def player_panel(state: CafeState, p: PlayerId) -> Panel:
     ]
     if eaten:
         fields.append(repeats_field(state, p, eaten))
-    controls: list[Button | Select] = []
+    controls: list[Control] = []
     if p in state.confirmed:
         # Who is still choosing is on the table: keeping it out of here means this DM is not
         # edited every time someone else confirms.
@@ -295,24 +301,13 @@ def player_panel(state: CafeState, p: PlayerId) -> Panel:
     else:
         gaps = missing(state, p)
         description = (
-            f"{me}\nPick a dish per course and an action\ncard, then **Confirm** (until then you\n"
-            "can change your mind)."
+            f"{me}\nTap a dish per course and an action\ncard (your picks turn blue), then\n"
+            "**Confirm**: until then you can change\nyour mind."
         )
         if gaps:
             still = f"Still to choose: {missing_words(gaps)}."
             description += "\n" + (still if width(still) <= WIDTH else still.replace(": ", ":\n"))
-        controls = [
-            *(dish_select(state, p, course, eaten) for course in COURSES),
-            card_select(state, p, 3),
-            Button(
-                label="Confirm order & ballot",
-                action={"type": "confirm"},
-                style="success",
-                emoji="✅",
-                disabled=bool(gaps),
-                row=4,
-            ),
-        ]
+        controls = order_controls(state, p, eaten, ready=not gaps)
     return Panel(
         title=f"🍽️ Your order — round {state.round}/{ROUNDS}",
         description=description,

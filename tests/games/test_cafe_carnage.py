@@ -22,7 +22,7 @@ from games.cafe_carnage.catalogue import (
 )
 from games.cafe_carnage.state import AutoPlay, CafeOptions, CafeState, Confirm, Pick, Play
 from games.engine import IllegalAction, apply, new_game, play_timeout
-from games.presentation import Button, Select, panel_problems
+from games.presentation import Button, panel_problems, phone_problems
 
 # -- helpers --------------------------------------------------------------------------------------
 
@@ -570,12 +570,10 @@ def test_no_repeats_forced_repeat_gives_zero_gp_but_still_costs() -> None:
     )
     # The DM menu marks the dishes already eaten, and offers them in this forced case.
     panel = GAME.panel(state, "a")
-    starter = panel.controls[0]
-    assert isinstance(starter, Select) and "all eaten before" in starter.placeholder
-    labels = {o.label: o for o in starter.options}
-    eaten = labels["Vegetable Samosas — $2 / 0 GP — already eaten"]
-    assert eaten.description == "already eaten (0 GP) — still costs $2"
-    assert "Tomato Soup ×2 — $1 / 0 GP — already eaten" in labels
+    starters = [c for c in panel.controls if c.row == 0]
+    assert all(isinstance(c, Button) for c in starters)
+    labels = {c.label: c for c in starters if isinstance(c, Button)}
+    assert set(labels) == {"Vegetable Samosas ($2) · 0 GP", "Tomato Soup ×2 ($1) · 0 GP"}
     view = GAME.view(state, "a").model_dump()
     assert all(i["already_eaten"] and i["offered"] for i in view["menu"]["starter"])
     assert "🥗 All eaten before: pick one, 0 GP." in panel.fields[2].value
@@ -620,9 +618,9 @@ def test_no_repeats_leaves_out_eaten_dishes_while_a_fresh_one_is_on_the_menu() -
         apply(GAME, state, "a", Pick(card=soup))
     # The DM marks the eaten dishes but offers only the fresh ones.
     panel = GAME.panel(state, "a")
-    starter = panel.controls[0]
-    assert isinstance(starter, Select)
-    assert [o.label for o in starter.options] == ["Vegetable Samosas — $2 / 2 GP"]
+    starters = [c for c in panel.controls if c.row == 0]
+    assert all(isinstance(c, Button) for c in starters)
+    assert [c.label for c in starters if isinstance(c, Button)] == ["Vegetable Samosas ($2)"]
     repeats = next(f for f in panel.fields if f.name == "🚫 No repeats")
     assert "🥗 Not offered: ~~Tomato Soup~~" in repeats.value
     assert "🍝 Not offered: ~~Masala Omelette~~" in repeats.value
@@ -647,12 +645,8 @@ def test_repeats_score_normally_without_the_variant() -> None:
     state = play_round(state, orders)
     assert state.history[1].players["a"].gp_gained == 7 and state.gp["a"] == 14
     panel = GAME.panel(state, "a")
-    assert all(
-        "already eaten" not in o.label
-        for c in panel.controls
-        if isinstance(c, Select)
-        for o in c.options
-    )
+    dishes = [c for c in panel.controls if isinstance(c, Button) and c.action["type"] == "pick"]
+    assert len(dishes) >= 3 and all("0 GP" not in c.label for c in dishes)
 
 
 def test_timeout_prefers_a_dish_that_still_scores_among_equally_cheap() -> None:
@@ -886,42 +880,46 @@ def test_private_panel_layout() -> None:
     stack(state, {"a": ["Tomato Soup", "Tomato Soup", "Smoked Ham"]})
     panel = GAME.panel(state, "a")
     assert panel.stamp == "round-1" and panel_problems(panel) == []
-    assert [type(c).__name__ for c in panel.controls] == ["Select"] * 4 + ["Button"]
-    starter, _, _, cards, confirm = panel.controls
-    assert isinstance(starter, Select) and isinstance(cards, Select)
-    # Two copies of Tomato Soup: one option, marked ×2 (3 starters, not 2); either copy may
+    # A row of buttons per course, one for the action card, Confirm last: one tap a choice.
+    assert all(isinstance(c, Button) for c in panel.controls) and phone_problems(panel) == []
+    rows = [[c for c in panel.controls if c.row == r] for r in range(5)]
+    assert len(panel.controls) == sum(len(r) for r in rows)
+    starter, cards, (confirm,) = rows[0], rows[3], rows[4]
+    assert [c.action["type"] for r in rows[:3] for c in r] == ["pick"] * sum(map(len, rows[:3]))
+    # Two copies of Tomato Soup: one button, marked ×2 (3 starters, not 2); either copy may
     # be picked.
-    assert [o.label for o in starter.options] == [
-        "Tomato Soup ×2 — $1 / 1 GP",
-        "Smoked Ham — $3 / 3 GP",
+    assert [(c.emoji, c.label) for c in starter] == [
+        ("🥗", "Tomato Soup ×2 ($1)"),
+        ("🥗", "Smoked Ham ($3)"),
     ]
     soups = [c for c in state.menus["a"]["starter"] if dish(c).name == "Tomato Soup"]
     assert len(soups) == 2 and all(GAME.is_legal(state, "a", Pick(card=c)) for c in soups)
-    assert [o.label for o in cards.options] == [
-        "Split the Bill Evenly (2 in hand)",
-        "Each Pay Separately (2 in hand)",
-        "RUN! (1 in hand)",
+    assert [(c.emoji, c.label) for c in cards] == [
+        ("🤝", "Split ×2"),
+        ("🧾", "Separate ×2"),
+        ("🏃", "RUN! ×1"),
     ]
+    assert {c.style for c in panel.controls if c is not confirm} == {"secondary"}, "none picked"
     assert confirm.disabled and "💰 Budget **$30**" in panel.description
     # Every control offers a legal action.
     legal = [a.model_dump(mode="json") for a in GAME.legal_actions(state, "a")]
-    for control in panel.controls:
-        actions = [o.action for o in control.options] if isinstance(control, Select) else []
-        assert all(a in legal for a in actions)
+    assert all(c.action in legal for r in rows[:4] for c in r)
     soup = menu_card(state, "a", "Tomato Soup")
     state = apply(GAME, state, "a", Pick(card=soup))
     state = apply(GAME, state, "a", Play(card="a:sep2"))
     for c in ("main", "dessert"):
         state = apply(GAME, state, "a", Pick(card=state.menus["a"][c][0]))
     panel = GAME.panel(state, "a")
-    starter, _, _, cards, confirm = panel.controls
-    assert isinstance(starter, Select) and isinstance(cards, Select)
-    assert isinstance(confirm, Button)
-    assert [o.default for o in starter.options] == [True, False]
-    assert starter.options[0].action == {"type": "pick", "card": soup}
-    assert [o.default for o in cards.options] == [False, True, False]
-    assert cards.options[1].action == {"type": "play", "card": "a:sep2"}
+    rows = [[c for c in panel.controls if c.row == r] for r in range(5)]
+    starter, cards, (confirm,) = rows[0], rows[3], rows[4]
+    # What is picked so far stands out (primary); the picked copy is the one its button picks.
+    assert [c.style for c in starter] == ["primary", "secondary"]
+    assert starter[0].action == {"type": "pick", "card": soup}
+    assert [c.style for c in cards] == ["secondary", "primary", "secondary"]
+    assert cards[1].action == {"type": "play", "card": "a:sep2"}
+    assert [sum(c.style == "primary" for c in r) for r in rows[:4]] == [1, 1, 1, 1]
     assert not confirm.disabled and confirm.action == {"type": "confirm"}
+    assert confirm.style == "success"
     state = apply(GAME, state, "a", Confirm())
     panel = GAME.panel(state, "a")
     assert panel.controls == [] and "**Confirmed**" in panel.description
