@@ -84,9 +84,20 @@ def kind_of(call: RestCall, dm_channels: set[str]) -> str:
 
 def new_menu(emu: DiscordEmulator, user: int, played: set[int]) -> int | None:
     for message in reversed(emu.dm_messages(user)):
-        if message.id not in played and emu.get_message(message.id).selects():
+        if message.id not in played and first_choices(emu, message.id):
             return message.id
     return None
+
+
+def first_choices(emu: DiscordEmulator, message_id: int) -> list[str]:
+    """The custom_ids of the first button of each of a menu's four choice rows (a course
+    each, then the action card; Confirm has the last row); none once it is confirmed."""
+    rows = [
+        [c for c in row.get("components") or [] if str(c.get("custom_id")).startswith("cb:g:")]
+        for row in emu.get_message(message_id).all_components()
+        if row.get("type") == 1
+    ]
+    return [str(row[0]["custom_id"]) for row in rows if row][:4]
 
 
 class Pace:
@@ -149,11 +160,10 @@ async def play_seat(
     message = emu.get_message(message_id)
     mine: list[Click] = []  # this seat's, in order (seats of other tables interleave)
     CLICKS.append(mine)
-    for index in range(4):
-        custom_id, options = emu.get_message(message.id).selects()[index]
+    for custom_id in first_choices(emu, message.id):
         await PACE.wait()
-        record(mine, user, message.id, custom_id, [options[0][1]], emu)
-        result = await emu.select(user, message.id, custom_id, [options[0][1]])
+        record(mine, user, message.id, custom_id, None, emu)
+        result = await emu.click(user, message.id, custom_id)
         latencies.append(result.latency)
         if result.type not in (6, 7) or result.ephemeral:
             print("refused:", result.message.current_text()[:200] if result.message else result)
@@ -180,11 +190,10 @@ async def play_seat_in_channel(
     message_id = (await hand.final(timeout=30)).id  # answered at once, or deferred then sent
     mine: list[Click] = []  # this seat's, in order (seats of other tables interleave)
     CLICKS.append(mine)
-    for index in range(4):
-        custom_id, options = emu.get_message(message_id).selects()[index]
+    for custom_id in first_choices(emu, message_id):
         await PACE.wait()
-        record(mine, user, message_id, custom_id, [options[0][1]], emu)
-        result = await emu.select(user, message_id, custom_id, [options[0][1]])
+        record(mine, user, message_id, custom_id, None, emu)
+        result = await emu.click(user, message_id, custom_id)
         latencies.append(result.latency)
 
     def confirm_enabled() -> bool:  # the answer to the last pick may come after a deferral

@@ -12,7 +12,7 @@ and its price in $.
 All by DM, in one step:
 1. **Order**: you get 3 starters, 3 mains and 3 desserts; keep one of each.
 2. **Secret ballot**: play one action card from your hand.
-You may change both until you press **Confirm**. The table only sees who has confirmed.
+Your DM has a row of buttons per course and one for your action card: one tap each, your picks so far in blue. You may change both until you press **Confirm**. The table only sees who has confirmed.
 3. **Dinner is served**: all dishes are revealed; you gain GP equal to your meal's value.
 4. **Check, please!** RUN! cards are revealed (see Security).
 5. **Settle up**: the others' cards are tallied anonymously (who voted what is never shown).

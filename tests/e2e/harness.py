@@ -247,6 +247,32 @@ def controls(message: Message, session_id: int = 1, seat: str | None = None) -> 
     return out
 
 
+PRIMARY = 1  # Discord's button style for the choice made so far
+
+
+def button_rows(message: Message, session_id: int = 1) -> list[list[dict[str, Any]]]:
+    """The game's buttons of ``message`` row by row, as Discord's component dicts (label,
+    custom_id, style, disabled); rows without one are left out."""
+    prefix = f"cb:g:{session_id}:"
+    rows = []
+    for row in message.all_components():
+        if row.get("type") != 1:
+            continue
+        buttons = [
+            c
+            for c in row.get("components") or []
+            if c.get("type") == 2 and str(c.get("custom_id", "")).startswith(prefix)
+        ]
+        if buttons:
+            rows.append(buttons)
+    return rows
+
+
+def picked(row: list[dict[str, Any]]) -> list[str]:
+    """The custom_ids of a row's buttons shown as the choice made so far."""
+    return [str(b["custom_id"]) for b in row if b.get("style") == PRIMARY]
+
+
 async def press(emu: DiscordEmulator, user: int, control: Control) -> InteractionResult:
     """``user`` clicks the button or picks the select option."""
     if control.value is None:

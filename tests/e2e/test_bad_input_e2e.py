@@ -98,12 +98,12 @@ async def test_each_bad_input_the_issue_found_is_answered_and_changes_nothing(
         assert "not in a DM" in answer(
             await emu.forge_slash(bob, dm, "game new", {"game": "monster-cafe"})
         )
-        # A select's custom_id clicked as a button, and a button's sent as a select.
-        menu = w.latest_dm(alice)
-        (select_id, options) = menu.selects()[0]
+        # A select's custom_id clicked as a button (the lobby's first option select, gone from
+        # the table since the start), and a button's sent as a select.
         assert "isn't on this message" in answer(
-            await emu.forge_component(alice, menu, select_id, component_type=2)
+            await emu.forge_component(alice, table, "cb:o:1:0", component_type=2)
         )
+        menu = w.latest_dm(alice)
         (_, button_id, _) = menu.buttons()[0]
         assert "isn't on this message" in answer(
             await emu.forge_component(alice, menu, button_id, component_type=3, values=["x"])

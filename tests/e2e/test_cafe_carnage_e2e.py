@@ -15,29 +15,41 @@ from games.rng import Rng
 from tests.e2e.harness import (
     World,
     bot_process_env,
+    button_rows,
     ephemeral_text,
     normalise,
     open_game,
+    picked,
     start_bot_process,
     world,
 )
 
 GAME = "cafe-carnage"
 CONFIRM = "Confirm order & ballot"
+CHOICES = 4  # a row of buttons per course (starter, main, dessert), then the action card's
+
+
+def choice(message: Message, row: int, index: int = 0) -> str:
+    """The custom_id of the ``index``-th button of a choice row (0-2 the courses, 3 the card)."""
+    return str(button_rows(message)[row][index]["custom_id"])
+
+
+async def tap(w: World, user: int, message: Message, row: int, index: int = 0) -> str:
+    """``user`` taps a choice of ``message`` and sees it shown as picked; its custom_id."""
+    custom_id = choice(w.emu.get_message(message.id), row, index)
+    await shows_update(w, await w.emu.click(user, message.id, custom_id), message)
+    assert picked(button_rows(w.emu.get_message(message.id))[row]) == [custom_id]
+    return custom_id
 
 
 async def order(w: World, user: int, rng: Rng | None, message: Message | None = None) -> Message:
-    """Pick a starter, main, dessert and action card in the player's private message."""
+    """Tap a starter, main, dessert and action card in the player's private message."""
     message = message or w.latest_dm(user)
-    for index in range(4):
-        current = w.emu.get_message(message.id)
-        custom_id, options = current.selects()[index]
-        value = options[rng.randint(0, len(options) - 1)][1] if rng else options[0][1]
-        result = await w.emu.select(user, message.id, custom_id, [value])
-        await shows_update(w, result, message)
-        chosen = w.emu.get_message(message.id).find_component(custom_id)
-        assert chosen is not None
-        assert [o["value"] for o in chosen["options"] if o.get("default")] == [value]
+    rows = button_rows(w.emu.get_message(message.id))
+    assert len(rows) == CHOICES + 1 and [len(r) for r in rows][-1] == 1, "4 choices, Confirm"
+    for row in range(CHOICES):
+        count = len(button_rows(w.emu.get_message(message.id))[row])
+        await tap(w, user, message, row, rng.randint(0, count - 1) if rng else 0)
     return w.emu.get_message(message.id)
 
 
@@ -89,6 +101,7 @@ async def test_a_full_four_player_game_by_clicking(tmp_path: Path) -> None:
         assert "bonus" in final.lower()
         table = w.emu.get_message(table.id)
         assert not table.buttons() and not table.selects(), "a finished table offers no controls"
+        assert all(not m.selects() for u in w.users for m in w.emu.dm_messages(u)), "no dropdown"
         session = await bot.service.load(1)
         assert session.status == "finished"
         assert await bot.service.replay(1) == session.state
@@ -186,30 +199,24 @@ async def test_forged_and_hostile_input_is_refused_and_changes_nothing(tmp_path:
             assert "not playing" in ephemeral_text(hand)
             # Bob forges Alice's controls (her seat) on his own message.
             bob_dm = w.latest_dm(bob)
-            alice_select = alice_dm.selects()[0][0]
-            forged = await w.emu.forge_component(
-                bob, bob_dm.id, alice_select, component_type=3, values=["0"]
-            )
+            alice_button = choice(alice_dm, 0)
+            forged = await w.emu.forge_component(bob, bob_dm.id, alice_button)
             assert "isn't on this message" in ephemeral_text(forged)
             # ... and on a message that does carry a custom_id of his own, naming her seat.
-            own_select = bob_dm.selects()[0][0]
-            parts = own_select.split(":")
+            own_button = choice(bob_dm, 0)
+            parts = own_button.split(":")
             parts[3] = "0"
-            forged_seat = await w.emu.forge_component(
-                bob, bob_dm.id, ":".join(parts), component_type=3, values=["0"]
-            )
+            forged_seat = await w.emu.forge_component(bob, bob_dm.id, ":".join(parts))
             assert forged_seat.ephemeral
-            # Another session's id, malformed values.
-            other = own_select.replace("cb:g:1:", "cb:g:99:")
-            assert (
-                await w.emu.forge_component(bob, bob_dm.id, other, component_type=3, values=["0"])
-            ).ephemeral
-            bad_value = await w.emu.forge_component(
-                bob, bob_dm.id, own_select, component_type=3, values=["7"]
-            )
-            assert "moved on" in ephemeral_text(bad_value)
+            # Another session's id, another move's key, a button sent as a select.
+            other = own_button.replace("cb:g:1:", "cb:g:99:")
+            assert (await w.emu.forge_component(bob, bob_dm.id, other)).ephemeral
+            parts = own_button.split(":")
+            parts[4] = "0" * len(parts[4])
+            bad_key = await w.emu.forge_component(bob, bob_dm.id, ":".join(parts))
+            assert "isn't on this message" in ephemeral_text(bad_key)
             nonsense = await w.emu.forge_component(
-                bob, bob_dm.id, own_select, component_type=3, values=["x; drop"]
+                bob, bob_dm.id, own_button, component_type=3, values=["x; drop"]
             )
             assert nonsense.ephemeral
             assert await bot.store.actions(1) == before, "nothing changed"
@@ -219,13 +226,11 @@ async def test_forged_and_hostile_input_is_refused_and_changes_nothing(tmp_path:
                 await confirm(w, user, await order(w, user, None))
             await w.settle()
             assert stale_hand.message is not None
-            old_select, old_options = stale_hand.message.selects()[0]
+            old_button = choice(stale_hand.message, 0)
             log = await bot.store.actions(1)
-            replay = await w.emu.select(
-                alice, stale_hand.message.id, old_select, [old_options[0][1]]
-            )
+            replay = await w.emu.click(alice, stale_hand.message.id, old_button)
             assert "moved on" in ephemeral_text(replay)
-            assert replay.message is not None and replay.message.selects(), "with a fresh view"
+            assert replay.message is not None and button_rows(replay.message), "a fresh view"
             assert await bot.store.actions(1) == log
             # A non-player joins a running game; the table's start button is gone.
             status = await w.emu.slash(mallory, w.channel, "game join")
@@ -248,17 +253,12 @@ async def _secret_round(
         alice, bob, carol, dave = w.users
         # Alice: her picks vary; Bob: his card varies; Carol and Dave: fixed.
         message = w.latest_dm(alice)
-        for index, pick in enumerate(alice_picks):
-            custom_id, options = w.emu.get_message(message.id).selects()[index]
-            await shows_update(
-                w, await w.emu.select(alice, message.id, custom_id, [options[pick][1]]), message
-            )
+        for row, pick in enumerate(alice_picks):
+            await tap(w, alice, message, row, pick)
         await confirm(w, alice, message)
         message = w.latest_dm(bob)
-        for index in range(4):
-            custom_id, options = w.emu.get_message(message.id).selects()[index]
-            value = options[bob_card][1] if index == 3 else options[0][1]
-            await shows_update(w, await w.emu.select(bob, message.id, custom_id, [value]), message)
+        for row in range(CHOICES):
+            await tap(w, bob, message, row, bob_card if row == 3 else 0)
         await confirm(w, bob, message)
         await confirm(w, carol, await order(w, carol, None))
         await w.settle()
@@ -405,17 +405,14 @@ async def test_table_edits_are_spaced_and_coalesced(tmp_path: Path) -> None:
             before = len(w.emu.rest_calls)
             for user in w.users:  # 20 clicks in quick succession, each once the DM shows it
                 message = w.latest_dm(user)
-                for index in range(4):
-                    custom_id, options = w.emu.get_message(message.id).selects()[index]
-                    await w.emu.select(user, message.id, custom_id, [options[0][1]])
+                for row in range(CHOICES):
+                    custom_id = choice(w.emu.get_message(message.id), row)
+                    await w.emu.click(user, message.id, custom_id)
 
-                    def picked(cid: str = custom_id, mid: int = message.id) -> bool:
-                        select = w.emu.get_message(mid).find_component(cid)
-                        return select is not None and any(
-                            o.get("default") for o in select["options"]
-                        )
+                    def shown(cid: str = custom_id, mid: int = message.id, r: int = row) -> bool:
+                        return picked(button_rows(w.emu.get_message(mid))[r]) == [cid]
 
-                    await w.emu.wait_until(picked)
+                    await w.emu.wait_until(shown)
                 await w.emu.wait_until(
                     lambda m=message: any(
                         label == CONFIRM and not off
@@ -462,17 +459,16 @@ async def test_last_rounds_menu_is_closed_by_a_click_not_by_an_edit(tmp_path: Pa
         version = (await bot.service.load(1)).version
         user = late
         stale = w.emu.get_message(stale.id)
-        assert stale.selects(), "the last round's menu was left as it was"
-        custom_id, options = stale.selects()[0]
+        assert button_rows(stale), "the last round's menu was left as it was"
         calls = len(w.emu.rest_calls)
-        result = await w.emu.select(user, stale.id, custom_id, [options[0][1]])
+        result = await w.emu.click(user, stale.id, choice(stale, 0))
         assert result.type == 7, "the click's own answer updates the old DM"
         closed = w.emu.get_message(stale.id)
         assert closed.selects() == [] and closed.buttons() == []
         assert "newer message" in closed.current_text()
         assert len(w.emu.rest_calls) == calls + 1, "nothing but the callback"
         assert (await bot.service.load(1)).version == version, "nothing was played"
-        assert w.latest_dm(user).id != stale.id and w.latest_dm(user).selects()
+        assert w.latest_dm(user).id != stale.id and button_rows(w.latest_dm(user))
         # Round 2 runs out too; then the game is abandoned: the newest DM says so at once, and
         # a click on round 2's (left open) closes it the same way.
         round_two = w.latest_dm(late)
@@ -481,14 +477,13 @@ async def test_last_rounds_menu_is_closed_by_a_click_not_by_an_edit(tmp_path: Pa
         w.clock.advance(deadline.due_at - w.clock() + 1)
         await w.fire_timers()
         round_three = w.latest_dm(late)
-        assert round_three.id != round_two.id and w.emu.get_message(round_two.id).selects()
+        assert round_three.id != round_two.id and button_rows(w.emu.get_message(round_two.id))
         ask = await w.emu.slash(w.users[0], w.channel, "game abandon", {})
         assert ask.message is not None
         await w.emu.click(w.users[0], ask.message.id, ask.message.button("Yes, abandon it"))
         await w.settle()
         assert "abandoned" in w.emu.get_message(round_three.id).current_text()
-        custom_id, options = w.emu.get_message(round_two.id).selects()[0]
-        result = await w.emu.select(late, round_two.id, custom_id, [options[0][1]])
+        result = await w.emu.click(late, round_two.id, choice(w.emu.get_message(round_two.id), 0))
         assert result.type == 7
         closed = w.emu.get_message(round_two.id)
         assert "abandoned" in closed.current_text()
@@ -535,21 +530,19 @@ async def test_a_pick_on_a_private_copy_shows_in_the_dm_too(tmp_path: Path) -> N
         dm = w.latest_dm(alice)
         copy = await w.emu.slash(alice, w.channel, "game hand")
         assert copy.ephemeral and copy.message is not None
-        custom_id, options = copy.message.selects()[0]
-        value = options[-1][1]
-        result = await w.emu.select(alice, copy.message.id, custom_id, [value])
+        custom_id = choice(copy.message, 0, -1)
+        result = await w.emu.click(alice, copy.message.id, custom_id)
         assert result.type == 7, "the copy is updated by the click's own answer"
+        assert result.message is not None
+        assert picked(button_rows(result.message)[0]) == [custom_id]
         await w.settle()
-        shown = w.emu.get_message(dm.id).find_component(custom_id)
-        assert shown is not None
-        assert [o["value"] for o in shown["options"] if o.get("default")] == [value]
+        starters = button_rows(w.emu.get_message(dm.id))[0]
+        assert picked(starters) == [custom_id], "the DM shows the pick too"
         # And a pick on the DM itself is shown there by its own answer, nothing more.
-        other_id, other_options = w.emu.get_message(dm.id).selects()[1]
+        other_id = choice(w.emu.get_message(dm.id), 1)
         calls = len(w.emu.rest_calls)
-        result = await w.emu.select(alice, dm.id, other_id, [other_options[0][1]])
+        result = await w.emu.click(alice, dm.id, other_id)
         assert result.type == 7
         await w.settle()
-        chosen = w.emu.get_message(dm.id).find_component(other_id)
-        assert chosen is not None
-        assert [o["value"] for o in chosen["options"] if o.get("default")] == [other_options[0][1]]
+        assert picked(button_rows(w.emu.get_message(dm.id))[1]) == [other_id]
         assert len(w.emu.rest_calls) == calls + 1, "the callback alone"

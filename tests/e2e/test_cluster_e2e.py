@@ -19,7 +19,7 @@ from pathlib import Path
 from bot.core.sessions import SessionService
 from bot.core.store import SessionStatus, open_store
 from emulator import DiscordEmulator, InteractionResult, Message
-from tests.e2e.harness import bot_process_env, game_messages, start_bot_process
+from tests.e2e.harness import bot_process_env, button_rows, game_messages, start_bot_process
 from tests.pg_server import PostgresServer
 
 GAME = "cafe-carnage"
@@ -66,7 +66,7 @@ class Member:
 def new_menu(emu: DiscordEmulator, user: int, played: set[int]) -> Message | None:
     """The player's newest DM menu not played yet."""
     for message in reversed(emu.dm_messages(user)):
-        if message.id not in played and emu.get_message(message.id).selects():
+        if message.id not in played and button_rows(emu.get_message(message.id), SESSION):
             return emu.get_message(message.id)
     return None
 
@@ -78,11 +78,11 @@ async def menus(emu: DiscordEmulator, users: list[int], played: set[int]) -> dic
 
 
 async def order(emu: DiscordEmulator, user: int, message_id: int) -> list[InteractionResult]:
-    """Pick the first of each of the four choices of the menu."""
+    """Tap the first of each of the four choices of the menu (a row of buttons each)."""
     results = []
-    for index in range(4):
-        custom_id, options = emu.get_message(message_id).selects()[index]
-        results.append(await emu.select(user, message_id, custom_id, [options[0][1]]))
+    for row in range(4):
+        custom_id = button_rows(emu.get_message(message_id), SESSION)[row][0]["custom_id"]
+        results.append(await emu.click(user, message_id, custom_id))
     return results
 
 

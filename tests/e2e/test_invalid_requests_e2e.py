@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.e2e.harness import (
+    button_rows,
     ephemeral_text,
     error_answers,
     invalid_mark,
@@ -32,7 +33,7 @@ async def test_closed_dms_cost_one_refused_dm_per_game(tmp_path: Path) -> None:
             table = await open_game(w, "cafe-carnage")
             hand = await w.emu.slash(bob, w.channel, "game hand")
             assert "round 1/" in ephemeral_text(hand) and hand.message is not None
-            assert hand.message.selects(), "Bob's hand comes with its controls"
+            assert button_rows(hand.message), "Bob's hand comes with its controls"
             shown = await w.emu.click(bob, table.id, w.table_message().button("Show my hand"))
             assert "round 1/" in ephemeral_text(shown)
             # Two rounds run out of time, then the bot restarts mid-game.

@@ -12,6 +12,7 @@ from bot.core.record import verify
 from emulator import Message
 from tests.e2e.harness import (
     World,
+    button_rows,
     controls,
     ephemeral_text,
     open_game,
@@ -163,9 +164,9 @@ async def test_a_private_move_taken_back_is_not_named_to_the_table(tmp_path: Pat
         alice = w.users[0]
         await open_game(w, "cafe-carnage")
         menu = w.latest_dm(alice)
-        custom_id, options = menu.selects()[0]
-        dish = options[0][0].split(" — ")[0]  # "Watermelon Salad — $1 / 1 GP"
-        await w.emu.select(alice, menu.id, custom_id, [options[0][1]])
+        starter = button_rows(menu)[0][0]
+        dish = starter["label"].split(" (")[0]  # "Watermelon Salad ($1)"
+        await w.emu.click(alice, menu.id, starter["custom_id"])
         await w.settle()
         posts = len(w.game_messages())
 

@@ -21,7 +21,7 @@ from emulator import Message
 from games import REGISTRY
 from games.engine import PrivatePanel, clock_key
 from games.rng import Rng
-from tests.e2e.harness import Control, controls
+from tests.e2e.harness import Control, button_rows, controls
 from tests.playground.harness import (
     WAIT,
     Playground,
@@ -134,9 +134,10 @@ async def test_cafe_carnage_with_two_friends_and_bot_players_in_the_browser(
 
         for page, user in ((alice, alice_id), (bob, bob_id)):
             await open_dms(page)
-            menu = next(m for m in reversed(emu.dm_messages(user)) if m.selects())
-            for custom_id, options in menu.selects():
-                await press_in_page(pg, page, Control(menu.id, "", custom_id, options[0][1]))
+            menu = next(m for m in reversed(emu.dm_messages(user)) if button_rows(m))
+            for row in range(4):  # a row of buttons per course, then the action card's
+                first = button_rows(emu.get_message(menu.id))[row][0]
+                await press_in_page(pg, page, Control(menu.id, "", first["custom_id"]))
             await settle(pg)
             confirm = emu.get_message(menu.id).button("Confirm")
             await press_in_page(pg, page, Control(menu.id, "Confirm", confirm))
