@@ -55,6 +55,19 @@ def test_groups_stay_buttons_while_they_fit_each_from_a_row_of_its_own() -> None
     ]
 
 
+def test_the_choice_made_so_far_stands_out_as_a_primary_button() -> None:
+    a = options(3, "a")
+    a[1] = a[1].model_copy(update={"default": True})
+    controls = grouped_controls([("a", a), ("b", options(2, "b"))])
+    assert [(c.label, c.style) for c in controls if isinstance(c, Button)] == [
+        ("a0", "secondary"),
+        ("a1", "primary"),
+        ("a2", "secondary"),
+        ("b0", "secondary"),
+        ("b1", "secondary"),
+    ]
+
+
 def test_the_largest_group_folds_into_a_select_only_when_buttons_do_not_fit() -> None:
     done = Button(label="Done", action={"type": "done"})
     groups = [("a", options(5, "a")), ("b", options(12, "b")), ("c", options(8, "c"))]
