@@ -150,9 +150,11 @@ async def soak(
                     user = waiting_for(table, names) if rng.randint(0, 9) else rng.choice(users)
                 else:  # a game played by DM (Café Carnage, Cube Café…): a player's newest DM
                     user, options = rng.choice([(u, dm_controls(emu, u, index + 1)) for u in users])
-                    buttons = [o for o in options if o.value is None]
-                    if buttons and rng.randint(0, 2) == 0:
-                        options = buttons  # "Confirm" and the like, else rarely picked
+                    # The panel's last button ("Confirm", "Done"), else rarely picked among the
+                    # choices (buttons too, when they fit in rows).
+                    last = [o for o in options if o.value is None][-1:]
+                    if last and rng.randint(0, 2) == 0:
+                        options = last
                 if not options:
                     if await _finished(db, index + 1):
                         break
