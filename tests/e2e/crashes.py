@@ -51,6 +51,7 @@ from tests.e2e.harness import (
 FIRE_WITHIN = 60.0
 REMINDER = "is waiting for your move"
 TIMES_UP = "Time's up for"
+INVALID = (401, 403, 429)  # the answers Discord counts toward a ban of the bot's IP
 CLOSED = "That step is over"  # a click on an older DM of the game: its answer closes it
 
 
@@ -80,6 +81,8 @@ class SoakResult:
     reminders_sent: int = 0
     reminders_doubled: int = 0  # a step's reminder sent twice: must be 0
     error_lines: int = 0  # ERROR lines in the bot processes' logs
+    invalid: dict[int, int] = field(default_factory=dict)  # 401/403/429 answers Discord counts
+    violations: int = 0  # requests Discord would have refused as malformed
     per_session_acked: dict[int, int] = field(default_factory=dict)
     # (session, player) → the acknowledged clicks (control label, value, answer type, wall time)
     acked_by: dict[tuple[int, str], list[tuple[str, str | None, int, float]]] = field(
@@ -129,6 +132,8 @@ class SoakResult:
             ("reminders sent twice", self.reminders_doubled),
             (f"timers not fired within {FIRE_WITHIN:.0f} s", self.timers_late),
             ("ERROR lines in the bots' logs", self.error_lines),
+            ("401 / 403 / 429 answers", " / ".join(str(self.invalid.get(s, 0)) for s in INVALID)),
+            ("requests Discord would refuse", self.violations),
         ]
         rows += [(f"  refused: {text}", n) for text, n in self.refusals.most_common(4)]
         return "\n".join(f"{name:<42}{value}" for name, value in rows)
@@ -424,6 +429,10 @@ async def soak(
             await asyncio.gather(*(m.stop() for m in members))
             await db.close()
         result.error_lines = sum(m.error_lines() for m in members)
+        statuses = [status for _, _, status, _ in emu.error_responses]
+        result.invalid = {status: statuses.count(status) for status in INVALID}
+        result.invalid[429] += len(emu.rate_limited)
+        result.violations = len(emu.violations)
         await _check(url, emu, channels, users, result)
     return result
 
