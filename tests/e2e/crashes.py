@@ -82,7 +82,8 @@ class SoakResult:
     reminders_doubled: int = 0  # a step's reminder sent twice: must be 0
     error_lines: int = 0  # ERROR lines in the bot processes' logs
     invalid: dict[int, int] = field(default_factory=dict)  # 401/403/429 answers Discord counts
-    violations: int = 0  # requests Discord would have refused as malformed
+    # By kind; "unacknowledged": the clicks a kill left unanswered.
+    violations: collections.Counter[str] = field(default_factory=collections.Counter)
     per_session_acked: dict[int, int] = field(default_factory=dict)
     # (session, player) → the acknowledged clicks (control label, value, answer type, wall time)
     acked_by: dict[tuple[int, str], list[tuple[str, str | None, int, float]]] = field(
@@ -133,9 +134,9 @@ class SoakResult:
             (f"timers not fired within {FIRE_WITHIN:.0f} s", self.timers_late),
             ("ERROR lines in the bots' logs", self.error_lines),
             ("401 / 403 / 429 answers", " / ".join(str(self.invalid.get(s, 0)) for s in INVALID)),
-            ("requests Discord would refuse", self.violations),
+            ("what Discord would flag", dict(self.violations) or 0),
         ]
-        rows += [(f"  refused: {text}", n) for text, n in self.refusals.most_common(4)]
+        rows += [(f"  refused: {text[:29]}…", n) for text, n in self.refusals.most_common(4)]
         return "\n".join(f"{name:<42}{value}" for name, value in rows)
 
 
@@ -432,7 +433,7 @@ async def soak(
         statuses = [status for _, _, status, _ in emu.error_responses]
         result.invalid = {status: statuses.count(status) for status in INVALID}
         result.invalid[429] += len(emu.rate_limited)
-        result.violations = len(emu.violations)
+        result.violations.update(v.kind for v in emu.violations)
         await _check(url, emu, channels, users, result)
     return result
 
