@@ -361,6 +361,8 @@ async def soak(
                     result.refused += 1
                     text = answer.message.current_text() if answer.message else ""
                     result.refusals[text.splitlines()[0][:70] if text else "(empty)"] += 1
+                    if "game has ended" in text and await _finished(db, session_id):
+                        break  # a finished game's last DMs keep their controls
                 else:
                     acked += 1
                     result.acknowledged += 1
