@@ -35,7 +35,7 @@ from typing import Any
 from bot.core.record import effective, verify
 from bot.core.sessions import SessionService
 from bot.core.store import SessionStatus, open_store, sqlite_path
-from emulator import DiscordEmulator, EmulatorError, Message
+from emulator import DiscordEmulator, EmulatorError, InteractionResult, Message
 from games.engine import apply, clock_key, new_game
 from games.rng import Rng
 from tests.e2e.harness import (
@@ -309,6 +309,8 @@ async def soak(
             await emu.click(host, table.id, emu.get_message(table.id).button("Start"))
             tables[channel] = table.id
         done = asyncio.Event()
+        # Clicks acknowledged by a deferred update: (session, player, answer, its acked_by entry)
+        deferred: list[tuple[int, str, InteractionResult, tuple[str, str | None, int, float]]] = []
         away: set[int] = set()  # sessions whose players stepped away (a timer made due)
         clicking: set[int] = set()  # sessions with a click in flight
 
@@ -366,9 +368,10 @@ async def soak(
                 else:
                     acked += 1
                     result.acknowledged += 1
-                    result.acked_by.setdefault((session_id, str(user)), []).append(
-                        (control.label, control.value, answer.type, time.time())
-                    )
+                    entry = (control.label, control.value, answer.type, time.time())
+                    result.acked_by.setdefault((session_id, str(user)), []).append(entry)
+                    if answer.type == 6:  # its refusal, if any, comes later, privately
+                        deferred.append((session_id, str(user), answer, entry))
                     # Let the table show the move (a DM's answer shows it at once).
                     deadline = time.monotonic() + (1.0 if on_table else 0.0)
                     while emu.get_message(table_id).snapshot() == shown:
@@ -428,6 +431,14 @@ async def soak(
             await asyncio.gather(killer(), play(), *([make_timers_due()] if timers else []))
             await _posts_sent(db)  # the last moves' announcements (a loaded machine may lag)
             await asyncio.sleep(0.5)  # and the last table edits
+            for session_id, user, answer, entry in deferred:
+                if any(m.ephemeral_to is not None for m in answer.followups()):
+                    # Deferred, then answered privately (too slow to refuse at once): no move.
+                    result.acknowledged -= 1
+                    result.per_session_acked[session_id] -= 1
+                    result.refused += 1
+                    result.refusals["(deferred, then refused)"] += 1
+                    result.acked_by[(session_id, user)].remove(entry)
         finally:
             await asyncio.gather(*(m.stop() for m in members))
             await db.close()
