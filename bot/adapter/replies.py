@@ -12,12 +12,13 @@ import aiohttp
 import discord
 from discord import app_commands
 
+from bot.adapter.answer import Answer, How
 from bot.adapter.closed_dms import ClosedDms
 from bot.adapter.messenger import UNKNOWN_MESSAGE, Failure, Messenger, failure_of, update_clicked
 from bot.adapter.mine import waiting_note
 from bot.adapter.pictures import Pictures
 from bot.adapter.screens import DM_CLOSED_HELP, Rendered, Screens
-from bot.core.errors import StaleVersion, UserError
+from bot.core.errors import UserError
 from bot.core.seats import is_robot, robot_name
 from bot.core.sessions import Session, SessionService
 from games.presentation import PLAYER_TOKEN
@@ -204,19 +205,38 @@ class Replies:
                 message_id, rendered.pictures, [dict(a.to_dict()) for a in attachments]
             )
 
-    async def update(self, interaction: discord.Interaction[Any], rendered: Rendered) -> None:
+    async def answer(self, interaction: discord.Interaction[Any], answer: Answer) -> None:
+        """Send a click's answer, decided and drawn before: the one place it reaches the
+        messenger."""
+        if answer.how is How.ACK:
+            if not interaction.response.is_done():
+                await interaction.response.defer()
+        elif answer.how is How.NEW:
+            assert answer.rendered is not None
+            await self.show(interaction, answer.rendered, answer.note)
+        else:
+            assert answer.rendered is not None
+            await self._update(interaction, answer.rendered, answer.keeps_attachments)
+        if answer.then is not None:
+            await self.show(interaction, answer.then)
+
+    async def _update(
+        self, interaction: discord.Interaction[Any], rendered: Rendered, keeps_attachments: bool
+    ) -> None:
         """Show ``rendered`` on the clicked message itself (keeping the pictures it shows
         already: only a changed picture is uploaded)."""
         kwargs = rendered.message(edit=True)
         kwargs.pop("content", None)
         message = interaction.message
-        attachments = (
-            await self.pictures.for_edit(
+        attachments: list[Any] | None
+        if keeps_attachments:
+            attachments = None
+        elif message is not None:
+            attachments = await self.pictures.for_edit(
                 rendered.game, rendered.pictures, message.id, clear=rendered.drops_pictures
             )
-            if message is not None
-            else await self.files(rendered)
-        )
+        else:
+            attachments = await self.files(rendered)
         if attachments is not None:
             kwargs["attachments"] = attachments
         found = await self.edit_clicked(interaction, **kwargs)
@@ -305,17 +325,6 @@ class Replies:
             return
         note = waiting_note(await self.service.waiting_elsewhere(uid, s.id))
         await self.show(interaction, self.screens.private_payload(s, uid, note=note), note or None)
-
-    async def send_fresh_view(
-        self, interaction: discord.Interaction[Any], session_id: int, seat: str
-    ) -> None:
-        note = f"⚠️ {StaleVersion().message}"
-        s = await self.service.load(session_id)
-        if seat != "t" and s.state is not None and s.player(str(interaction.user.id)):
-            rendered = self.screens.private_payload(s, str(interaction.user.id), note=note)
-        else:
-            rendered = await self.screens.table_payload(s)
-        await self.show(interaction, rendered, note)
 
     async def check_dms(self, interaction: discord.Interaction[Any], s: Session) -> None:
         """At join: make sure secrets can reach the player by DM; if not, say what to do (and
