@@ -389,9 +389,9 @@ class Screens:
             self._parts.popitem(last=False)
 
     async def view_of(self, s: Session, viewer: str | None, note: str = "") -> Rendered:
-        """What ``viewer`` is shown of the session: their private view, or the table (for
-        None, the table's view, and for a viewer who has none: not seated, or before the start). The one
-        drawing a click's answer asks for."""
+        """What ``viewer`` is shown of the session: their private view, or the table (for None,
+        the table's view, and for a viewer who has none: not seated, or before the start).
+        The one drawing a click's answer asks for."""
         if viewer is not None and s.state is not None and s.player(viewer) is not None:
             return self.private_payload(s, viewer, note)
         return await self.table_payload(s)
