@@ -1,0 +1,142 @@
+"""Guards that only a hostile client or an unlucky moment reaches, through Discord: a click
+carrying another seat's controls, a forged confirmation of an abandon, an undo after a later
+move revealed something, and a post whose first try Discord processed but answered with an
+error (the outbox's own retry must carry the same nonce, so Discord shows it once)."""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import re
+from pathlib import Path
+
+from tests.e2e.harness import (
+    controls,
+    ephemeral_text,
+    game_messages,
+    open_game,
+    press,
+    state_of,
+    world,
+)
+
+
+async def test_a_click_with_another_seats_controls_is_refused(tmp_path: Path) -> None:
+    """A modified client sends, as Alice, a control of Bob's private copy of his panel (from
+    /game hand: his seat number in its custom_id): refused, nothing moves, and the answer
+    shows nothing of Bob's panel."""
+    async with world(tmp_path, players=3) as w, w.bot_running() as bot:
+        alice, bob, _ = w.users
+        await open_game(w, "cafe-carnage")
+        s = await bot.service.load(1)
+        seat = {p.user_id: p.seat for p in s.players}
+        hand = await w.emu.slash(bob, w.channel, "game hand", {})
+        assert hand.ephemeral and hand.message is not None
+        copy = w.emu.get_message(hand.message.id)
+        his = [c for c in controls(copy, 1, str(seat[str(bob)])) if c.value is not None]
+        assert his, "Bob's copy offers his picks"
+        before = await state_of(bot)
+        log = await bot.store.actions(1)
+
+        for pick in his[:3]:
+            forged = await w.emu.forge_component(
+                alice,
+                copy.id,
+                pick.custom_id,
+                component_type=3,
+                values=[pick.value or ""],
+                skip_checks=True,
+            )
+            text = ephemeral_text(forged)
+            assert "Those controls belong to another player" in text, text
+            assert pick.label not in text
+        await w.settle()
+        assert await state_of(bot) == before
+        assert await bot.store.actions(1) == log
+
+        # Bob's own click on it is played: the forged ones failed only on the seat.
+        await press(w.emu, bob, his[0])
+        await w.settle()
+        assert len(await bot.store.actions(1)) == len(log) + 1
+
+
+async def test_a_forged_abandon_confirmation_from_a_player_is_refused(tmp_path: Path) -> None:
+    """Only /game abandon checks who asks before it offers "Yes, abandon it" (to the host,
+    privately); a modified client can send that button's click as another player. The service
+    refuses it for anyone but the host (or someone with Manage Channels): the game goes on."""
+    async with world(tmp_path, players=2) as w, w.bot_running() as bot:
+        host, bob = w.users
+        await open_game(w, "monster-cafe")
+        ask = await w.emu.slash(host, w.channel, "game abandon", {})
+        assert ask.ephemeral and ask.message is not None
+        yes = ask.message.button("Yes, abandon it")
+        forged = await w.emu.forge_component(bob, ask.message.id, yes, skip_checks=True)
+        assert "Only the host or someone with Manage Channels" in ephemeral_text(forged)
+        await w.settle()
+        s = await bot.service.load(1)
+        assert s.status.is_open
+        assert not any("abandoned" in t for t in w.channel_texts())
+
+
+async def test_an_undo_after_another_players_revealing_move_is_refused(tmp_path: Path) -> None:
+    """Cube Café: Alice moves on her own board (free to take back), then Bob ends his turn
+    (Done: a move that can't be taken back). Alice's undo, though nothing of Bob's depends on
+    her move, is refused: a move since revealed something."""
+    async with world(tmp_path, players=2) as w, w.bot_running() as bot:
+        alice, bob = w.users
+        await open_game(w, "cube-cafe")
+        (first, *_) = [c for c in controls(w.latest_dm(alice), 1) if c.value is not None]
+        await press(w.emu, alice, first)
+        await w.settle()
+        (done,) = [c for c in controls(w.latest_dm(bob), 1) if c.label.startswith("Done")]
+        await press(w.emu, bob, done)
+        await w.settle()
+        before = await state_of(bot)
+        assert before.round == 1, "precondition: Bob's Done alone does not end the round"
+        log = await bot.store.actions(1)
+
+        refused = await w.emu.slash(alice, w.channel, "game undo", {})
+        text = ephemeral_text(refused)
+        assert "Too late" in text and "revealed something" in text, text
+        await w.settle()
+        assert await state_of(bot) == before
+        assert await bot.store.actions(1) == log
+
+
+async def test_a_post_discord_processed_but_failed_is_shown_once(tmp_path: Path) -> None:
+    """A post reaches Discord, which creates the message but answers 503 (discord.py does not
+    retry that one itself). The outbox tries again later, with the same nonce: Discord answers
+    with the message it made, and players see it once."""
+    async with world(tmp_path, players=3) as w, w.bot_running() as bot:
+        table = await open_game(w, "monster-cafe")
+        posting = re.compile(rf"/channels/({w.channel}|{table.id})/messages$")
+        w.emu.inject_fault("POST", posting, status=503, processed=True, times=1)
+        rounds = 0
+        while not any(p.attempts for p in await bot.store.posts(1)):
+            s = await bot.service.load(1)
+            assert s.state is not None and rounds < 200, "no post was tried"
+            (current,) = s.game.active_players(s.state)
+            await press(w.emu, int(current), controls(w.table_message(), 1, "t")[0])
+            await w.settle()
+            rounds += 1
+        w.clock.advance(60)  # the outbox's backoff, on the bot's clock
+        for _ in range(300):  # bounded: the retry loop wakes at least every 5 s
+            if all(p.sent_at is not None for p in await bot.store.posts(1)):
+                break
+            await asyncio.sleep(0.1)
+        posts = await bot.store.posts(1)
+        assert all(p.sent_at is not None and p.message_id for p in posts)
+        assert max(p.attempts for p in posts) >= 1, "the outbox itself retried"
+        assert w.emu.nonce_duplicates, "Discord answered the retry with the message it made"
+        s = await bot.service.load(1)
+        assert s.state is not None
+        shown = [
+            e["title"]
+            for m in game_messages(w.emu, w.channel)
+            if m.id != s.row.table_message_id
+            for e in m.embeds
+        ]
+        expected = [a.title for a in s.state.announcements]
+        assert collections.Counter(shown) == collections.Counter(expected)
+        ids = [m.id for m in game_messages(w.emu, w.channel)]
+        assert {p.message_id for p in posts} <= set(ids)
