@@ -140,3 +140,132 @@ async def test_a_post_discord_processed_but_failed_is_shown_once(tmp_path: Path)
         assert collections.Counter(shown) == collections.Counter(expected)
         ids = [m.id for m in game_messages(w.emu, w.channel)]
         assert {p.message_id for p in posts} <= set(ids)
+
+
+async def test_only_the_games_players_answer_an_undo_request(tmp_path: Path) -> None:
+    """An undo request is posted where everyone can click it: a bystander's Object (or
+    Agree) is refused and the request still stands; the players' answers settle it."""
+    async with world(tmp_path, players=3) as w, w.bot_running() as bot:
+        alice, bob, carol = w.users
+        table = await w.emu.slash(alice, w.channel, "game new", {"game": "monster-cafe"})
+        lobby = await table.final()
+        await w.emu.click(bob, lobby.id, w.emu.get_message(lobby.id).button("Join"))
+        await w.emu.click(alice, lobby.id, w.emu.get_message(lobby.id).button("Start"))
+        await w.settle()
+        for label in ("Draw a monster", "Seat at"):
+            (control, *_) = [
+                c for c in controls(w.table_message(), 1, "t") if c.label.startswith(label)
+            ]
+            await press(w.emu, alice, control)
+            await w.settle()
+        seated = await state_of(bot)
+        await w.emu.slash(alice, w.channel, "game undo", {})
+        await w.settle()
+        (request,) = [m for m in w.game_messages() if "asks to take back" in m.current_text()]
+        for label in ("Object", "Agree"):
+            refused = await w.emu.click(carol, request.id, request.button(label))
+            assert "Only the players of this game decide" in ephemeral_text(refused)
+        await w.settle()
+        assert await bot.store.undo_request(1) is not None, "the request stands"
+        assert await state_of(bot) == seated
+        assert "objected" not in w.emu.get_message(request.id).current_text()
+
+
+async def test_the_host_cannot_leave_their_own_lobby(tmp_path: Path) -> None:
+    """A lobby without its host could never start: the host is told to abandon it instead."""
+    async with world(tmp_path, players=2) as w, w.bot_running() as bot:
+        host, bob = w.users
+        lobby = await (
+            await w.emu.slash(host, w.channel, "game new", {"game": "monster-cafe"})
+        ).final()
+        await w.emu.click(bob, lobby.id, w.emu.get_message(lobby.id).button("Join"))
+        left = await w.emu.click(host, lobby.id, w.emu.get_message(lobby.id).button("Leave"))
+        assert "You're the host" in ephemeral_text(left)
+        s = await bot.service.load(1)
+        assert s.player_ids == [str(host), str(bob)]
+        started = await w.emu.click(host, lobby.id, w.emu.get_message(lobby.id).button("Start"))
+        assert not started.ephemeral, "the host still starts it"
+
+
+async def test_a_failed_post_is_not_overtaken_by_later_ones(tmp_path: Path) -> None:
+    """A post that fails (503, not processed) holds back the posts after it: when the outbox
+    sends them, they appear in the order the moves made them."""
+    async with world(tmp_path, players=3) as w, w.bot_running() as bot:
+        table = await open_game(w, "monster-cafe")
+        posting = re.compile(rf"/channels/({w.channel}|{table.id})/messages$")
+        w.emu.inject_fault("POST", posting, status=503, times=1)
+        rounds = 0
+        while True:
+            posts = await bot.store.posts(1)
+            failed = [p for p in posts if p.attempts]
+            if failed and any(p.id > failed[0].id for p in posts):
+                break
+            s = await bot.service.load(1)
+            assert s.state is not None and rounds < 300, "no post after a failed one"
+            (current,) = s.game.active_players(s.state)
+            await press(w.emu, int(current), controls(w.table_message(), 1, "t")[0])
+            await w.settle()
+            rounds += 1
+        w.clock.advance(60)  # the outbox's backoff, on the bot's clock
+        for _ in range(300):  # bounded: the retry loop wakes at least every 5 s
+            if all(p.sent_at is not None for p in await bot.store.posts(1)):
+                break
+            await asyncio.sleep(0.1)
+        posts = sorted(await bot.store.posts(1), key=lambda p: p.id)
+        assert all(p.sent_at is not None and p.message_id for p in posts)
+        shown = [p.message_id or 0 for p in posts]
+        assert shown == sorted(shown), "every post appears after the ones made before it"
+
+
+async def test_a_post_rate_limited_past_discord_pys_retries_is_sent_later(tmp_path: Path) -> None:
+    """discord.py waits out a 429 and tries again, five times; then it raises. The outbox
+    takes that as "later" (not as a refusal): the post is sent by its own retry, once."""
+    async with world(tmp_path, players=3) as w, w.bot_running() as bot:
+        table = await open_game(w, "monster-cafe")
+        posting = re.compile(rf"/channels/({w.channel}|{table.id})/messages$")
+        w.emu.inject_fault("POST", posting, status=429, retry_after=0.01, times=5)
+        rounds = 0
+        while not any(p.attempts for p in await bot.store.posts(1)):
+            s = await bot.service.load(1)
+            assert s.state is not None and rounds < 300, "no post was tried"
+            (current,) = s.game.active_players(s.state)
+            await press(w.emu, int(current), controls(w.table_message(), 1, "t")[0])
+            await w.settle()
+            rounds += 1
+        w.clock.advance(60)  # the outbox's backoff, on the bot's clock
+        for _ in range(300):  # bounded: the retry loop wakes at least every 5 s
+            if all(p.sent_at is not None for p in await bot.store.posts(1)):
+                break
+            await asyncio.sleep(0.1)
+        posts = await bot.store.posts(1)
+        assert all(p.sent_at is not None and p.message_id for p in posts)
+        s = await bot.service.load(1)
+        assert s.state is not None
+        shown = [
+            e["title"]
+            for m in game_messages(w.emu, w.channel)
+            if m.id != s.row.table_message_id
+            for e in m.embeds
+        ]
+        expected = [a.title for a in s.state.announcements]
+        assert collections.Counter(shown) == collections.Counter(expected)
+
+
+async def test_a_move_played_when_time_ran_out_cannot_be_taken_back(tmp_path: Path) -> None:
+    """The deadline played for an absent player: that move stands, whatever the game's undo
+    rules say of the move itself."""
+    async with world(tmp_path, players=2) as w, w.bot_running() as bot:
+        await open_game(w, "monster-cafe")
+        deadline = await bot.service.deadline(1)
+        assert deadline is not None
+        w.clock.advance(deadline.due_at - w.clock() + 1)
+        await w.fire_timers()
+        log = await bot.store.actions(1)
+        (player, *_) = [a.player for a in reversed(log) if a.source == "timeout"]
+        assert [a for a in log if a.player == player][-1].source == "timeout"
+        before = await state_of(bot)
+        refused = await w.emu.slash(int(player), w.channel, "game undo", {})
+        assert "played for you when time ran out" in ephemeral_text(refused)
+        await w.settle()
+        assert await state_of(bot) == before
+        assert await bot.store.actions(1) == log
