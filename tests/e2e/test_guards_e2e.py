@@ -188,25 +188,24 @@ async def test_the_host_cannot_leave_their_own_lobby(tmp_path: Path) -> None:
 
 
 async def test_a_failed_post_is_not_overtaken_by_later_ones(tmp_path: Path) -> None:
-    """A post that fails (503, not processed) holds back the posts after it: when the outbox
-    sends them, they appear in the order the moves made them."""
+    """Posts pile up while the channel refuses them (503); when it is back, the oldest one's
+    first try fails again: it holds back the posts after it, and they appear in the order the
+    moves made them."""
     async with world(tmp_path, players=3) as w, w.bot_running() as bot:
         table = await open_game(w, "monster-cafe")
         posting = re.compile(rf"/channels/({w.channel}|{table.id})/messages$")
-        w.emu.inject_fault("POST", posting, status=503, times=1)
+        outage = w.emu.inject_fault("POST", posting, status=503, times=None)
         rounds = 0
-        while True:
-            posts = await bot.store.posts(1)
-            failed = [p for p in posts if p.attempts]
-            if failed and any(p.id > failed[0].id for p in posts):
-                break
+        while len([p for p in await bot.store.posts(1) if p.sent_at is None]) < 3:
             s = await bot.service.load(1)
-            assert s.state is not None and rounds < 300, "no post after a failed one"
+            assert s.state is not None and rounds < 300, "fewer than 3 posts in a game"
             (current,) = s.game.active_players(s.state)
             await press(w.emu, int(current), controls(w.table_message(), 1, "t")[0])
             await w.settle()
             rounds += 1
-        w.clock.advance(60)  # the outbox's backoff, on the bot's clock
+        outage.remove()
+        w.emu.inject_fault("POST", posting, status=503, times=1)
+        w.clock.advance(600)  # the outbox's backoff, on the bot's clock
         for _ in range(300):  # bounded: the retry loop wakes at least every 5 s
             if all(p.sent_at is not None for p in await bot.store.posts(1)):
                 break
@@ -215,6 +214,7 @@ async def test_a_failed_post_is_not_overtaken_by_later_ones(tmp_path: Path) -> N
         assert all(p.sent_at is not None and p.message_id for p in posts)
         shown = [p.message_id or 0 for p in posts]
         assert shown == sorted(shown), "every post appears after the ones made before it"
+        assert len(set(shown)) > 1, "precondition: more than one message was held back"
 
 
 async def test_a_post_rate_limited_past_discord_pys_retries_is_sent_later(tmp_path: Path) -> None:
