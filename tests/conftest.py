@@ -4,6 +4,7 @@ the ERROR-log check: a test fails on any ERROR (or worse) log record it did not 
 
 from __future__ import annotations
 
+import gc
 import logging
 import re
 import shutil
@@ -98,6 +99,10 @@ def pytest_configure(config: pytest.Config) -> None:
 @pytest.fixture(autouse=True)
 def error_log(request: pytest.FixtureRequest) -> Iterator[ErrorLog]:
     """Fails the test on an ERROR log record it did not expect (see ``expect_errors``)."""
+    # A pending task is reported ("Task was destroyed but it is pending!") when the garbage
+    # collector frees it, whenever that is: collect now, so what earlier tests left is not
+    # blamed on this one, and again at the end, so what this test leaves is blamed on it.
+    gc.collect()
     handler = ErrorLog()
     for marker in request.node.iter_markers("expect_errors"):
         handler.expect(*marker.args)
@@ -106,6 +111,7 @@ def error_log(request: pytest.FixtureRequest) -> Iterator[ErrorLog]:
     request.node.stash[ERROR_LOG] = handler
     try:
         yield handler
+        gc.collect()
     finally:
         root.removeHandler(handler)
     # What the test's own teardown logged (the call phase's records were checked already).
