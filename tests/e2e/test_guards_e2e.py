@@ -269,3 +269,25 @@ async def test_a_move_played_when_time_ran_out_cannot_be_taken_back(tmp_path: Pa
         await w.settle()
         assert await state_of(bot) == before
         assert await bot.store.actions(1) == log
+
+
+async def test_stats_count_only_this_servers_games(tmp_path: Path) -> None:
+    """Alice plays in two servers: each server's /game stats counts its own games only."""
+    async with world(tmp_path, players=3) as w, w.bot_running() as bot:
+        alice = w.users[0]
+        await open_game(w, "cafe-carnage")
+        await w.finish_by_deadlines(1)
+        other = w.emu.add_guild("Other Night")
+        w.channel = w.emu.add_text_channel(other, "cafe")
+        dave = w.emu.add_user("dave", guild=other)
+        erin = w.emu.add_user("erin", guild=other)
+        w.emu.add_member(other, alice)
+        w.users = [alice, dave, erin]
+        await open_game(w, "cafe-carnage")
+        s = await bot.service.open_in_channel(w.channel)
+        assert s is not None
+        await w.finish_by_deadlines(s.id)
+
+        board = ephemeral_text(await w.emu.slash(dave, w.channel, "game stats", {}))
+        assert "dave" in board.lower() and "erin" in board.lower()
+        assert "bob" not in board.lower() and "carol" not in board.lower(), board
