@@ -38,6 +38,7 @@ bench: $(STAMP)
 
 soak: $(STAMP)
 	$(BIN)/python bench/soak.py
+	$(BIN)/python bench/soak.py --processes 2
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache

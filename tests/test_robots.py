@@ -6,7 +6,7 @@ import asyncio
 import hashlib
 import json
 import re
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
@@ -340,10 +340,16 @@ async def test_a_robot_that_is_stopped_plays_no_more(service: SessionService) ->
 
 @pytest.mark.parametrize("failure", ["raises", "illegal"])
 async def test_a_failing_strategy_never_stalls_the_table(
-    service: SessionService, monkeypatch: pytest.MonkeyPatch, failure: str
+    service: SessionService,
+    monkeypatch: pytest.MonkeyPatch,
+    failure: str,
+    expect_errors: Callable[..., None],
 ) -> None:
     """A strategy that raises or picks a move the rules refuse: the bot plays the rules'
-    default move instead, as for a player whose clock ran out."""
+    default move instead, as for a player whose clock ran out (a strategy that raises is our
+    bug: logged as an ERROR)."""
+    if failure == "raises":
+        expect_errors(r"bot\.core\.robots ERROR: the strategy of bot player bot-\d failed")
 
     def broken(state: Any, player: str, rng: Rng) -> BaseModel:
         if failure == "raises":

@@ -8,15 +8,17 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Awaitable, Callable
+from dataclasses import replace
+from functools import partial
 from typing import Any
 
 import discord
 
+from bot.adapter.answer import Answer, edit, new
 from bot.adapter.history import PER_PAGE, history_screen, record_file
 from bot.adapter.render import jump_link, names_in
 from bot.adapter.replies import Replies, committed, in_time
-from bot.adapter.screens import Rendered, Screens
+from bot.adapter.screens import Screens
 from bot.adapter.tables import TableSync
 from bot.core.errors import NotAllowed, StaleVersion, UserError
 from bot.core.options import choices_of, option_fields
@@ -27,17 +29,6 @@ from games import REGISTRY
 from games.engine import PrivatePanel
 
 log = logging.getLogger(__name__)
-
-
-def _synced_message(interaction: discord.Interaction[Any], s: Session) -> bool:
-    """Is the clicked message one the sync worker keeps up to date (the channel's table
-    message or a player's DM), rather than an ephemeral copy?"""
-    message = interaction.message
-    if message is None:
-        return False
-    return message.id == s.row.table_message_id or any(
-        p.dm_message_id == message.id for p in s.players
-    )
 
 
 class Controls:
@@ -82,7 +73,10 @@ class Controls:
             return action
 
         message_id = interaction.message.id if interaction.message is not None else None
-        with self.tables.answering(message_id, sid, TABLE if seat == "t" else clicker):
+        view = TABLE if seat == "t" else clicker
+        # The worker leaves the clicked message to this click's answer; leaving, it is told
+        # once whether the answer drew the move.
+        with self.tables.answering(message_id, sid, view):
             try:
                 result = await in_time(
                     interaction,
@@ -90,78 +84,72 @@ class Controls:
                     interaction.response.defer,
                 )
             except (StaleVersion, NotAllowed) as exc:
-                if await self._close_old_dm(interaction, sid):
-                    return
-                if isinstance(exc, NotAllowed):
-                    raise
-                await self.replies.send_fresh_view(interaction, sid, seat)
+                refusal = await self._refused(interaction, sid, view, exc)
+                await self.replies.answer(interaction, refusal)
                 return
             s = result.session
-
-            def again() -> Awaitable[Rendered]:
-                return self._table(s) if seat == "t" else self._private(s, clicker)
-
-            async with committed(f"Your move in game #{s.id} was played.", again):
-                await self._show_update(interaction, s, again)
-        game = s.game
-        if (
-            s.state is not None
-            and game.private_panel is PrivatePanel.ON_REQUEST
-            and game.private_decision(s.state, clicker)
-        ):
             # A private decision (a peek at the deck): shown to the clicker alone, at once.
-            async with committed(f"Your move in game #{s.id} was played."):
-                await self.replies.show(interaction, self.screens.private_payload(s, clicker))
+            peek = (
+                s.state is not None
+                and s.game.private_panel is PrivatePanel.ON_REQUEST
+                and s.game.private_decision(s.state, clicker)
+            )
+            done = f"Your move in game #{s.id} was played."
+            await self._answer_move(interaction, s, done, view, peek=clicker if peek else None)
 
-    async def _close_old_dm(self, interaction: discord.Interaction[Any], sid: int) -> bool:
-        """A click on the DM of a step that is over (a new step came as a newer DM, and the
-        old one is not edited then), or of a game that ended: its answer closes it, pointing
-        at the newer one."""
+    async def _refused(
+        self,
+        interaction: discord.Interaction[Any],
+        sid: int,
+        view: str | None,
+        exc: StaleVersion | NotAllowed,
+    ) -> Answer:
+        """A refused click's answer. On the DM of a step that is over (a new step came as a
+        newer DM, and the old one is not edited then) or of a game that ended, it closes that
+        DM, pointing at the newer one; else a stale click is shown the view as it is now, and a
+        move not allowed is raised (the error hook says why)."""
         message = interaction.message
-        if message is None or interaction.guild_id is not None or message.flags.ephemeral:
-            return False
+        old_dm = (
+            message is not None and interaction.guild_id is None and not message.flags.ephemeral
+        )
+        if isinstance(exc, NotAllowed) and not old_dm:
+            raise exc
         s = await self.service.load(sid)
         me = s.player(str(interaction.user.id))
-        if me is None or me.dm_message_id in (None, message.id):
-            return False
-        v2 = message.flags.components_v2
-        if s.status is SessionStatus.ABANDONED:
-            closed = self.screens.abandoned_dm(s, v2=v2)
-        else:
-            closed = self.screens.closed_step(s, v2=v2)
-        kwargs = closed.message(edit=True)
-        kwargs.pop("content", None)
-        await self.replies.edit_clicked(interaction, **kwargs)
-        return True
+        older = me.dm_message_id if me is not None else None
+        if old_dm and message is not None and older not in (None, message.id):
+            v2 = message.flags.components_v2
+            if s.status is SessionStatus.ABANDONED:
+                return edit(self.screens.abandoned_dm(s, v2=v2), keeps_attachments=True)
+            return edit(self.screens.closed_step(s, v2=v2), keeps_attachments=True)
+        if isinstance(exc, NotAllowed):
+            raise exc
+        note = f"⚠️ {StaleVersion().message}"
+        return new(await self.screens.view_of(s, view, note), note)
 
-    async def _show_update(
+    async def _answer_move(
         self,
         interaction: discord.Interaction[Any],
         s: Session,
-        render: Callable[[], Awaitable[Rendered]],
+        done: str,
+        view: str | None = TABLE,
+        *,
+        peek: str | None = None,
     ) -> None:
-        """Show the new state on the clicked message.
+        """Answer a stored change (``done``) on the clicked message, which shows ``view``:
+        decided once, drawn once, sent once (and ``peek``'s private view after, if given).
 
         The table message and each player's DM are kept up to date by the table sync: the click
         is answered with the newest render of that message (one writer at a time per message),
         or only acknowledged when a new message is due (the sync sends it). Any other copy (an
-        ephemeral from /game hand or /game status) is edited by the response itself.
+        ephemeral from /game hand or /game status) is edited by the answer itself.
         """
-        if _synced_message(interaction, s):
-            message = interaction.message
-            seat = "t" if message is not None and message.id == s.row.table_message_id else "p"
-            clicker = str(interaction.user.id)
-            shown = await self.tables.answer_click(interaction, s.id, clicker, seat)
-            if not shown and not interaction.response.is_done():
-                await interaction.response.defer()
-            return
-        await self.replies.update(interaction, await render())
-
-    async def _table(self, s: Session) -> Rendered:
-        return await self.screens.table_payload(s)
-
-    async def _private(self, s: Session, user_id: str) -> Rendered:
-        return self.screens.private_payload(s, user_id)
+        again = partial(self.screens.view_of, s, view)
+        async with committed(done, again), self.tables.click_answer(interaction, s) as kept:
+            answer = kept if kept is not None else edit(await self.screens.view_of(s, view))
+            if peek is not None:
+                answer = replace(answer, then=await self.screens.view_of(s, peek))
+            await self.replies.answer(interaction, answer)
 
     async def lobby_button(
         self, interaction: discord.Interaction[Any], match: re.Match[str], values: list[str]
@@ -182,8 +170,7 @@ class Controls:
                 interaction, self.service.skip_step(sid, uid), interaction.response.defer
             )
             skipped = result.session
-            async with committed(f"Game #{sid} moved on.", lambda: self._table(skipped)):
-                await self._show_update(interaction, skipped, lambda: self._table(skipped))
+            await self._answer_move(interaction, skipped, f"Game #{sid} moved on.")
             return
         if verb == "join":
             work = self.service.join(sid, uid, user.display_name)
@@ -202,9 +189,9 @@ class Controls:
             "bot": f"A bot player joined game #{s.id} ({s.game.title}).",
             "unbot": f"A bot player left game #{s.id} ({s.game.title}).",
         }.get(verb, f"Game #{s.id} ({s.game.title}) has started.")
-        async with committed(done, lambda: self._table(s)):
-            await self._show_update(interaction, s, lambda: self._table(s))
-            if verb == "join" and s.game.private_panel is PrivatePanel.DM:
+        await self._answer_move(interaction, s, done)
+        if verb == "join" and s.game.private_panel is PrivatePanel.DM:
+            async with committed(done, partial(self.screens.view_of, s, TABLE)):
                 await self.replies.check_dms(interaction, s)
 
     async def option_select(
@@ -225,8 +212,7 @@ class Controls:
             self.service.set_option(sid, str(interaction.user.id), name, value),
             interaction.response.defer,
         )
-        async with committed(f"The option of game #{s.id} was set.", lambda: self._table(s)):
-            await self._show_update(interaction, s, lambda: self._table(s))
+        await self._answer_move(interaction, s, f"The option of game #{s.id} was set.")
 
     async def help_page(
         self, interaction: discord.Interaction[Any], match: re.Match[str], values: list[str]

@@ -107,12 +107,10 @@ def find_action(panel: Panel, key: str, *, in_select: bool) -> dict[str, Any] | 
     return PanelKeys.of(panel).action(key, in_select=in_select)
 
 
-def content_digest(*panels: Panel, extra: str = "") -> str:
-    """Changes whenever anything visible in the panels changes."""
-    h = hashlib.sha1(extra.encode())
-    for panel in panels:
-        h.update(panel.__pydantic_serializer__.to_json(panel))
-    return h.hexdigest()[:16]
+def with_image(embed: discord.Embed, panel: Panel) -> discord.Embed:
+    if panel.image is not None:
+        embed.set_image(url=f"attachment://{panel.image.name}")
+    return embed
 
 
 def merged_controls(panels: list[Panel]) -> Panel:

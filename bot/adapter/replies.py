@@ -12,12 +12,13 @@ import aiohttp
 import discord
 from discord import app_commands
 
+from bot.adapter.answer import Answer, How
 from bot.adapter.closed_dms import ClosedDms
 from bot.adapter.messenger import UNKNOWN_MESSAGE, Failure, Messenger, failure_of, update_clicked
 from bot.adapter.mine import waiting_note
 from bot.adapter.pictures import Pictures
 from bot.adapter.screens import DM_CLOSED_HELP, Rendered, Screens
-from bot.core.errors import StaleVersion, StorageFull, UserError
+from bot.core.errors import StorageFull, UserError
 from bot.core.seats import is_robot, robot_name
 from bot.core.sessions import Session, SessionService
 from games.presentation import PLAYER_TOKEN
@@ -172,11 +173,6 @@ class Replies:
         self.pictures = pictures
         self.closed_dms = closed_dms or ClosedDms(service)
 
-    async def files(self, rendered: Rendered) -> list[discord.File]:
-        if rendered.game is None or not rendered.pictures:
-            return []
-        return await self.pictures.files(rendered.game, rendered.pictures)
-
     async def show(
         self,
         interaction: discord.Interaction[Any],
@@ -185,50 +181,81 @@ class Replies:
         *,
         ephemeral: bool = True,
     ) -> discord.Message | None:
-        """A new message answering the interaction (a reply, or a followup once deferred)."""
-        kwargs = rendered.message(note) | {"files": await self.files(rendered)}
-        if kwargs.get("content") is None:
+        """A new message answering the interaction (a reply, or a followup once deferred:
+        that followup is returned)."""
+        return await self._deliver(interaction, rendered, note, ephemeral=ephemeral)
+
+    async def answer(self, interaction: discord.Interaction[Any], answer: Answer) -> None:
+        """Send a click's answer, decided and drawn before: the one place it reaches the
+        messenger."""
+        if answer.how is How.ACK:
+            if not interaction.response.is_done():
+                await interaction.response.defer()
+        else:
+            assert answer.rendered is not None
+            await self._deliver(
+                interaction,
+                answer.rendered,
+                answer.note,
+                edit=answer.how is How.EDIT,
+                keeps_attachments=answer.keeps_attachments,
+            )
+        if answer.then is not None:
+            await self._deliver(interaction, answer.then)
+
+    async def _deliver(
+        self,
+        interaction: discord.Interaction[Any],
+        rendered: Rendered,
+        note: str | None = None,
+        *,
+        edit: bool = False,
+        keeps_attachments: bool = False,
+        ephemeral: bool = True,
+    ) -> discord.Message | None:
+        """One drawn message as the interaction's answer, in order: its arguments, its pictures,
+        the one request, then what its pictures became. ``edit``: on the clicked message itself,
+        uploading only a changed picture (``keeps_attachments``: its attachments left alone);
+        else a new message."""
+        kwargs = rendered.message(note, edit=edit)
+        if edit or kwargs.get("content") is None:
             kwargs.pop("content", None)
-        if interaction.response.is_done():
-            message: discord.Message = await interaction.followup.send(
-                ephemeral=ephemeral, wait=True, **kwargs
-            )
-            await self.remember_pictures(message.id, rendered, message.attachments)
-            return message
-        answer = await interaction.response.send_message(ephemeral=ephemeral, **kwargs)
-        sent = answer.resource if answer is not None else None
-        if isinstance(sent, discord.InteractionMessage):
-            await self.remember_pictures(sent.id, rendered, sent.attachments)
-        return None
-
-    async def remember_pictures(
-        self, message_id: int, rendered: Rendered, attachments: list[discord.Attachment]
-    ) -> None:
-        if rendered.pictures:
-            await self.pictures.after_edit(
-                message_id, rendered.pictures, [dict(a.to_dict()) for a in attachments]
-            )
-
-    async def update(self, interaction: discord.Interaction[Any], rendered: Rendered) -> None:
-        """Show ``rendered`` on the clicked message itself (keeping the pictures it shows
-        already: only a changed picture is uploaded)."""
-        kwargs = rendered.message(edit=True)
-        kwargs.pop("content", None)
         message = interaction.message
-        attachments = (
-            await self.pictures.for_edit(
+        attachments: list[Any] | None
+        if keeps_attachments:
+            attachments = None
+        elif edit and message is not None:
+            attachments = await self.pictures.for_edit(
                 rendered.game, rendered.pictures, message.id, clear=rendered.drops_pictures
             )
-            if message is not None
-            else await self.files(rendered)
-        )
-        if attachments is not None:
-            kwargs["attachments"] = attachments
-        found = await self.edit_clicked(interaction, **kwargs)
-        if attachments is not None and message is not None:
+        elif rendered.game is None or not rendered.pictures:
+            attachments = []
+        else:
+            attachments = await self.pictures.files(rendered.game, rendered.pictures)
+        followup: discord.Message | None = None
+        shown_on: int | None = None
+        found: list[discord.Attachment] = []
+        if edit:
+            if attachments is not None:
+                kwargs["attachments"] = attachments
+            found = await self.edit_clicked(interaction, **kwargs)
+            if attachments is not None and message is not None:
+                shown_on = message.id
+        else:
+            kwargs["files"] = attachments
+            if interaction.response.is_done():
+                followup = await interaction.followup.send(ephemeral=ephemeral, wait=True, **kwargs)
+                sent: object = followup
+            else:
+                answer = await interaction.response.send_message(ephemeral=ephemeral, **kwargs)
+                sent = answer.resource if answer is not None else None
+            if rendered.pictures and isinstance(sent, discord.Message | discord.InteractionMessage):
+                shown_on, found = sent.id, sent.attachments
+        if shown_on is not None:
             await self.pictures.after_edit(
-                message.id, rendered.pictures, [dict(a.to_dict()) for a in found]
+                shown_on, rendered.pictures, [dict(a.to_dict()) for a in found]
             )
+        return followup
 
     async def edit_clicked(
         self, interaction: discord.Interaction[Any], **kwargs: Any
@@ -310,17 +337,6 @@ class Replies:
             return
         note = waiting_note(await self.service.waiting_elsewhere(uid, s.id))
         await self.show(interaction, self.screens.private_payload(s, uid, note=note), note or None)
-
-    async def send_fresh_view(
-        self, interaction: discord.Interaction[Any], session_id: int, seat: str
-    ) -> None:
-        note = f"⚠️ {StaleVersion().message}"
-        s = await self.service.load(session_id)
-        if seat != "t" and s.state is not None and s.player(str(interaction.user.id)):
-            rendered = self.screens.private_payload(s, str(interaction.user.id), note=note)
-        else:
-            rendered = await self.screens.table_payload(s)
-        await self.show(interaction, rendered, note)
 
     async def check_dms(self, interaction: discord.Interaction[Any], s: Session) -> None:
         """At join: make sure secrets can reach the player by DM; if not, say what to do (and

@@ -7,6 +7,7 @@ nothing about the rules.
 from __future__ import annotations
 
 import collections
+import hashlib
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -17,12 +18,12 @@ from bot.adapter.mine import waiting_note
 from bot.adapter.pictures import PictureRef
 from bot.adapter.render import (
     PanelKeys,
-    content_digest,
     embed_of,
     game_view,
     layout_view,
     merged_controls,
     sendable,
+    with_image,
 )
 from bot.adapter.results import ResultMessage, result_message
 from bot.core.options import describe_options, lobby_option_controls
@@ -92,6 +93,14 @@ class PanelEntry:
     panel: Panel
     digest: str
     keys: PanelKeys
+
+
+def content_digest(*panels: Panel, extra: str = "") -> str:
+    """Changes whenever anything visible in the panels changes."""
+    h = hashlib.sha1(extra.encode())
+    for panel in panels:
+        h.update(panel.__pydantic_serializer__.to_json(panel))
+    return h.hexdigest()[:16]
 
 
 TABLE_VIEW = "\x00table"  # the table's key among the viewers of a session's panels
@@ -237,7 +246,8 @@ class Screens:
     # -- the table -------------------------------------------------------------------------------
     async def table_payload(self, s: Session) -> Rendered:
         """The channel's table message: the public panels plus who we wait for and until when."""
-        return self.render_table(s, await self.table_parts(s))
+        parts = await self.table_parts(s)
+        return self.render_table(s, parts)
 
     async def table_parts(self, s: Session) -> TableParts:
         """What the table shows, with its digest: cheap next to drawing it (no discord.py
@@ -303,6 +313,11 @@ class Screens:
         last = len(panels) - 1
         # The deal is sealed from the start: the seed's commitment, checked at the end.
         footer = f"🔒 sealed {short(s.commitment)} · Game #{s.id}"
+        buttons: list[discord.ui.Item[discord.ui.View]] = []
+        if s.status is SessionStatus.ACTIVE and game.private_panel is not PrivatePanel.NEVER:
+            buttons.append(self.hand_button(s.id))
+        if parts.skippable:
+            buttons.append(self.skip_button(s.id))
         embeds = [
             with_image(
                 embed_of(
@@ -315,11 +330,6 @@ class Screens:
             )
             for i, panel in enumerate(panels)
         ]
-        buttons: list[discord.ui.Item[discord.ui.View]] = []
-        if s.status is SessionStatus.ACTIVE and game.private_panel is not PrivatePanel.NEVER:
-            buttons.append(self.hand_button(s.id))
-        if parts.skippable:
-            buttons.append(self.skip_button(s.id))
         view = game_view(
             merged_controls(panels),
             names,
@@ -377,6 +387,14 @@ class Screens:
         self._parts[key] = (s.state, s.row, value)
         while len(self._parts) > PARTS_KEPT:
             self._parts.popitem(last=False)
+
+    async def view_of(self, s: Session, viewer: str | None, note: str = "") -> Rendered:
+        """What ``viewer`` is shown of the session: their private view, or the table (for None,
+        the table's view, and for a viewer who has none: not seated, or before the start).
+        The one drawing a click's answer asks for."""
+        if viewer is not None and s.state is not None and s.player(viewer) is not None:
+            return self.private_payload(s, viewer, note)
+        return await self.table_payload(s)
 
     def private_payload(self, s: Session, user_id: str, note: str = "") -> Rendered:
         entry = self.private_entry(s, user_id)
@@ -467,12 +485,6 @@ def help_pages(text: str) -> list[tuple[str, str]]:
             pages[-1][1].append(line)
     out = [(title, "\n".join(lines).strip()) for title, lines in pages]
     return [(t, body) for t, body in out if body] or [("How to play", text.strip() or "…")]
-
-
-def with_image(embed: discord.Embed, panel: Panel) -> discord.Embed:
-    if panel.image is not None:
-        embed.set_image(url=f"attachment://{panel.image.name}")
-    return embed
 
 
 def _button(

@@ -33,8 +33,9 @@ from typing import Any
 
 import discord
 
+from bot.adapter.answer import ACK, Answer, edit
 from bot.adapter.closed_dms import TOLD, ClosedDms
-from bot.adapter.messenger import ChannelGone, Failure, Messenger, failure_of, update_clicked
+from bot.adapter.messenger import ChannelGone, Failure, Messenger, failure_of
 from bot.adapter.pictures import Pictures
 from bot.adapter.render import embed_of, mention_line, names_in
 from bot.adapter.screens import DM_CLOSED_TABLE_HELP, Rendered, Screens
@@ -148,6 +149,14 @@ def turns_superseded(announcements: list[Announcement]) -> list[Announcement]:
 # channel; each player's own panel is live).
 SIMULTANEOUS_TABLE_SLOWDOWN = 5
 PROGRESS_ONLY_SLOWDOWN = 3  # the same players awaited as the table shows: only progress changed
+
+
+def _kept(message_id: int, s: Session) -> bool:
+    """Is ``message_id`` one the sync worker keeps up to date (the channel's table message or a
+    player's DM), rather than an ephemeral copy?"""
+    return message_id == s.row.table_message_id or any(
+        p.dm_message_id == message_id for p in s.players
+    )
 
 
 def awaited(s: Session) -> frozenset[str]:
@@ -631,90 +640,88 @@ class TableSync:
             )
 
     # -- a click answered on its own message ----------------------------------------------------
-    async def answer_click(
-        self, interaction: discord.Interaction[Any], session_id: int, clicker: str, seat: str
-    ) -> bool:
-        """Show the move on the clicked message (the table, or the clicker's DM) in the
-        interaction's own answer, under the message's lock and drawn from the newest state;
-        the worker then finds that message up to date. False: the interaction was only
-        acknowledged (too late to draw, or a new step wants a new DM, or another process is
-        showing the session) and the worker shows it."""
+    @contextlib.asynccontextmanager
+    async def click_answer(
+        self, interaction: discord.Interaction[Any], s: Session
+    ) -> AsyncIterator[Answer | None]:
+        """The answer to a click on a message the worker keeps (the table, the clicker's DM):
+        the newest state drawn for it, under the session's presentation and the message's lock,
+        both held while the caller sends it (one writer at a time per message); or only an
+        acknowledgement (too late to draw, the worker showed it meanwhile, a new step wants a
+        new DM, another process is showing the session), the worker then showing it. Leaving,
+        the worker learns what the answer drew, and finds that message up to date. None: the
+        clicked message is not one the worker keeps (an ephemeral copy)."""
         message = interaction.message
-        if message is None or interaction.response.is_done():
-            return False
+        if message is None or not _kept(message.id, s):
+            yield None
+            return
+        if interaction.response.is_done():
+            yield ACK
+            return
         elapsed = (discord.utils.utcnow() - interaction.created_at).total_seconds()
-        async with self._presenting(session_id) as held:
+        view = TABLE if message.id == s.row.table_message_id else str(interaction.user.id)
+        async with self._presenting(s.id) as held:
             if not held:
-                return False
-            return await self._answer_click(
-                interaction, message, session_id, clicker, seat, elapsed
-            )
+                yield ACK
+                return
+            async with self._lock(message.id):
+                newest, answer = await self._draw_click(interaction, s.id, view, elapsed)
+                yield answer
+                if newest is not None and answer.rendered is not None:
+                    self._drew(newest, view, answer.rendered)
 
-    async def _answer_click(
+    async def _draw_click(
         self,
         interaction: discord.Interaction[Any],
-        message: discord.Message,
         session_id: int,
-        clicker: str,
-        seat: str,
+        view: str | None,
         elapsed: float,
-    ) -> bool:
-        async with self._lock(message.id):
-            s = await self.service.load(session_id)
-            self._caught_up(s)
-            if seat == "t":
-                parts = await self.screens.table_parts(s)
-                if self._table_digests.get(s.id) == parts.digest:
-                    return False  # the sync showed it meanwhile: only acknowledge
-                rendered = self.screens.render_table(s, parts)
+    ) -> tuple[Session | None, Answer]:
+        """The clicked message's answer, drawn from the newest state (under its lock)."""
+        s = await self.service.load(session_id)
+        self._caught_up(s)
+        if view == TABLE:
+            parts = await self.screens.table_parts(s)
+            if self._table_digests.get(s.id) == parts.digest:
+                return None, ACK  # the sync showed it meanwhile: only acknowledge
+            rendered = self.screens.render_table(s, parts)
+        else:
+            assert view is not None
+            if s.state is None or s.player(view) is None:
+                return None, ACK
+            entry = self.screens.private_entry(s, view)
+            shown_stamp, shown_digest = self._dm_state(s, view)
+            new_step = entry.panel.stamp != shown_stamp and s.status is SessionStatus.ACTIVE
+            if not new_step and (shown_stamp, shown_digest) == (entry.panel.stamp, entry.digest):
+                return None, ACK  # the sync showed it meanwhile: only acknowledge
+            if new_step:
+                # The next step comes as a new DM (which notifies), sent by the worker; the
+                # clicked one closes here, in the click's answer, instead of by an edit.
+                rendered = self.screens.closed_step(s, v2=entry.panel.layout == "components")
             else:
-                if s.state is None or s.player(clicker) is None:
-                    return False
-                entry = self.screens.private_entry(s, clicker)
-                shown_stamp, shown_digest = self._dm_state(s, clicker)
-                new_step = entry.panel.stamp != shown_stamp and s.status is SessionStatus.ACTIVE
-                if not new_step and (shown_stamp, shown_digest) == (
-                    entry.panel.stamp,
+                rendered = self.screens.render_private(
+                    s,
+                    view,
+                    entry.panel,
                     entry.digest,
-                ):
-                    return False  # the sync showed it meanwhile: only acknowledge
-                if new_step:
-                    # The next step comes as a new DM (which notifies), sent by the worker; the
-                    # clicked one closes here, in the click's answer, instead of by an edit.
-                    rendered = self.screens.closed_step(s, v2=entry.panel.layout == "components")
-                else:
-                    rendered = self.screens.render_private(
-                        s,
-                        clicker,
-                        entry.panel,
-                        entry.digest,
-                        keys=entry.keys,
-                        elsewhere=self._elsewhere.get(clicker, 0),
-                    )
-            spent = (discord.utils.utcnow() - interaction.created_at).total_seconds()
-            if max(elapsed, spent) > ANSWER_BUDGET or interaction.response.is_done():
-                return False
-            attachments = await self._attachments(message.id, rendered)
-            kwargs = rendered.message(edit=True)
-            kwargs.pop("content", None)
-            if attachments is None:
-                await update_clicked(interaction, **kwargs)
-            else:
-                kwargs["attachments"] = attachments
-                answer = await interaction.response.edit_message(**kwargs)
-                updated = answer.resource if answer is not None else None
-                found = getattr(updated, "attachments", [])
-                await self.pictures.after_edit(
-                    message.id, rendered.pictures, [dict(a.to_dict()) for a in found]
+                    keys=entry.keys,
+                    elsewhere=self._elsewhere.get(view, 0),
                 )
-            if seat == "t":
-                self._table_digests[s.id] = rendered.digest
-                self._table_awaited[s.id] = awaited(s)
-                self._answer_drew[(s.id, TABLE)] = s.version
-            elif rendered.panel is not None:  # else the step's DM closed: the worker sends the next
-                self._dm_shown[(s.id, clicker)] = (rendered.panel.stamp, rendered.digest)
-                self._answer_drew[(s.id, clicker)] = s.version
-            return True
+        spent = (discord.utils.utcnow() - interaction.created_at).total_seconds()
+        if max(elapsed, spent) > ANSWER_BUDGET or interaction.response.is_done():
+            return None, ACK
+        return s, edit(rendered)
+
+    def _drew(self, s: Session, view: str | None, rendered: Rendered) -> None:
+        """A click's answer showed ``rendered`` (drawn from ``s``) on the message of ``view``."""
+        if view == TABLE:
+            self._table_digests[s.id] = rendered.digest
+            self._table_awaited[s.id] = awaited(s)
+            self._answer_drew[(s.id, TABLE)] = s.version
+        elif rendered.panel is not None:  # else the step's DM closed: the worker sends the next
+            assert view is not None
+            self._dm_shown[(s.id, view)] = (rendered.panel.stamp, rendered.digest)
+            self._answer_drew[(s.id, view)] = s.version
 
     # -- the outbox ------------------------------------------------------------------------------
     async def _flush_outbox(self, where: Where) -> float | None:

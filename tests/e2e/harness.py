@@ -98,6 +98,7 @@ class World:
             self.bot = bot
             try:
                 yield bot
+                await handlers_done()
                 await bot.tables.idle()
             finally:
                 self.bot = None
@@ -186,6 +187,25 @@ def invalid_mark(emu: DiscordEmulator) -> tuple[int, int]:
 def error_answers(emu: DiscordEmulator, status: int, code: int) -> int:
     """How many times Discord answered the bot ``status`` with ``code`` (e.g. 400 160004)."""
     return sum(1 for _, _, s, c in emu.error_responses if (s, c) == (status, code))
+
+
+# The tasks in which discord.py runs a command's or a component's handler.
+HANDLER_TASKS = ("CommandTree-invoker", "discord-ui-", "discord.py: on_interaction")
+
+
+async def handlers_done() -> None:
+    """Let the handlers of the test's last interactions finish what they do after answering
+    (a command's courtesy DM, say) before the bot stops: a test stops its bot when its
+    players are done, not in the middle of a command."""
+    for _ in range(100):
+        running = [
+            t
+            for t in asyncio.all_tasks()
+            if t.get_name().startswith(HANDLER_TASKS) and not t.done()
+        ]
+        if not running:
+            return
+        await asyncio.wait(running, timeout=0.1)
 
 
 def game_messages(emu: DiscordEmulator, channel: int) -> list[Message]:

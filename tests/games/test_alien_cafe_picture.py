@@ -6,7 +6,6 @@ from __future__ import annotations
 import io
 import json
 import re
-import time
 
 from PIL import Image
 
@@ -106,7 +105,8 @@ def test_the_table_shows_the_last_service_as_a_picture_with_alt_text() -> None:
     assert GAME.panel(state, None).image is None
 
 
-def test_the_picture_is_deterministic_small_and_quick() -> None:
+def test_the_picture_is_deterministic_and_small() -> None:
+    # How quick it is, is measured by hand (bench/pictures.py): a test never times anything.
     state = served([P1, P2, P3, P4])
     spec = results_spec(state)
     first = GAME.draw(spec)
@@ -115,12 +115,6 @@ def test_the_picture_is_deterministic_small_and_quick() -> None:
     image = Image.open(io.BytesIO(first))
     assert image.width == 800 and 800 < image.height < 1100
     assert len(first) < 80_000
-    timings = []
-    for _ in range(3):
-        begin = time.perf_counter()
-        GAME.draw(spec)
-        timings.append(time.perf_counter() - begin)
-    assert min(timings) < 0.25  # measured ~40 ms for four trays
 
 
 def test_met_and_failed_tiles_are_drawn_as_such() -> None:
