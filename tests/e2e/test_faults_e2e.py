@@ -119,6 +119,7 @@ async def test_a_damaged_session_can_be_abandoned_and_the_channel_reused(tmp_pat
         assert "Café Carnage — lobby" in table.current_text()
 
 
+@pytest.mark.expect_errors(r"#1\b.*damaged", r"#2\b")  # each logged once: the test counts them
 async def test_a_damaged_session_is_logged_once_and_blocks_no_other_timer(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
