@@ -104,6 +104,9 @@ class AlienCafe(Game[AlienCafeState, Action]):
             return set()
         return set(seat.hand) | set(seat.house)
 
+    def searchable(self, state: AlienCafeState, player: str) -> bool:
+        return state.phase != "levels"  # a seat's level is its preference, not a play
+
     def strategies(self) -> dict[str, Strategy]:
         return strategies()
 
