@@ -61,21 +61,20 @@ def _replace(value: Any, mapping: dict[str, str]) -> Any:
     return value
 
 
-Slot = tuple[str, ...]  # where a string sits: dict keys, "#" for a list index, "*P" a player
+Slot = tuple[str, ...]  # where a string sits: the dict keys on its way, "#" for a list index
 Universe = dict[Slot, frozenset[str]]  # the hidden strings each slot may hold
 
 
-def _slots(value: Any, players: set[str], at: Slot, out: dict[Slot, set[str]]) -> None:
+def _slots(value: Any, at: Slot, out: dict[Slot, set[str]]) -> None:
     if isinstance(value, str):
         out.setdefault(at, set()).add(value)
     elif isinstance(value, list):
         for item in value:
-            _slots(item, players, (*at, "#"), out)
+            _slots(item, (*at, "#"), out)
     elif isinstance(value, dict):
         for key, item in value.items():
-            step = "*P" if key in players else str(key)
-            _slots(key, players, (*at, "{}"), out)
-            _slots(item, players, (*at, step), out)
+            _slots(key, (*at, "{}"), out)
+            _slots(item, (*at, str(key)), out)
 
 
 def slots_of(state: GameState) -> dict[Slot, set[str]]:
@@ -83,7 +82,7 @@ def slots_of(state: GameState) -> dict[Slot, set[str]]:
     data = state.model_dump(mode="json", round_trip=True)
     data.pop("rng", None)
     out: dict[Slot, set[str]] = {}
-    _slots(data, set(state.players), (), out)
+    _slots(data, (), out)
     return out
 
 
@@ -91,7 +90,8 @@ def hidden_universe(
     game: Game[Any, Any], players: list[PlayerId], options: BaseModel, deals: int = 24
 ) -> Universe:
     """Which hidden strings each slot of the state may hold, as far as ``deals`` fresh games
-    with these players and options show (public knowledge: the rules and the box)."""
+    with these players (the same ids: a card may name its owner) and options show (public
+    knowledge: the rules and the box)."""
     found: dict[Slot, set[str]] = {}
     for seed in range(deals):
         state = game.setup(list(players), options, seed)

@@ -72,16 +72,15 @@ def normal_strategy(game: Game[Any, Any], user_id: str, number: int = 1) -> tupl
 
 
 @functools.lru_cache(maxsize=64)
-def _universe(game_id: str, players: int, options_json: str) -> Universe:
+def _universe(game_id: str, players: tuple[PlayerId, ...], options_json: str) -> Universe:
     game = REGISTRY[game_id]
     options = game.parse_options(json.loads(options_json))
-    ids = [f"u{i}" for i in range(players)]
-    return hidden_universe(game, ids, options)
+    return hidden_universe(game, list(players), options)
 
 
-def determinizer(game: Game[Any, Any], players: int, options: BaseModel) -> Determinizer:
+def determinizer(game: Game[Any, Any], players: list[PlayerId], options: BaseModel) -> Determinizer:
     """The game's own determinizer where it has one, else the generic one."""
-    universe = _universe(game.id, players, json.dumps(options.model_dump(mode="json")))
+    universe = _universe(game.id, tuple(players), json.dumps(options.model_dump(mode="json")))
     generic = generic_determinizer(universe)
 
     def determinize(seen: GameState, player: PlayerId, rng: Rng) -> GameState:
@@ -110,7 +109,7 @@ def hard_move(
             seen,
             player,
             policy=policy,
-            determinize=determinizer(game, len(seen.players), options),
+            determinize=determinizer(game, seen.players, options),
             seed=seed,
             simulations=simulations,
             stop=stop,
