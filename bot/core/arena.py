@@ -62,9 +62,10 @@ class ArenaResult:
         for level, tally in self.by_level.items():
             low, high = wilson(tally.wins, tally.seats)
             fair = "" if self.cooperative else f" (fair share {100 / self.players:.0f} %)"
+            unit = "tables" if self.cooperative else "seats"
             out.append(
                 f"  {level.value:<6} {100 * tally.share:5.1f} %  "
-                f"[{100 * low:.1f}–{100 * high:.1f}] over {tally.seats} seats{fair}"
+                f"[{100 * low:.1f}–{100 * high:.1f}] over {tally.seats} {unit}{fair}"
             )
         if self.unfinished:
             out.append(f"  ({self.unfinished} games did not end within {MAX_MOVES} moves)")
