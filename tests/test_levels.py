@@ -202,3 +202,18 @@ def test_wilson_interval() -> None:
     assert wilson(0, 0) == (0.0, 1.0)
     with pytest.raises(ValueError, match="no bot level"):
         parse_seats("hard,grandmaster")
+
+
+def test_alien_cafes_level_4_player_decides_from_its_view_alone() -> None:
+    # It used to read the other seat's house (secret): on a bot's view it found a token and
+    # failed, so a normal bot at level 4 only ever played the default move.
+    game = REGISTRY["alien-cafe"]
+    play = game.strategies()["greedy-L4"]
+    state = new_game(game, ["bot-1", "bot-2"], game.parse_options({}), 2)
+    rng = Rng(seed=1)
+    for _ in range(1000):
+        if game.outcome(state) is not None:
+            break
+        mover = next(p for p in state.players if p in game.active_players(state))
+        state = apply(game, state, mover, play(as_seen_by(game, state, mover, 5), mover, rng))
+    assert game.outcome(state) is not None

@@ -102,8 +102,13 @@ def play_match(match: Match) -> tuple[list[float], bool, bool]:
         active = game.active_players(state)
         mover = next(p for p in state.players if p in active)
         seen = as_seen_by(game, state, mover, rng.randint(0, (1 << 62) - 1))
-        move = strategies[mover](seen, mover, rng)
-        state = apply(game, state, mover, move)
+        try:
+            move = strategies[mover](seen, mover, rng)
+            state = apply(game, state, mover, move)
+        except Exception:
+            # As a bot player does (bot.core.robots): a strategy that fails on its view (it
+            # reached for a token) or picks a refused move gets the rules' default move.
+            state = apply(game, state, mover, game.on_timeout(state, mover))
     return [0.0] * len(ids), False, False
 
 
