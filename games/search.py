@@ -12,8 +12,9 @@ simulation
 3. plays the game to its end with a rollout player (the ``normal`` level) for every seat;
 4. scores the end for the seat: its share of the win, a little for its score margin.
 
-The move played most often wins. The budget is a number of simulations and, optionally, a
-``stop`` callback the caller polls (a clock lives outside ``games/``, which stays pure).
+The move played most often wins; until every move was tried once, the rollout player's own
+move. The budget is a number of simulations and, optionally, a ``stop`` callback the caller
+polls (a clock lives outside ``games/``, which stays pure).
 """
 
 from __future__ import annotations
@@ -194,6 +195,12 @@ def search(
     rng = Rng(seed=seed)
     if len(moves) == 1 or not game.searchable(seen, player):
         return SearchResult(action=policy(seen, player, rng), simulations=0)
+    # The rollout player's own move: the answer until the search has tried every move (a
+    # budget too short to compare them all must not play whichever came first).
+    try:
+        fallback: BaseModel | None = policy(seen, player, Rng(seed=seed))
+    except Exception:
+        fallback = None  # it reached for a token: the search alone decides
     visits = [0] * len(moves)
     totals = [0.0] * len(moves)
     done = 0
@@ -224,8 +231,11 @@ def search(
         totals[index] += reward(game, end, player)
         done += 1
     best = max(range(len(moves)), key=lambda i: (visits[i], totals[i]))
+    action = moves[best]
+    if fallback is not None and fallback in moves and 0 in visits:
+        action = fallback
     return SearchResult(
-        action=moves[best],
+        action=action,
         simulations=done,
         visits={i: v for i, v in enumerate(visits) if v},
         values={i: totals[i] / visits[i] for i in range(len(moves)) if visits[i]},

@@ -217,3 +217,23 @@ def test_alien_cafes_level_4_player_decides_from_its_view_alone() -> None:
         mover = next(p for p in state.players if p in game.active_players(state))
         state = apply(game, state, mover, play(as_seen_by(game, state, mover, 5), mover, rng))
     assert game.outcome(state) is not None
+
+
+def test_a_budget_too_short_to_try_every_move_plays_the_normal_move() -> None:
+    game = REGISTRY["cafe-carnage"]
+    state = carnage()
+    seen = as_seen_by(game, state, "bot-1", 5)
+    _, normal = normal_strategy(game, "bot-1")
+    moves = game.legal_actions(seen, "bot-1")
+    assert len(moves) > 2
+    short = search(
+        game,
+        seen,
+        "bot-1",
+        policy=normal,
+        determinize=determinizer(game, state.players, game.parse_options({})),
+        seed=1,
+        simulations=2,
+    )
+    assert short.simulations == 2
+    assert short.action == normal(seen, "bot-1", Rng(seed=1))
