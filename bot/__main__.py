@@ -1,7 +1,8 @@
 """Entry point: `python -m bot` runs the bot (without a token: the playground); `python -m bot
 play` serves the local playground; `python -m bot simulate …` plays games offline; `python -m
 bot verify RECORD.json` checks a game's record; `python -m bot migrate-db --from … --to …`
-copies a database (e.g. SQLite to PostgreSQL)."""
+copies a database (e.g. SQLite to PostgreSQL); `python -m bot arena …` plays bot levels against
+each other."""
 
 from __future__ import annotations
 
@@ -50,12 +51,25 @@ def main(argv: list[str] | None = None) -> int:
     )
     copy.add_argument("--from", dest="source", required=True, help="e.g. sqlite:///cafebot.sqlite3")
     copy.add_argument("--to", dest="target", required=True, help="e.g. postgresql://user@host/db")
+    arena = sub.add_parser("arena", help="bot levels play each other: win share by level")
+    arena.add_argument("--game", required=True, help="a game id")
+    arena.add_argument("--players", type=int, default=2, help="players per game")
+    arena.add_argument("--seats", default="hard,normal", help="levels by seat, e.g. hard,normal")
+    arena.add_argument("--games", type=int, default=40, help="games to play")
+    arena.add_argument(
+        "--mode", default=None, help="the game's named player that plays normal (e.g. greedy-L2)"
+    )
+    arena.add_argument("--simulations", type=int, default=100, help="a hard move's simulations")
+    arena.add_argument("--workers", type=int, default=2, help="worker processes")
+    arena.add_argument("--seed", type=int, default=1)
     args = parser.parse_args(argv)
 
     if args.command == "simulate":
         return _simulate(args)
     if args.command == "verify":
         return _verify(args.record)
+    if args.command == "arena":
+        return _arena(args)
     if args.command == "migrate-db":
         return _migrate_db(args.source, args.target)
     try:
@@ -113,6 +127,43 @@ def _simulate(args: argparse.Namespace) -> int:
         if summary.first_error:
             print(f"\nfirst error in {summary.game_id}:\n{summary.first_error}", file=sys.stderr)
     return 1 if failed else 0
+
+
+def _arena(args: argparse.Namespace) -> int:
+    from bot.core.arena import parse_seats, run_arena
+    from games import REGISTRY
+
+    game = REGISTRY.get(args.game)
+    if game is None:
+        print(f"unknown game {args.game!r}; known: {', '.join(REGISTRY)}", file=sys.stderr)
+        return 2
+    if not game.min_players <= args.players <= game.max_players:
+        print(f"{game.title} takes {game.min_players}–{game.max_players} players", file=sys.stderr)
+        return 2
+    if args.games < 1 or args.simulations < 1 or args.workers < 1:
+        print("--games, --simulations and --workers must be at least 1", file=sys.stderr)
+        return 2
+    if args.mode is not None and args.mode not in game.strategies():
+        known = ", ".join(game.strategies()) or "none"
+        print(f"{game.title} has no player {args.mode!r}; known: {known}", file=sys.stderr)
+        return 2
+    try:
+        seats = parse_seats(args.seats)
+    except ValueError as exc:
+        print(exc, file=sys.stderr)
+        return 2
+    result = run_arena(
+        game.id,
+        args.players,
+        seats,
+        games=args.games,
+        seed=args.seed,
+        mode=args.mode,
+        simulations=args.simulations,
+        workers=args.workers,
+    )
+    print("\n".join(result.lines()))
+    return 0
 
 
 def _verify(path: Path) -> int:

@@ -171,7 +171,12 @@ class CafeBot(commands.Bot):
         )
         controls = Controls(service, screens, replies, self.tables)
         self.scheduler = Scheduler(self.store, service, clock=self.clock)
-        self.robots = Robots(service, delay=settings.bot_player_delay)
+        self.robots = Robots(
+            service,
+            delay=settings.bot_player_delay,
+            think_seconds=settings.bot_think_seconds,
+            think_workers=settings.bot_think_workers,
+        )
 
         install_fast_dispatch()
         self.add_dynamic_items(*items.all())

@@ -222,6 +222,18 @@ class Game(ABC, Generic[S, A]):
         """Named players for `simulate`; "random" is always available."""
         return {}
 
+    # -- for the searching bot (games/search.py) -------------------------------------------------
+    def determinize(self, seen: S, player: PlayerId, rng: Rng) -> S | None:
+        """``seen`` (``player``'s view: hidden strings are tokens ``"?N"``) with its tokens
+        replaced by hidden strings drawn with ``rng``, consistent with what ``player`` saw.
+        None: the generic determinizer (distinct strings from the game's secrets) will do."""
+        return None
+
+    def searchable(self, state: S, player: PlayerId) -> bool:
+        """Whether a searching bot should choose ``player``'s move now. False for a choice that
+        is a preference rather than a play (a difficulty level): its normal player makes it."""
+        return True
+
     # -- helpers ---------------------------------------------------------------------------------
     def parse_options(self, raw: dict[str, Any]) -> BaseModel:
         try:

@@ -152,3 +152,19 @@ def test_simulate_refuses_an_unknown_game(tmp_path: Path) -> None:
     result = run_bot("simulate", "--game", "chess", cwd=tmp_path)
     assert result.returncode == 2
     assert "unknown game" in result.stderr
+
+
+def test_the_arena_refuses_bad_input_and_plays_a_small_run(tmp_path: Path) -> None:
+    for args, words in (
+        (["--game", "chess"], "unknown game"),
+        (["--game", "cafe-carnage", "--players", "2"], "takes 3–8 players"),
+        (["--game", "monster-cafe", "--seats", "hard,grandmaster"], "no bot level"),
+        (["--game", "alien-cafe", "--mode", "greedy-L9"], "no player 'greedy-L9'"),
+    ):
+        result = run_bot("arena", *args, cwd=tmp_path)
+        assert result.returncode == 2 and words in result.stderr, result.stderr
+    small = ["--game", "breakfast-vs-aliens", "--seats", "normal,easy", "--games", "2"]
+    result = run_bot("arena", *small, "--workers", "1", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "Breakfast vs Aliens (2p): 2 games, win share by level" in result.stdout
+    assert "normal" in result.stdout and "easy" in result.stdout

@@ -16,7 +16,7 @@ from pydantic import BaseModel
 from bot.core.errors import NotAllowed
 from bot.core.robots import Robots, decide, strategy_for
 from bot.core.seat_view import as_seen_by, hidden_from
-from bot.core.seats import is_robot, robot_name
+from bot.core.seats import is_robot, robot_seat_name
 from bot.core.sessions import Change, Session, SessionService
 from bot.core.store import SessionStatus
 from bot.core.store.sqlite import SqliteStore
@@ -59,7 +59,8 @@ async def test_the_host_seats_and_removes_bot_players(service: SessionService) -
     robots = [p for p in s.players if is_robot(p.user_id)]
     assert [p.user_id for p in robots] == ["bot-1", "bot-2"]
     assert all(p.name.startswith("🤖 ") for p in robots)  # labelled wherever names show
-    assert [p.name for p in robots] == [robot_name("bot-1"), robot_name("bot-2")]
+    assert [p.name for p in robots] == ["🤖 Biscuit (normal)", "🤖 Mocha (normal)"]
+    assert [p.name for p in robots] == [robot_seat_name(f"bot-{n}", "normal") for n in (1, 2)]
     s = await service.remove_robot(s.id, HOST)
     assert [p.user_id for p in s.players] == [HOST, "bot-1"]
     s = await service.add_robot(s.id, HOST)  # the freed id is used again

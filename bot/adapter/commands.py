@@ -169,6 +169,24 @@ class GameCommands(app_commands.Group):
             if s.game.private_panel is PrivatePanel.DM:
                 await self.replies.check_dms(interaction, s)
 
+    @app_commands.command(name="bot", description="Seat a bot player in the lobby (host only)")
+    @app_commands.describe(level="How well it plays (normal: the game's own player)")
+    @app_commands.choices(
+        level=[app_commands.Choice(name=level, value=level) for level in ("easy", "normal", "hard")]
+    )
+    async def bot(
+        self, interaction: discord.Interaction[Any], level: app_commands.Choice[str] | None = None
+    ) -> None:
+        s = await self._open_session(interaction)
+        chosen = level.value if level is not None else "normal"
+        s = await self._soon(
+            interaction, self.service.add_robot(s.id, str(interaction.user.id), chosen)
+        )
+        await self._say(
+            interaction,
+            f"{s.players[-1].name} took a seat ({len(s.players)}/{s.game.max_players}).",
+        )
+
     @app_commands.command(name="leave", description="Leave the lobby in this channel")
     async def leave(self, interaction: discord.Interaction[Any]) -> None:
         s = await self._open_session(interaction)

@@ -176,8 +176,9 @@ class Controls:
             work = self.service.join(sid, uid, user.display_name)
         elif verb == "leave":
             work = self.service.leave(sid, uid)
-        elif verb == "bot":
-            work = self.service.add_robot(sid, uid)
+        elif verb in ("bot", "easybot", "hardbot"):
+            level = {"bot": "normal", "easybot": "easy", "hardbot": "hard"}[verb]
+            work = self.service.add_robot(sid, uid, level)
         elif verb == "unbot":
             work = self.service.remove_robot(sid, uid)
         else:

@@ -6,7 +6,7 @@ custom_id formats (≤ 100 characters):
   (render.action_key), index keeps custom_ids unique; a select option's value is its move's key.
   A click is applied only if that move is still offered, in the same step, to that viewer.
 - ``cb:l:{session}:{verb}`` lobby and table buttons (join, leave, start, hand, skip, help;
-  bot and unbot seat and remove a bot player).
+  bot, easybot and hardbot seat a bot player at level normal, easy, hard; unbot removes one).
 - ``cb:h:{game}:{page}:{b|n}`` a page of a game's rules (back or next).
 - ``cb:o:{session}:{n}`` the lobby's option selects (value: ``{option}:{index}``).
 - ``cb:a:{session}:{verb}`` the abandon confirmation (yes / no).
@@ -32,7 +32,9 @@ import discord
 import discord.ui.view
 
 GAME_ID = r"cb:g:(?P<sid>\d{1,18}):(?P<seat>t|\d{1,2}):(?P<key>[0-9a-f]{10}):(?P<idx>\d{1,2})"
-LOBBY_ID = r"cb:l:(?P<sid>\d{1,18}):(?P<verb>join|leave|start|hand|skip|help|bot|unbot)"
+LOBBY_ID = (
+    r"cb:l:(?P<sid>\d{1,18}):(?P<verb>join|leave|start|hand|skip|help|bot|easybot|hardbot|unbot)"
+)
 HELP_ID = r"cb:h:(?P<game>[a-z0-9-]{1,40}):(?P<page>\d{1,2}):(?P<way>[bn])"
 OPTION_ID = r"cb:o:(?P<sid>\d{1,18}):(?P<n>\d)"
 ABANDON_ID = r"cb:a:(?P<sid>\d{1,18}):(?P<verb>yes|no)"

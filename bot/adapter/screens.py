@@ -130,7 +130,7 @@ class Screens:
             title=f"☕ {game.title} — lobby",
             description=f"{game.summary}\n\nPress **Join** to take a seat. The host starts the "
             f"game when {game.min_players}–{game.max_players} players are seated, and may fill "
-            f"empty seats with bot players ({ROBOT_LABEL}).",
+            f"empty seats with bot players ({ROBOT_LABEL}): easy, normal or hard.",
             colour=COFFEE,
         )
         embed.add_field(name="Host", value=names.get(s.row.host_id, "?"), inline=True)
@@ -152,12 +152,15 @@ class Screens:
             ("leave", "Leave", discord.ButtonStyle.secondary, None),
             ("start", "Start", discord.ButtonStyle.primary, None),
             ("help", "How to play", discord.ButtonStyle.secondary, None),
+            # Bot players by level: normal (the game's own player), easy, hard (it searches).
             ("bot", "Add a bot player", discord.ButtonStyle.secondary, ROBOT_LABEL),
+            ("easybot", "Easy bot", discord.ButtonStyle.secondary, None),
+            ("hardbot", "Hard bot", discord.ButtonStyle.secondary, None),
             ("unbot", "Remove a bot", discord.ButtonStyle.secondary, None),
         ):
             button = _button(f"cb:l:{session_id}:{verb}", label, style, emoji=emoji)
             button.disabled = verb == "unbot" and not robots
-            button.row = 1 if verb in ("bot", "unbot") else 0  # two rows of buttons
+            button.row = 1 if verb.endswith("bot") else 0  # two rows of buttons
             view.add_item(self.items.lobby_button(button))
         for n, select in enumerate(option_selects[:LOBBY_OPTION_ROWS]):
             item: discord.ui.Select[discord.ui.View] = discord.ui.Select(

@@ -80,6 +80,19 @@ class Settings(BaseSettings):
         description="Seconds a bot player takes for a move, on average (it varies a little, "
         "as a person's would).",
     )
+    bot_think_seconds: float = Field(
+        default=0.3,
+        ge=0.01,
+        le=10,
+        description="How long a hard bot player searches for a move (in a worker process, "
+        "within its pause); it plays the best it found by then.",
+    )
+    bot_think_workers: int = Field(
+        default=1,
+        ge=1,
+        le=64,
+        description="Worker processes for hard bot players' searches (at most one core each).",
+    )
     playground_host: str = Field(
         default="127.0.0.1",
         description="Where `python -m bot play` serves its page (0.0.0.0: your whole network).",

@@ -13,16 +13,21 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hashlib
+import json
 import logging
+import multiprocessing
 import random
 from collections.abc import Awaitable, Callable
+from concurrent.futures import Executor, ProcessPoolExecutor
+from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel
 
 from bot.core.errors import StorageFull, UserError
+from bot.core.levels import Level, easy_strategy, normal_strategy, think
 from bot.core.seat_view import as_seen_by
-from bot.core.seats import is_robot, robot_number
+from bot.core.seats import is_robot, robot_level, robot_number
 from bot.core.sessions import Change, Session, SessionService
 from bot.core.store import SessionStatus
 from games.engine import Game, GameState, PlayerId, Strategy
@@ -33,25 +38,23 @@ DISK_FULL_RETRY = 5.0  # a bot player's move refused for a full disk is tried ag
 
 
 def strategy_for(game: Game[Any, Any], user_id: str) -> tuple[str, Strategy]:
-    """The game's greedy player where it has one; else its named players in turn (so two bots
-    at one table may play differently); else a random legal move."""
-    named = {k: v for k, v in game.strategies().items() if k != "timeout"}
-    if "greedy" in named:
-        return "greedy", named["greedy"]
-    if named:
-        name = sorted(named)[(robot_number(user_id) - 1) % len(named)]
-        return name, named[name]
-
-    def random_move(state: Any, player: PlayerId, rng: Rng) -> BaseModel:
-        moves: list[BaseModel] = list(game.legal_actions(state, player))
-        return rng.choice(moves)
-
-    return "random", random_move
+    """The ``normal`` level's player of a bot seat (see :func:`bot.core.levels.normal_strategy`)."""
+    return normal_strategy(game, user_id, robot_number(user_id))
 
 
-def decide(game: Game[Any, Any], state: GameState, player: PlayerId, seed: int) -> BaseModel:
-    """The move of bot seat ``player``, from what that seat may see."""
-    _, strategy = strategy_for(game, player)
+def decide(
+    game: Game[Any, Any],
+    state: GameState,
+    player: PlayerId,
+    seed: int,
+    level: Level = Level.NORMAL,
+) -> BaseModel:
+    """The move of bot seat ``player`` at ``level`` (easy or normal: the hard level thinks in
+    a worker process, :meth:`Robots._think`), from what that seat may see."""
+    if level is Level.EASY:
+        strategy = easy_strategy(game)
+    else:
+        _, strategy = strategy_for(game, player)
     seen = as_seen_by(game, state, player, seed)
     return strategy(seen, player, Rng(seed=seed))
 
@@ -66,6 +69,24 @@ class _NotAwaited(Exception):
     """The seat is no longer awaited (someone else moved first, the game ended)."""
 
 
+@dataclass(frozen=True)
+class Thought:
+    """A hard bot's move, thought out on the session at ``version``."""
+
+    version: int
+    move: BaseModel
+    simulations: int
+
+
+def thinking_pool(workers: int) -> ProcessPoolExecutor:
+    """Worker processes for hard bots' searches: a search holds the GIL for its whole budget,
+    so in a thread it would starve the event loop (the clicks). A forkserver starts them: the
+    bot's process has threads (SQLite's), which a plain fork would copy mid-flight."""
+    return ProcessPoolExecutor(
+        max_workers=workers, mp_context=multiprocessing.get_context("forkserver")
+    )
+
+
 class Robots:
     """Plays every awaited bot seat of every open session, one task per seat."""
 
@@ -75,10 +96,20 @@ class Robots:
         *,
         delay: float,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+        think_seconds: float = 0.3,
+        think_simulations: int = 100_000,
+        think_workers: int = 1,
+        executor: Executor | None = None,
     ) -> None:
         self.service = service
         self.delay = delay
         self.sleep = sleep
+        self.think_seconds = think_seconds
+        self.think_simulations = think_simulations
+        self.think_workers = think_workers
+        self._executor = executor
+        self._own_executor = executor is None
+        self.simulations = 0  # the hard bots' searches, in all (tests, benchmarks)
         self._random = random.Random()
         self._checks: dict[int, asyncio.Task[None]] = {}
         self._again: set[int] = set()
@@ -103,6 +134,9 @@ class Robots:
                 await task
         self._checks.clear()
         self._moves.clear()
+        if self._own_executor and self._executor is not None:
+            self._executor.shutdown(wait=False, cancel_futures=True)
+            self._executor = None
 
     async def idle(self) -> None:
         """Wait until no bot seat is awaited or about to move (tests)."""
@@ -156,10 +190,15 @@ class Robots:
     async def _move(self, session_id: int, player: PlayerId) -> None:
         moved = False
         try:
-            await self.sleep(self.pause())
+            loop = asyncio.get_running_loop()
+            pause = self.pause()
+            started = loop.time()
+            thought = await self._think(session_id, player)
+            # The thinking is part of the pause: a hard bot is no slower than the others.
+            await self.sleep(max(0.0, pause - (loop.time() - started)))
             while True:
                 try:
-                    moved = await self._play(session_id, player)
+                    moved = await self._play(session_id, player, thought)
                     break
                 except StorageFull:  # logged by the store, once: the move waits for room
                     await self.sleep(DISK_FULL_RETRY)
@@ -172,14 +211,60 @@ class Robots:
         if moved:
             self.request(session_id)  # still awaited (a turn of several moves)? move again
 
-    async def _play(self, session_id: int, player: PlayerId) -> bool:
+    async def _think(self, session_id: int, player: PlayerId) -> Thought | None:
+        """A hard seat's move, searched in a worker process within the budget; None for the
+        other levels, or when the search could not run (the normal move is played then)."""
+        s = await self.service.load(session_id)
+        seat = s.player(player)
+        if seat is None or robot_level(seat.name) != Level.HARD:
+            return None
+        if s.status is not SessionStatus.ACTIVE or s.state is None:
+            return None
+        if player not in s.game.active_players(s.state):
+            return None
+        seed = decision_seed(s, player)
+        seen = as_seen_by(s.game, s.state, player, seed)
+        if self._executor is None:
+            self._executor = thinking_pool(self.think_workers)
+        work = asyncio.get_running_loop().run_in_executor(
+            self._executor,
+            think,
+            s.game.id,
+            seen.model_dump_json(),
+            player,
+            json.dumps(s.options.model_dump(mode="json")),
+            seed,
+            self.think_seconds,
+            self.think_simulations,
+        )
+        try:
+            # Queued behind other bots' searches, it still moves in time: the normal move.
+            raw, ran = await asyncio.wait_for(work, timeout=4 * self.think_seconds + 5)
+            move = s.game.parse_action(raw)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            log.warning("bot player %s of session %s could not think: %r", player, session_id, exc)
+            return None
+        self.simulations += ran
+        return Thought(s.version, move, ran)
+
+    async def _play(
+        self, session_id: int, player: PlayerId, thought: Thought | None = None
+    ) -> bool:
         def choose(s: Session) -> BaseModel:
             if s.status is not SessionStatus.ACTIVE or s.state is None:
                 raise _NotAwaited()
             if player not in s.game.active_players(s.state):
                 raise _NotAwaited()
+            if thought is not None and (
+                thought.version == s.version or s.game.is_legal(s.state, player, thought.move)
+            ):
+                return thought.move
+            seat = s.player(player)
+            level = Level(robot_level(seat.name)) if seat is not None else Level.NORMAL
             try:
-                return decide(s.game, s.state, player, decision_seed(s, player))
+                return decide(s.game, s.state, player, decision_seed(s, player), level)
             except Exception:
                 # A strategy that fails (e.g. it reached for a hidden card and found a token):
                 # the rules' default move, as for a player whose clock ran out.

@@ -2,6 +2,10 @@
 
 Bot seats are played by :mod:`bot.core.robots`. Front ends ask :func:`is_robot` before anything
 only a person can receive: a DM, a ping, a reminder.
+
+A bot seat's level (``easy`` / ``normal`` / ``hard``) is kept in its stored name, where every
+screen shows it ("🤖 Biscuit (hard)"); a name without one (a seat stored before levels) plays
+``normal``, as it always did.
 """
 
 from __future__ import annotations
@@ -31,6 +35,22 @@ def robot_name(user_id: str) -> str:
     base = ROBOT_NAMES[(number - 1) % len(ROBOT_NAMES)]
     lap = (number - 1) // len(ROBOT_NAMES)
     return f"{ROBOT_LABEL} {base}" + (f" {lap + 1}" if lap else "")
+
+
+LEVELS = ("easy", "normal", "hard")
+
+
+def robot_seat_name(user_id: str, level: str) -> str:
+    """A bot seat's stored name: its name and its level."""
+    return f"{robot_name(user_id)} ({level})"
+
+
+def robot_level(name: str) -> str:
+    """The level a bot seat's stored name says (``normal`` when it says none)."""
+    for level in LEVELS:
+        if name.endswith(f" ({level})"):
+            return level
+    return "normal"
 
 
 def free_robot_id(taken: list[str]) -> str:

@@ -114,6 +114,9 @@ class AlienCafe(Game[AlienCafeState, Action]):
     def private_move(self, before: AlienCafeState, player: str, action: Action) -> str:
         return changes.private_move(action)
 
+    def searchable(self, state: AlienCafeState, player: str) -> bool:
+        return state.phase != "levels"  # a seat's level is its preference, not a play
+
     def strategies(self) -> dict[str, Strategy]:
         return strategies()
 

@@ -141,6 +141,8 @@ def greedy_action(state: AlienCafeState, pid: str, level: int) -> Action:
             o = state.seats[other]
             if other == pid or o.done:
                 continue
+            # Their house is secret (a bot sees tokens there): judge their tray without it.
+            o = o.model_copy(update={"house": [h for h in o.house if h in TILES]})
             o_base = score(o.tray, o.house, len(o.hand), o.declared).total
             o_gain, _ = _best_place(o, tid, o_base)  # better off even with the tile
             if o_gain > 0:

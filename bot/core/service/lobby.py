@@ -7,7 +7,7 @@ import json
 from typing import Any
 
 from bot.core.errors import DamagedSession, NotAllowed, NotFound, UserError
-from bot.core.seats import free_robot_id, is_robot, robot_name
+from bot.core.seats import LEVELS, free_robot_id, is_robot, robot_seat_name
 from bot.core.service.model import TABLE, Session, notice
 from bot.core.service.writing import Writing, _announcement_posts
 from bot.core.stale import retry_stale_writes
@@ -137,8 +137,11 @@ class Lobby(Writing):
             return await self.load(session_id)
 
     @retry_stale_writes
-    async def add_robot(self, session_id: int, user_id: str) -> Session:
-        """The host seats a bot player (played by the game's strategy, see bot.core.robots)."""
+    async def add_robot(self, session_id: int, user_id: str, level: str = "normal") -> Session:
+        """The host seats a bot player at ``level`` (easy, normal or hard; see
+        bot.core.robots)."""
+        if level not in LEVELS:
+            raise UserError(f"There is no bot level {level!r}: pick one of {', '.join(LEVELS)}.")
         async with self.lock(session_id):
             s = await self.load(session_id)
             self._require_lobby(s, "Bot players can only be seated in the lobby.")
@@ -148,7 +151,9 @@ class Lobby(Writing):
                 raise NotAllowed(f"The table is full ({s.game.max_players} players).")
             robot = free_robot_id(s.player_ids)
             with self._rewrite(session_id):
-                await self.store.update_lobby(session_id, s.version, add=(robot, robot_name(robot)))
+                await self.store.update_lobby(
+                    session_id, s.version, add=(robot, robot_seat_name(robot, level))
+                )
             self._changed(session_id)
             return await self.load(session_id)
 

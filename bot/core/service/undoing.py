@@ -4,6 +4,7 @@ or nobody objects in time."""
 from __future__ import annotations
 
 from bot.core.errors import NotAllowed, UserError
+from bot.core.seats import is_robot
 from bot.core.service.model import Session, UndoAnswer, names_of, notice
 from bot.core.service.writing import Writing
 from bot.core.stale import retry_stale_writes
@@ -28,9 +29,12 @@ class Undoing(Writing):
             if s.player(user_id) is None:
                 raise NotAllowed("You're not playing in this game.")
             plan = await self._plan_undo(s, user_id)
-            others = [p for p in s.player_ids if p != user_id]
+            # Bot players agree at once: only the people are asked.
+            others = [p for p in s.player_ids if p != user_id and not is_robot(p)]
             if plan.policy is Undo.FREE or not others:
-                await self._undo(s, plan, "it affected nobody else yet")
+                bots = plan.policy is not Undo.FREE and len(s.player_ids) > 1
+                why = "the bot players agreed" if bots else "it affected nobody else yet"
+                await self._undo(s, plan, why)
                 answer = UndoAnswer(f"↩️ Taken back: {plan.label}.", undone=True)
             else:
                 answer = await self._ask_others(s, plan, user_id, others)
@@ -81,7 +85,11 @@ class Undoing(Writing):
                 if stored is None:
                     raise NotAllowed("That undo request is over.")
                 agreed = sorted(stored)
-                waiting = [p for p in s.player_ids if p not in agreed and p != request.player]
+                waiting = [
+                    p
+                    for p in s.player_ids
+                    if p not in agreed and p != request.player and not is_robot(p)
+                ]
                 if waiting:
                     return UndoAnswer(
                         f"👍 {names_of(agreed)} agreed; waiting for {names_of(waiting)}.",

@@ -1,0 +1,183 @@
+"""A bot player's level: ``easy`` (random legal moves), ``normal`` (the game's own strategy) or
+``hard`` (a search, :mod:`games.search`, with ``normal`` playing its rollouts).
+
+Every function here decides from the seat's view (``bot.core.seat_view.as_seen_by``), never from
+the real state; the callers (the bot players, the arena) make that view.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import time
+from collections.abc import Callable
+from enum import StrEnum
+from typing import Any
+
+from pydantic import BaseModel
+
+from bot.core.seats import robot_number
+from games import REGISTRY
+from games.engine import Game, GameState, PlayerId, Strategy
+from games.rng import Rng
+from games.search import (
+    CannotDeterminize,
+    Determinizer,
+    Universe,
+    generic_determinizer,
+    hidden_universe,
+)
+from games.search import search as run_search
+
+
+class Level(StrEnum):
+    EASY = "easy"
+    NORMAL = "normal"
+    HARD = "hard"
+
+
+DEFAULT_LEVEL = Level.NORMAL
+
+
+def parse_level(text: str) -> Level:
+    try:
+        return Level(text.strip().lower())
+    except ValueError:
+        raise ValueError(
+            f"There is no bot level {text!r}: pick one of {', '.join(Level)}."
+        ) from None
+
+
+def easy_strategy(game: Game[Any, Any]) -> Strategy:
+    """A random legal move; ending a step is drawn no more often than any other move, so a
+    random player may dither, but every game's moves run out (the property tests play it)."""
+
+    def random_move(state: Any, player: PlayerId, rng: Rng) -> BaseModel:
+        moves: list[BaseModel] = list(game.legal_actions(state, player))
+        return rng.choice(moves)
+
+    return random_move
+
+
+def normal_strategy(game: Game[Any, Any], user_id: str, number: int = 1) -> tuple[str, Strategy]:
+    """The game's greedy player where it has one; else its named players in turn (``number``:
+    the seat's bot number, so two bots at one table may play differently); else random."""
+    named = {k: v for k, v in game.strategies().items() if k != "timeout"}
+    if "greedy" in named:
+        return "greedy", named["greedy"]
+    if named:
+        name = sorted(named)[(number - 1) % len(named)]
+        return name, named[name]
+    return "random", easy_strategy(game)
+
+
+@functools.lru_cache(maxsize=64)
+def _universe(game_id: str, players: tuple[PlayerId, ...], options_json: str) -> Universe:
+    game = REGISTRY[game_id]
+    options = game.parse_options(json.loads(options_json))
+    return hidden_universe(game, list(players), options)
+
+
+def determinizer(game: Game[Any, Any], players: list[PlayerId], options: BaseModel) -> Determinizer:
+    """The game's own determinizer where it has one, else the generic one."""
+    universe = _universe(game.id, tuple(players), json.dumps(options.model_dump(mode="json")))
+    generic = generic_determinizer(universe)
+
+    def determinize(seen: GameState, player: PlayerId, rng: Rng) -> GameState:
+        own = game.determinize(seen, player, rng)
+        return own if own is not None else generic(seen, player, rng)
+
+    return determinize
+
+
+def hard_move(
+    game: Game[Any, Any],
+    seen: GameState,
+    player: PlayerId,
+    *,
+    options: BaseModel,
+    policy: Strategy,
+    seed: int,
+    simulations: int,
+    stop: Callable[[], bool] | None = None,
+) -> tuple[BaseModel, int]:
+    """The search's move from the seat's view ``seen``, and how many simulations it ran; the
+    normal move when the view cannot be filled in."""
+    try:
+        result = run_search(
+            game,
+            seen,
+            player,
+            policy=policy,
+            determinize=determinizer(game, seen.players, options),
+            seed=seed,
+            simulations=simulations,
+            stop=stop,
+        )
+    except CannotDeterminize:
+        return policy(seen, player, Rng(seed=seed)), 0
+    return result.action, result.simulations
+
+
+def level_strategy(
+    game: Game[Any, Any],
+    level: Level,
+    user_id: str,
+    *,
+    number: int = 1,
+    options: BaseModel | None = None,
+    simulations: int = 200,
+    stop: Callable[[], bool] | None = None,
+) -> Strategy:
+    """A strategy (view, player, rng) → move for one seat at ``level``."""
+    if level is Level.EASY:
+        return easy_strategy(game)
+    _, normal = normal_strategy(game, user_id, number)
+    if level is Level.NORMAL:
+        return normal
+    opts = options if options is not None else game.parse_options({})
+
+    def hard(seen: Any, player: PlayerId, rng: Rng) -> BaseModel:
+        seed = rng.randint(0, (1 << 62) - 1)
+        move, _ = hard_move(
+            game,
+            seen,
+            player,
+            options=opts,
+            policy=normal,
+            seed=seed,
+            simulations=simulations,
+            stop=stop,
+        )
+        return move
+
+    return hard
+
+
+def think(
+    game_id: str,
+    seen_json: str,
+    player: PlayerId,
+    options_json: str,
+    seed: int,
+    seconds: float,
+    simulations: int,
+) -> tuple[dict[str, Any], int]:
+    """A hard bot's move, in a worker process: the search from the seat's view (JSON) until
+    ``seconds`` pass or ``simulations`` ran. The move (JSON) and how many simulations ran."""
+    game = REGISTRY[game_id]
+    seen = game.load_state(seen_json)
+    options = game.parse_options(json.loads(options_json))
+    _, normal = normal_strategy(game, player, robot_number(player))
+    deadline = time.monotonic() + seconds
+    move, ran = hard_move(
+        game,
+        seen,
+        player,
+        options=options,
+        policy=normal,
+        seed=seed,
+        simulations=simulations,
+        stop=lambda: time.monotonic() >= deadline,
+    )
+    return move.model_dump(mode="json"), ran
