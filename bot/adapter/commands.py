@@ -13,7 +13,12 @@ from bot.adapter.mine import seated_games_embed
 from bot.adapter.render import jump_link, names_in
 from bot.adapter.replies import NotHere, Replies, committed, in_time
 from bot.adapter.screens import Rendered, Screens
-from bot.adapter.stats import leaderboard_embed, record_embed
+from bot.adapter.stats import (
+    leaderboard_embed,
+    rating_board_embed,
+    rating_history_embed,
+    record_embed,
+)
 from bot.adapter.tables import TableSync
 from bot.core.errors import NotAllowed, NotFound, UserError
 from bot.core.options import parse_setting, setting_suggestions
@@ -299,8 +304,8 @@ class GameCommands(app_commands.Group):
         name="stats", description="This server's leaderboard, or one player's record"
     )
     @app_commands.describe(
-        game="Only this game (best and average scores need one)",
-        player="Show this player's record instead of the leaderboard",
+        game="One game: its ratings, this season and all time",
+        player="This player's record instead (with a game: their rating history)",
     )
     @app_commands.choices(game=GAME_CHOICES)
     async def stats(
@@ -317,12 +322,22 @@ class GameCommands(app_commands.Group):
         game_id = game.value if game is not None else None
         if game_id is not None and game_id not in REGISTRY:
             raise NotFound("I don't know that game.")
-        if player is not None:
+        if player is not None and game_id is not None and not REGISTRY[game_id].cooperative:
+            history = await self._soon(
+                interaction, self.service.rating_history(guild_id, game_id, str(player.id))
+            )
+            lines = await self.service.player_record(guild_id, str(player.id), game_id)
+            name = await self._name_of(guild, player)
+            embed = rating_history_embed(name, history, lines, guild_name)
+        elif player is not None:
             lines = await self._soon(
                 interaction, self.service.player_record(guild_id, str(player.id), game_id)
             )
             name = await self._name_of(guild, player)
             embed = record_embed(name, lines, guild_name, game_id)
+        elif game_id is not None:
+            rated = await self._soon(interaction, self.service.rating_board(guild_id, game_id))
+            embed = rating_board_embed(rated, guild_name)
         else:
             board = await self._soon(interaction, self.service.leaderboard(guild_id, game_id))
             embed = leaderboard_embed(board, guild_name)

@@ -3,36 +3,14 @@ a cooperative game's highest levels, and the server's seasons."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from bot.core.errors import NotAllowed, NotFound, UserError
 from bot.core.ratings import ALL_TIME, is_bot_rating
 from bot.core.service.loading import Loading
-from bot.core.store import LevelLine, RatingChange, RatingLine, SeasonRow
+from bot.core.service.model import RatingBoard, RatingHistory
+from bot.core.store import SeasonRow
 from games import REGISTRY
 
 SEASON_NAME_MAX = 40
-
-
-@dataclass(frozen=True)
-class RatingBoard:
-    """A game's board in a server: by rating (competitive) or by highest level cleared
-    (cooperative), for the open season (if any) and for all time."""
-
-    game_id: str
-    cooperative: bool
-    season: SeasonRow | None
-    season_lines: list[RatingLine] | list[LevelLine]
-    all_time: list[RatingLine] | list[LevelLine]
-    names: dict[str, str]
-
-
-@dataclass(frozen=True)
-class RatingHistory:
-    game_id: str
-    lines: list[RatingChange]  # newest first
-    games: int  # rated games in all
-    now: RatingLine | None
 
 
 class Standings(Loading):

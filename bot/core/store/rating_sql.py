@@ -26,7 +26,7 @@ class Tx(Protocol):
     async def fetch(self, sql: str, args: Sequence[Any] = ()) -> list[Record]: ...
 
 
-Changes = dict[str, tuple[Rating, Rating]]  # rated key → (before, after), all time
+Changes = dict[str, tuple[Rating, Rating]]  # seat (user id) → all-time (before, after)
 
 
 async def rate_session(tx: Tx, session_id: int, for_update: str) -> Changes:
@@ -95,8 +95,11 @@ async def _rate_rows(tx: Tx, rows: list[Record], for_update: str) -> Changes:
                     finished_at,
                 ),
             )
-            if season == ALL_TIME:
-                changes[key] = (old, new)
+        if season == ALL_TIME:
+            changes = {
+                str(r["user_id"]): (before[seat.rated_as], after[seat.rated_as])
+                for r, seat in zip(rated, seats, strict=True)
+            }
     return changes
 
 
