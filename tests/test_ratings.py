@@ -95,9 +95,9 @@ async def test_a_season_is_started_and_ended_once(service: SessionService) -> No
     assert first.name == "Winter cup"
     with pytest.raises(NotAllowed, match="already running"):
         await service.start_season(1, None, "1")
-    assert (await service.end_season(1)).id == first.id
+    assert (await service.end_season(1, 100)).id == first.id
     with pytest.raises(NotAllowed, match="No season"):
-        await service.end_season(1)
+        await service.end_season(1, 100)
     assert (await service.start_season(1, None, "1")).name == "Season 2"
 
 

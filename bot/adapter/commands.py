@@ -343,6 +343,32 @@ class GameCommands(app_commands.Group):
             embed = leaderboard_embed(board, guild_name)
         await self.replies.reply(interaction, None, embed=embed)
 
+    season = app_commands.Group(
+        name="season", description="This server's seasons: ratings that start afresh"
+    )
+
+    @season.command(name="start", description="Start a season (Manage Server)")
+    @app_commands.describe(name="The season's name (default: Season 1, 2, …)")
+    async def season_start(
+        self, interaction: discord.Interaction[Any], name: str | None = None
+    ) -> None:
+        guild_id = _manager_guild(interaction)
+        started = await self.service.start_season(guild_id, name, str(interaction.user.id))
+        text = (
+            f"🏁 **{started.name}** has begun! Every game finished from now on counts for it "
+            "as well as for all time: `/game stats` with a game shows both."
+        )
+        await interaction.response.send_message(text)
+
+    @season.command(name="end", description="End the season and post its final table")
+    async def season_end(self, interaction: discord.Interaction[Any]) -> None:
+        guild_id = _manager_guild(interaction)
+        ended = await self.service.end_season(guild_id, _channel_id(interaction))
+        await self.replies.reply(
+            interaction,
+            f"**{ended.name}** is over: its final table is posted here (once it has games).",
+        )
+
     async def _name_of(self, guild: discord.Guild | None, user: discord.abc.Snowflake) -> str:
         """A user option's name. Discord may send the option without its resolved user (an id
         the client did not resolve: discord.py then gives a bare ``discord.Object``): the
@@ -398,3 +424,14 @@ def _message_link(
     if message_id is None or interaction.guild_id is None:
         return ""
     return f" (https://discord.com/channels/{interaction.guild_id}/{channel_id}/{message_id})"
+
+
+def _manager_guild(interaction: discord.Interaction[Any]) -> int:
+    """The server, if the user may manage it (seasons are the server's admins' to run)."""
+    if interaction.guild_id is None:
+        raise UserError("Use this in a server.")
+    if not interaction.permissions.manage_guild:
+        raise NotAllowed(
+            "Only someone with Manage Server can start or end a season — ask a server admin."
+        )
+    return interaction.guild_id

@@ -4,6 +4,8 @@ rating history)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import discord
 
 from bot.core.sessions import Leaderboard, RatingBoard, RatingHistory
@@ -165,4 +167,31 @@ def rating_history_embed(
         for c in history.lines
     ]
     embed.add_field(name="Latest games (newest first)", value="\n".join(changes)[:1024] or "—")
+    return embed
+
+
+def season_embed(payload: dict[str, Any]) -> discord.Embed:
+    """An ended season's final table (from its outbox post): each game's best, by rating or,
+    for a cooperative game, by highest level cleared."""
+    season = payload["season"]
+    names: dict[str, str] = season.get("names", {})
+    embed = discord.Embed(title=f"🏆 {season['name']} is over — final table", colour=COFFEE)
+    boards = [(g, lines, "Rating") for g, lines in season.get("ratings", {}).items()]
+    boards += [(g, lines, "Level") for g, lines in season.get("levels", {}).items()]
+    for game_id, lines, column in sorted(boards, key=lambda b: _title(b[0])):
+        rows = [f"{'#':<3}{_cell('Player', NAME_WIDTH)} {column:>6} Games"]
+        for rank, (player, value, games) in enumerate(lines, start=1):
+            shown = f"{value:.1f}" if column == "Rating" else str(value)
+            rows.append(
+                f"{rank:<3}{_cell(names.get(player, player), NAME_WIDTH)} {shown:>6} {games:>5}"
+            )
+        medal = f"🥇 **{names.get(lines[0][0], lines[0][0])}**\n" if lines else ""
+        embed.add_field(
+            name=f"{_title(game_id)}",
+            value=(medal + "```\n" + "\n".join(rows) + "\n```")[:1024],
+            inline=False,
+        )
+    if not boards:
+        embed.description = "No game was finished this season."
+    embed.set_footer(text="All-time ratings go on · /game season start begins the next season")
     return embed

@@ -54,11 +54,15 @@ class Standings(Loading):
             name = _next_name(await self.store.last_season(guild_id))
         return await self.store.start_season(guild_id, name, user_id)
 
-    async def end_season(self, guild_id: int) -> SeasonRow:
-        ended = await self.store.end_season(guild_id)
+    async def end_season(self, guild_id: int, channel_id: int) -> SeasonRow:
+        """End the server's season; its final table is posted once in ``channel_id``."""
+        ended = await self.store.end_season(guild_id, channel_id)
         if ended is None:
             raise NotAllowed("No season is running here: `/game season start` begins one.")
-        return ended
+        season, carrier = ended
+        if carrier is not None:
+            self._changed(carrier, frozenset(), timers=False, robots=False)  # post it now
+        return season
 
 
 def _next_name(last: SeasonRow | None) -> str:

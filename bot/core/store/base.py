@@ -356,15 +356,37 @@ class Store(ABC):
             ) from None
         return row_of(SeasonRow, rows[0])
 
-    async def end_season(self, guild_id: int) -> SeasonRow | None:
-        """End the server's open season (None: there was none)."""
+    async def end_season(
+        self, guild_id: int, channel_id: int
+    ) -> tuple[SeasonRow, int | None] | None:
+        """End the server's open season (None: there was none) and, in the same transaction,
+        put its final table in the outbox, to be posted in ``channel_id`` once (a crash before
+        it is sent sends it after the restart). The outbox is per session: the post goes with
+        the server's latest game (of that channel if any); returned with the season (None: the
+        server never played, there is nothing to post)."""
         async with self._transaction() as tx:
             rows = await tx.fetch(
                 "UPDATE seasons SET ended_at = ? WHERE guild_id = ? AND ended_at IS NULL "
                 "RETURNING *",
                 (time.time(), guild_id),
             )
-        return row_of(SeasonRow, rows[0]) if rows else None
+            if not rows:
+                return None
+            season = row_of(SeasonRow, rows[0])
+            anchor = await tx.fetch(
+                "SELECT id FROM sessions WHERE guild_id = ? "
+                "ORDER BY (channel_id = ?) DESC, id DESC LIMIT 1",
+                (guild_id, channel_id),
+            )
+            if not anchor:
+                return season, None
+            session_id = int(anchor[0]["id"])
+            final = await rating_sql.season_table(tx, guild_id, season.id)
+            final["name"] = season.name
+            await self._insert_posts(
+                tx, session_id, [NewPost({"season": final}, target=f"channel:{channel_id}")]
+            )
+        return season, session_id
 
     async def games_finished(self, guild_id: int) -> dict[str, int]:
         """How many games of each kind the server finished."""

@@ -134,3 +134,38 @@ async def backfill(tx: Tx) -> None:
             "UPDATE results SET rated_as = ? WHERE user_id = ?", (rated_as(user_id), user_id)
         )
     await rebuild(tx, "")
+
+
+async def season_table(tx: Tx, guild_id: int, season_id: int, limit: int = 5) -> dict[str, Any]:
+    """A season's final table, as its post carries it: per game, the best rated players
+    (player, ordinal, games), or a cooperative game's highest levels (player, level, games);
+    and the players' names as of their latest game."""
+    games: dict[str, list[list[Any]]] = {}
+    rated = await tx.fetch(
+        "SELECT game_id, player, ordinal, games FROM ratings WHERE guild_id = ? "
+        "AND season_id = ? AND games > 0 ORDER BY game_id, ordinal DESC, player",
+        (guild_id, season_id),
+    )
+    for r in rated:
+        lines = games.setdefault(str(r["game_id"]), [])
+        if len(lines) < limit:
+            lines.append([str(r["player"]), float(r["ordinal"]), int(r["games"])])
+    levels: dict[str, list[list[Any]]] = {}
+    cleared = await tx.fetch(
+        "SELECT game_id, user_id, MAX(level) AS level, COUNT(*) AS games FROM results "
+        "WHERE guild_id = ? AND season_id = ? AND level IS NOT NULL GROUP BY game_id, user_id "
+        "ORDER BY game_id, MAX(level) DESC, COUNT(*) DESC, user_id",
+        (guild_id, season_id),
+    )
+    for r in cleared:
+        lines = levels.setdefault(str(r["game_id"]), [])
+        if len(lines) < limit:
+            lines.append([str(r["user_id"]), int(r["level"]), int(r["games"])])
+    names: dict[str, str] = {}
+    for player in {p[0] for lines in [*games.values(), *levels.values()] for p in lines}:
+        found = await tx.fetch(
+            "SELECT name FROM players WHERE user_id = ? ORDER BY session_id DESC LIMIT 1",
+            (player,),
+        )
+        names[player] = str(found[0]["name"]) if found else player
+    return {"ratings": games, "levels": levels, "names": names}
