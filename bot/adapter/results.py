@@ -16,6 +16,7 @@ from bot.adapter.chart import ascii_label, plain
 from bot.adapter.items import Items
 from bot.adapter.pictures import PictureRef
 from bot.adapter.render import names_in
+from bot.adapter.replays import replay_button
 from bot.core.record import short
 from games import REGISTRY
 from games.engine import Outcome
@@ -97,6 +98,9 @@ def result_message(
         custom_id=f"cb:r:{session_id}",
     )
     view.add_item(items.rematch_button(button))
+    replay = replay_button(session_id, items)
+    if replay is not None:
+        view.add_item(replay)
     return ResultMessage(embed, view, chart)
 
 

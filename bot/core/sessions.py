@@ -37,6 +37,7 @@ from bot.core.service.model import (
 from bot.core.service.outbox import Outbox
 from bot.core.service.playing import Playing
 from bot.core.service.reads import Reads
+from bot.core.service.replaying import Replaying
 from bot.core.service.standings import Standings
 from bot.core.service.undoing import Undoing
 from bot.core.service.writing import LAST_POSTED_KEPT
@@ -59,5 +60,5 @@ __all__ = [
 ]
 
 
-class SessionService(Reads, Standings, Outbox, Lobby, Playing, Undoing):
+class SessionService(Reads, Standings, Replaying, Outbox, Lobby, Playing, Undoing):
     """The one interface of the core to the front ends, the bot players and the tools."""
