@@ -174,7 +174,7 @@ def test_a_source_of_an_older_schema_is_migrated_in_memory_and_left_as_it_was(
             "DROP TABLE ratings",
             "DROP TABLE seasons",
             "DROP INDEX results_rating_order",
-            "DROP INDEX results_levels",
+            "DROP TABLE levels",
             "ALTER TABLE results DROP COLUMN rated_as",
             "ALTER TABLE results DROP COLUMN season_id",
             "ALTER TABLE results DROP COLUMN level",

@@ -28,9 +28,11 @@ async def service(database_url: str) -> AsyncIterator[SessionService]:
     await store.close()
 
 
-async def finished(service: SessionService, players: list[str], channel: int, seed: int) -> int:
+async def finished(
+    service: SessionService, players: list[str], channel: int, seed: int, game: str = GAME
+) -> int:
     s = await service.create(
-        game_id=GAME, channel_id=channel, guild_id=1, host_id=players[0], host_name="H", seed=seed
+        game_id=game, channel_id=channel, guild_id=1, host_id=players[0], host_name="H", seed=seed
     )
     for pid in players[1:]:
         await service.join(s.id, pid, f"P{pid}")
@@ -64,9 +66,21 @@ async def test_incremental_ratings_equal_the_rebuilt_ones(service: SessionServic
         if n == 2:
             await service.start_season(1, None, "1")
         ids.append(await finished(service, players, channel=100 + n, seed=n + 1))
+    for n in range(2):  # cooperative: the highest level each player cleared, not a rating
+        await finished(service, ["1", "7"], channel=200 + n, seed=n + 1, game="alien-cafe")
     ratings_sql = "SELECT * FROM ratings ORDER BY guild_id, season_id, game_id, player"
     changes_sql = "SELECT * FROM rating_changes ORDER BY session_id, season_id, player"
-    incremental = (await table(service, ratings_sql), await table(service, changes_sql))
+    levels_sql = "SELECT * FROM levels ORDER BY guild_id, season_id, game_id, player"
+    incremental = (
+        await table(service, ratings_sql),
+        await table(service, changes_sql),
+        await table(service, levels_sql),
+    )
+    assert len(incremental[2]) == 4, "two players, all time and the season"
+    results = await table(service, "SELECT * FROM results WHERE game_id = 'alien-cafe'")
+    for line in incremental[2]:
+        mine = [r["level"] for r in results if r["user_id"] == line["player"]]
+        assert (line["level"], line["games"]) == (max(mine), len(mine))
     season = await service.open_season(1)
     assert season is not None and season.name == "Season 1"
     board = await service.rating_board(1, GAME)
@@ -87,7 +101,11 @@ async def test_incremental_ratings_equal_the_rebuilt_ones(service: SessionServic
     assert before == pytest.approx(history.lines[1].mu - 3 * history.lines[1].sigma)
 
     assert await service.rebuild_ratings() == len(tables)
-    assert (await table(service, ratings_sql), await table(service, changes_sql)) == incremental
+    assert (
+        await table(service, ratings_sql),
+        await table(service, changes_sql),
+        await table(service, levels_sql),
+    ) == incremental
 
 
 async def test_a_season_is_started_and_ended_once(service: SessionService) -> None:

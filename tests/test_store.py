@@ -300,6 +300,7 @@ async def test_results_are_backfilled_from_the_stored_outcomes(database_url: str
     for statement in (
         "DROP TABLE rating_changes",
         "DROP TABLE ratings",
+        "DROP TABLE levels",
         "DROP TABLE seasons",
         "DROP TABLE results",
         "DROP INDEX sessions_guild_game",

@@ -62,6 +62,7 @@ DATA_TABLES = (
     "undo_requests",
     "seasons",
     "ratings",
+    "levels",
     "rating_changes",
     "meta",
 )
@@ -314,20 +315,17 @@ class Store(ABC):
     ) -> list[LevelLine]:
         """A cooperative game's board: the highest level each player cleared (in a season, or
         0: all time)."""
-        season = "AND season_id = ? " if season_id else ""
-        args: tuple[Any, ...] = (guild_id, game_id) + ((season_id,) if season_id else ())
         rows = await self._read(
-            "SELECT user_id AS player, MAX(level) AS level, COUNT(*) AS games FROM results "
-            f"WHERE guild_id = ? AND game_id = ? {season}AND level IS NOT NULL "
-            "GROUP BY user_id ORDER BY MAX(level) DESC, COUNT(*) DESC, user_id LIMIT ?",
-            (*args, limit),
+            "SELECT player, level, games FROM levels WHERE guild_id = ? AND season_id = ? "
+            "AND game_id = ? ORDER BY level DESC, games DESC, player LIMIT ?",
+            (guild_id, season_id, game_id, limit),
         )
-        return [LevelLine(str(r["player"]), int(r["level"]), int(r["games"])) for r in rows]
+        return [row_of(LevelLine, r) for r in rows]
 
     async def rebuild_ratings(self) -> int:
         """Every rating again from the results; returns how many games were rated."""
         async with self._transaction() as tx:
-            return await rating_sql.rebuild(tx, "")
+            return await rating_sql.rebuild(tx)
 
     async def open_season(self, guild_id: int) -> SeasonRow | None:
         row = await self._one(

@@ -298,7 +298,8 @@ MIGRATIONS: list[Migration] = [
     # as "🤖 <level>"), the season open when it was written, and a cooperative game's highest
     # level the player cleared. `ratings` holds each (server, season, game, player)'s current
     # OpenSkill rating (season 0: all time), `rating_changes` every game's change (the history,
-    # and the final message's deltas); both are rebuilt from `results` by `rebuild-ratings`.
+    # and the final message's deltas), `levels` a cooperative game's highest level cleared; all
+    # three are rebuilt from `results` by `rebuild-ratings`.
     Migration(
         sqlite="""
         CREATE TABLE seasons (
@@ -314,7 +315,6 @@ MIGRATIONS: list[Migration] = [
         ALTER TABLE results ADD COLUMN season_id INTEGER;
         ALTER TABLE results ADD COLUMN level INTEGER;
         CREATE INDEX results_rating_order ON results(finished_at, session_id);
-        CREATE INDEX results_levels ON results(guild_id, game_id, season_id, user_id, level);
         CREATE TABLE ratings (
             guild_id INTEGER NOT NULL,
             season_id INTEGER NOT NULL,
@@ -327,6 +327,16 @@ MIGRATIONS: list[Migration] = [
             PRIMARY KEY (guild_id, season_id, game_id, player)
         );
         CREATE INDEX ratings_board ON ratings(guild_id, season_id, game_id, ordinal);
+        CREATE TABLE levels (
+            guild_id INTEGER NOT NULL,
+            season_id INTEGER NOT NULL,
+            game_id TEXT NOT NULL,
+            player TEXT NOT NULL,
+            level INTEGER NOT NULL,
+            games INTEGER NOT NULL,
+            PRIMARY KEY (guild_id, season_id, game_id, player)
+        );
+        CREATE INDEX levels_board ON levels(guild_id, season_id, game_id, level);
         CREATE TABLE rating_changes (
             session_id INTEGER NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
             season_id INTEGER NOT NULL,
@@ -357,7 +367,6 @@ MIGRATIONS: list[Migration] = [
         ALTER TABLE results ADD COLUMN season_id BIGINT;
         ALTER TABLE results ADD COLUMN level BIGINT;
         CREATE INDEX results_rating_order ON results(finished_at, session_id);
-        CREATE INDEX results_levels ON results(guild_id, game_id, season_id, user_id, level);
         CREATE TABLE ratings (
             guild_id BIGINT NOT NULL,
             season_id BIGINT NOT NULL,
@@ -370,6 +379,16 @@ MIGRATIONS: list[Migration] = [
             PRIMARY KEY (guild_id, season_id, game_id, player)
         );
         CREATE INDEX ratings_board ON ratings(guild_id, season_id, game_id, ordinal);
+        CREATE TABLE levels (
+            guild_id BIGINT NOT NULL,
+            season_id BIGINT NOT NULL,
+            game_id TEXT NOT NULL,
+            player TEXT NOT NULL,
+            level BIGINT NOT NULL,
+            games BIGINT NOT NULL,
+            PRIMARY KEY (guild_id, season_id, game_id, player)
+        );
+        CREATE INDEX levels_board ON levels(guild_id, season_id, game_id, level);
         CREATE TABLE rating_changes (
             session_id BIGINT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
             season_id BIGINT NOT NULL,
