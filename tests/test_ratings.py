@@ -152,3 +152,24 @@ def test_rebuild_ratings_from_the_command_line(
     assert main(["rebuild-ratings", "--database", f"sqlite:///{tmp_path / 'none'}"]) == 2
     assert "there is no database" in capsys.readouterr().err
     assert main(["rebuild-ratings", "--database", "mysql://x"]) == 2
+
+
+async def test_a_game_rated_after_a_later_stamped_one_is_rebuilt_in_that_order(
+    service: SessionService,
+) -> None:
+    """Two games ending at once may take the ratings' lock in the other order than their
+    clocks say (several processes, a clock set back): the second rated finishes just after
+    the first, so the rebuild rates them in the same order."""
+    first = await finished(service, ["1", "2", "3"], channel=1, seed=1)
+    ahead = 4102444800.0  # its clock ran ahead: stamped after the next game's
+    for table_name in ("results", "rating_changes"):
+        await service.store.raw_execute(
+            f"UPDATE {table_name} SET finished_at = ? WHERE session_id = ?", (ahead, first)
+        )
+    second = await finished(service, ["2", "3", "4"], channel=2, seed=2)
+    stamped = await table(service, "SELECT session_id, finished_at FROM results ORDER BY 2, 1")
+    assert [r["session_id"] for r in stamped] == [first] * 3 + [second] * 3
+    ratings_sql = "SELECT * FROM ratings ORDER BY guild_id, season_id, game_id, player"
+    incremental = await table(service, ratings_sql)
+    await service.rebuild_ratings()
+    assert await table(service, ratings_sql) == incremental

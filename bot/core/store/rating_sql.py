@@ -9,8 +9,9 @@ results keep each player's highest level cleared instead (``levels``).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 from bot.core.ratings import ALL_TIME, Placed, Rating, rate_game, rated_as
@@ -133,6 +134,8 @@ async def rate_session(tx: Tx, session_id: int, for_update: str) -> Changes:
             (*where, *keys),
         )
         before = {str(r["player"]): Rating(float(r["mu"]), float(r["sigma"])) for r in found}
+        if season == ALL_TIME:
+            g = await _after_the_last(tx, g, marks)
         after = rate_game(g.seats, before)
         for key in keys:
             new = after[key]
@@ -151,6 +154,25 @@ async def rate_session(tx: Tx, session_id: int, for_update: str) -> Changes:
                 for user, seat in zip(g.users, g.seats, strict=True)
             }
     return changes
+
+
+async def _after_the_last(tx: Tx, g: _Game, marks: str) -> _Game:
+    """The game, finishing after the last game rated of any of its players (its rows locked).
+    Two games ending at once rate in the order they took the lock, which may not be the order
+    of their clocks (several processes, a clock set back): the later one then finishes just
+    after the other, so the rebuild, which rates in finishing order, rates them in this order
+    too."""
+    rows = await tx.fetch(
+        "SELECT MAX(finished_at) AS at FROM rating_changes WHERE guild_id = ? AND game_id = ? "
+        f"AND season_id = ? AND player IN ({marks})",
+        (g.guild_id, g.game_id, ALL_TIME, *g.keys),
+    )
+    last = rows[0]["at"] if rows else None
+    if last is None or float(last) < g.finished_at:
+        return g
+    at = math.nextafter(float(last), math.inf)
+    await tx.execute("UPDATE results SET finished_at = ? WHERE session_id = ?", (at, g.session_id))
+    return replace(g, finished_at=at)
 
 
 async def rebuild(tx: Tx) -> int:
