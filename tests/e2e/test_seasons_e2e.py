@@ -1,8 +1,10 @@
 """Seasons: only Manage Server starts or ends one; the game's board shows the season and all
-time; an ended season's final table is posted once (from the outbox), even across a restart."""
+time; an ended season's final table is posted once (from the outbox): through a Discord
+outage, a restart while it waits, and a post whose answer was lost."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from tests.e2e.harness import ephemeral_text, world
@@ -51,9 +53,28 @@ async def test_a_season_from_start_to_its_final_table(tmp_path: Path) -> None:
             all_time = await bot.store.rating_board(w.guild, "cafe-carnage", 0)
             assert [line.games for line in all_time] == [2, 2, 2]
 
+            # Discord refuses the channel's posts: the final table waits in the outbox, and the
+            # bot stops (as after a crash, the outbox row is all there is of it).
+            posting = re.compile(rf"/channels/{w.channel}/messages$")
+            outage = w.emu.inject_fault("POST", posting, status=503, times=None)
             ended = await w.emu.slash(organizer, w.channel, "game season end", {})
             assert ended.ephemeral and "Spring cup** is over" in ephemeral_text(ended)
-            await w.emu.wait_until(lambda: len(finals()) == 1, timeout=30)
+            await w.settle()
+            waiting = [
+                p
+                for row in await bot.store.sessions_with_status("finished")
+                for p in await bot.store.posts(row.id)
+                if "season" in p.payload and p.sent_at is None
+            ]
+            assert len(waiting) == 1 and waiting[0].target == f"channel:{w.channel}"
+        outage.remove()
+        # Posted at Discord, its answer lost: the retry must not post it twice.
+        w.emu.inject_fault("POST", posting, status=500, processed=True, times=1)
+        async with w.bot_running():
+            await w.emu.wait_until(lambda: len(finals()) == 1, timeout=60)
+            await w.settle()
+            assert len(finals()) == 1
+            assert w.emu.nonce_duplicates, "the lost answer's retry was deduplicated by its nonce"
             final = finals()[0]
             assert "Café Carnage" in final
             rows = board_rows(final)
@@ -61,7 +82,7 @@ async def test_a_season_from_start_to_its_final_table(tmp_path: Path) -> None:
                 name = {str(alice): "Alice", str(bob): "Bob", str(carol): "Carol"}[line.player]
                 assert rows[name] == [str(rank), f"{line.ordinal:.1f}", "1"]
 
-        async with w.bot_running():  # a restart sends nothing again
+        async with w.bot_running():  # another restart sends nothing again
             await finish_game(w, "cafe-carnage", [alice, bob, carol])
             assert len(finals()) == 1
             text = ephemeral_text(
