@@ -1,11 +1,14 @@
-"""/game stats over a big server: milliseconds per query with 100,000 finished sessions.
+"""/game stats over a big server: milliseconds per query with 100,000 finished sessions and
+10,000 players.
 
 Builds a database through the real migrations, fills it in bulk (finished sessions with their
 outcome, players and results rows, as the bot writes them; a second server alongside), then
-times each query of /game stats through the store, the whole command's reads through the
-session service, and, for scale, aggregating the same leaderboard in Python from every stored
-outcome (what the results table avoids). Run by hand:
-    .venv/bin/python bench/stats.py [--sessions 100000] [--players 40] [--repeat 20]
+computes every rating from the results as `python -m bot rebuild-ratings` does (timed; a
+season holds the last tenth of the games), then times each query of /game stats through the
+store, the whole command's reads through the session service, and, for scale, aggregating the
+same leaderboard in Python from every stored outcome (what the results table avoids). Run by
+hand:
+    .venv/bin/python bench/stats.py [--sessions 100000] [--players 10000] [--repeat 20]
 """
 
 from __future__ import annotations
@@ -57,6 +60,7 @@ def fill(path: Path, sessions: int, pool: int, seed: int) -> None:
             top = max(scores.values())
             winners = [p for p in seated if scores[p] == top]
         outcome = {"scores": scores, "winners": winners, "cooperative": cooperative}
+        season = 1 if guild == GUILD and sid > sessions - sessions // 10 else None
         at = now - (sessions - sid) * 60
         session_rows.append(
             (
@@ -76,9 +80,10 @@ def fill(path: Path, sessions: int, pool: int, seed: int) -> None:
         )
         for seat, p in enumerate(seated):
             player_rows.append((sid, p, seat, f"Player {p[-3:]}"))
-            result_rows.append(
-                (sid, p, guild, game.id, scores[p], int(p in winners), int(cooperative), at)
-            )
+            level = rng.randint(0, 4) if cooperative else None
+            won = int(p in winners)
+            row = (sid, p, guild, game.id, scores[p], won, int(cooperative), at, p, season, level)
+            result_rows.append(row)
     with conn:
         conn.executemany(
             "INSERT INTO sessions (id, guild_id, channel_id, game_id, status, host_id, options, "
@@ -90,8 +95,15 @@ def fill(path: Path, sessions: int, pool: int, seed: int) -> None:
         )
         conn.executemany(
             "INSERT INTO results (session_id, user_id, guild_id, game_id, score, won, "
-            "cooperative, finished_at) VALUES (?,?,?,?,?,?,?,?)",
+            "cooperative, finished_at, rated_as, season_id, level) "
+            "VALUES (?,?,?,?,?,?,?,?,?,?,?)",
             result_rows,
+        )
+        season_start = now - (sessions // 10) * 60
+        conn.execute(
+            "INSERT INTO seasons (id, guild_id, name, started_by, started_at) "
+            "VALUES (1, ?, 'Season 1', ?, ?)",
+            (GUILD, users[0], season_start),
         )
     conn.execute("ANALYZE")
     conn.close()
@@ -138,7 +150,7 @@ def query_plans(path: Path, user: str) -> list[str]:
 async def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--sessions", type=int, default=100_000)
-    parser.add_argument("--players", type=int, default=40)
+    parser.add_argument("--players", type=int, default=10_000)
     parser.add_argument("--repeat", type=int, default=20)
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
@@ -147,8 +159,12 @@ async def main() -> None:
         await (await SqliteStore.open(path)).close()  # the schema, by the real migrations
         started = time.perf_counter()
         fill(path, args.sessions, args.players, args.seed)
-        print(f"filled in {time.perf_counter() - started:.1f} s\n")
-        store = await SqliteStore.open(path)
+        print(f"filled in {time.perf_counter() - started:.1f} s")
+        store = await SqliteStore.open(path, "OFF")
+        started = time.perf_counter()
+        rated = await store.rebuild_ratings()
+        await store.raw_execute("ANALYZE")
+        print(f"{rated:,} games rated (rebuild-ratings) in {time.perf_counter() - started:.1f} s\n")
         service = SessionService(store)
         user = str(10**17 + 7)
         try:
@@ -160,6 +176,26 @@ async def main() -> None:
                 ("names of the top 10", lambda: store.latest_names([user] * 10)),
                 ("/game stats game:… (service)", lambda: service.leaderboard(GUILD, "cube-cafe")),
                 ("/game stats player:… (service)", lambda: service.player_record(GUILD, user)),
+                ("rating board, all time", lambda: store.rating_board(GUILD, "cafe-carnage", 0)),
+                ("rating board, the season", lambda: store.rating_board(GUILD, "cafe-carnage", 1)),
+                ("levels cleared, all time", lambda: store.level_board(GUILD, "alien-cafe", 0)),
+                ("levels cleared, the season", lambda: store.level_board(GUILD, "alien-cafe", 1)),
+                (
+                    "one player's rating history",
+                    lambda: store.rating_history(GUILD, "cafe-carnage", user, 0),
+                ),
+                (
+                    "/game stats game:… (ratings)",
+                    lambda: service.rating_board(GUILD, "cafe-carnage"),
+                ),
+                (
+                    "/game stats game:alien-cafe",
+                    lambda: service.rating_board(GUILD, "alien-cafe"),
+                ),
+                (
+                    "… player:… (rating history)",
+                    lambda: service.rating_history(GUILD, "cafe-carnage", user),
+                ),
             ]
             print(f"{'query':<34}{'median ms':>10}{'max ms':>9}")
             for label, work in cases:

@@ -2,7 +2,7 @@
 play` serves the local playground; `python -m bot simulate …` plays games offline; `python -m
 bot verify RECORD.json` checks a game's record; `python -m bot migrate-db --from … --to …`
 copies a database (e.g. SQLite to PostgreSQL); `python -m bot arena …` plays bot levels against
-each other."""
+each other; `python -m bot rebuild-ratings` computes every rating again from the stored results."""
 
 from __future__ import annotations
 
@@ -62,6 +62,12 @@ def main(argv: list[str] | None = None) -> int:
     arena.add_argument("--simulations", type=int, default=100, help="a hard move's simulations")
     arena.add_argument("--workers", type=int, default=2, help="worker processes")
     arena.add_argument("--seed", type=int, default=1)
+    rebuild = sub.add_parser(
+        "rebuild-ratings", help="compute every rating again from the stored results"
+    )
+    rebuild.add_argument(
+        "--database", default=None, help="a database URL (default: the configured one)"
+    )
     args = parser.parse_args(argv)
 
     if args.command == "simulate":
@@ -77,6 +83,8 @@ def main(argv: list[str] | None = None) -> int:
     except ConfigError as exc:
         print(exc, file=sys.stderr)
         return 2
+    if args.command == "rebuild-ratings":
+        return _rebuild_ratings(args.database or settings.database)
     if args.command == "play":
         return _play(settings, args.host, args.port, args.users)
     if settings.discord_token is None or not settings.discord_token.get_secret_value().strip():
@@ -217,6 +225,35 @@ def _migrate_db(source: str, target: str) -> int:
         print("the copy is NOT faithful: keep using the source database", file=sys.stderr)
         return 1
     print("the copy is complete: point database_url at the target and start the bot")
+    return 0
+
+
+def _rebuild_ratings(url: str) -> int:
+    from bot.core.store import StorageUnusable, check_url, open_store, sqlite_path
+
+    try:
+        path = sqlite_path(check_url(url))
+    except ValueError as exc:
+        print(f"{url}: {exc}", file=sys.stderr)
+        return 2
+    if path is not None and not path.exists():
+        print(f"rebuild-ratings: there is no database at {path}", file=sys.stderr)
+        return 2
+
+    async def rebuild() -> int:
+        # As the owner: refused while the bot serves this SQLite file (stop it first).
+        store = await open_store(url, owner=True)
+        try:
+            return await store.rebuild_ratings()
+        finally:
+            await store.close()
+
+    try:
+        rated = asyncio.run(rebuild())
+    except StorageUnusable as exc:
+        print(f"rebuild-ratings: {exc}", file=sys.stderr)
+        return 2
+    print(f"{rated} game(s) rated again from their results")
     return 0
 
 

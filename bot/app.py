@@ -29,6 +29,7 @@ from bot.adapter.components import Controls
 from bot.adapter.items import Handlers, install_fast_dispatch, make_items, on_message
 from bot.adapter.messenger import Messenger
 from bot.adapter.pictures import Pictures
+from bot.adapter.replay_controls import ReplayControls
 from bot.adapter.replies import GameTree, Replies
 from bot.adapter.screens import Screens
 from bot.adapter.tables import TableSync
@@ -134,6 +135,17 @@ class CafeBot(commands.Bot):
 
             return handle
 
+        replays: ReplayControls | None = None
+
+        def replayed(name: str) -> Any:
+            async def handle(interaction: Any, match: re.Match[str], values: list[str]) -> None:
+                assert replays is not None
+                async with self.handling(interaction) as go:
+                    if go:
+                        await getattr(replays, name)(interaction, match, values)
+
+            return handle
+
         async def on_error(interaction: discord.Interaction[Any], exc: BaseException) -> None:
             assert replies is not None
             await replies.answer_error(interaction, exc)
@@ -150,6 +162,9 @@ class CafeBot(commands.Bot):
                 record_select=route("record_select"),
                 undo_button=route("undo_button"),
                 on_error=on_error,
+                replay_button=replayed("replay_button"),
+                replay_round=replayed("replay_round"),
+                replay_pick=replayed("replay_pick"),
             )
         )
         messenger = Messenger(self)
@@ -170,6 +185,7 @@ class CafeBot(commands.Bot):
             closed_dms=closed_dms,
         )
         controls = Controls(service, screens, replies, self.tables)
+        replays = ReplayControls(service, replies, items)
         self.scheduler = Scheduler(self.store, service, clock=self.clock)
         self.robots = Robots(
             service,

@@ -70,6 +70,9 @@ class Outcome(BaseModel):
     # For the end-of-game chart: the running score after each round, oldest first (one dict of
     # player → score per round; a cooperative game may chart the table as the one key "table").
     progress: list[dict[str, int]] = Field(default_factory=list)
+    # A cooperative game's record of each player: the highest level they cleared (what its
+    # board ranks instead of a rating); empty when the game has no levels.
+    cleared: dict[PlayerId, int] = Field(default_factory=dict)
 
 
 class Undo(StrEnum):
@@ -111,6 +114,8 @@ class Game(ABC, Generic[S, A]):
     # The game's shape: front ends read these instead of guessing.
     turn_style: ClassVar[TurnStyle] = TurnStyle.TURNS
     private_panel: ClassVar[PrivatePanel] = PrivatePanel.NEVER
+    # The players win or lose together: no rating; its board ranks the highest level cleared.
+    cooperative: ClassVar[bool] = False
     timer_option: ClassVar[str | None] = None  # the Options field (seconds) of the step timer
     # When the bot was down during a timed step, give the lost time back (else overdue fires).
     refund_downtime: ClassVar[bool] = False

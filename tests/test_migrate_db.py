@@ -169,6 +169,17 @@ def test_a_source_of_an_older_schema_is_migrated_in_memory_and_left_as_it_was(
     async def make_older() -> None:  # as schema version 7 left it: no undo requests yet
         store = await SqliteStore.open(source)
         await store.raw_execute("DROP TABLE undo_requests")
+        for statement in (  # nor seasons and ratings (migration 9)
+            "DROP TABLE rating_changes",
+            "DROP TABLE ratings",
+            "DROP TABLE seasons",
+            "DROP INDEX results_rating_order",
+            "DROP TABLE levels",
+            "ALTER TABLE results DROP COLUMN rated_as",
+            "ALTER TABLE results DROP COLUMN season_id",
+            "ALTER TABLE results DROP COLUMN level",
+        ):
+            await store.raw_execute(statement)
         await store.raw_execute("UPDATE schema_version SET version = 7")
         await store.close()
 

@@ -13,7 +13,12 @@ from bot.adapter.mine import seated_games_embed
 from bot.adapter.render import jump_link, names_in
 from bot.adapter.replies import NotHere, Replies, committed, in_time
 from bot.adapter.screens import Rendered, Screens
-from bot.adapter.stats import leaderboard_embed, record_embed
+from bot.adapter.stats import (
+    leaderboard_embed,
+    rating_board_embed,
+    rating_history_embed,
+    record_embed,
+)
 from bot.adapter.tables import TableSync
 from bot.core.errors import NotAllowed, NotFound, UserError
 from bot.core.options import parse_setting, setting_suggestions
@@ -317,8 +322,8 @@ class GameCommands(app_commands.Group):
         name="stats", description="This server's leaderboard, or one player's record"
     )
     @app_commands.describe(
-        game="Only this game (best and average scores need one)",
-        player="Show this player's record instead of the leaderboard",
+        game="One game: its ratings, this season and all time",
+        player="This player's record instead (with a game: their rating history)",
     )
     @app_commands.choices(game=GAME_CHOICES)
     async def stats(
@@ -335,16 +340,52 @@ class GameCommands(app_commands.Group):
         game_id = game.value if game is not None else None
         if game_id is not None and game_id not in REGISTRY:
             raise NotFound("I don't know that game.")
-        if player is not None:
+        if player is not None and game_id is not None and not REGISTRY[game_id].cooperative:
+            history = await self._soon(
+                interaction, self.service.rating_history(guild_id, game_id, str(player.id))
+            )
+            lines = await self.service.player_record(guild_id, str(player.id), game_id)
+            name = await self._name_of(guild, player)
+            embed = rating_history_embed(name, history, lines, guild_name)
+        elif player is not None:
             lines = await self._soon(
                 interaction, self.service.player_record(guild_id, str(player.id), game_id)
             )
             name = await self._name_of(guild, player)
             embed = record_embed(name, lines, guild_name, game_id)
+        elif game_id is not None:
+            rated = await self._soon(interaction, self.service.rating_board(guild_id, game_id))
+            embed = rating_board_embed(rated, guild_name)
         else:
             board = await self._soon(interaction, self.service.leaderboard(guild_id, game_id))
             embed = leaderboard_embed(board, guild_name)
         await self.replies.reply(interaction, None, embed=embed)
+
+    season = app_commands.Group(
+        name="season", description="This server's seasons: ratings that start afresh"
+    )
+
+    @season.command(name="start", description="Start a season (Manage Server)")
+    @app_commands.describe(name="The season's name (default: Season 1, 2, …)")
+    async def season_start(
+        self, interaction: discord.Interaction[Any], name: str | None = None
+    ) -> None:
+        guild_id = _manager_guild(interaction)
+        started = await self.service.start_season(guild_id, name, str(interaction.user.id))
+        text = (
+            f"🏁 **{started.name}** has begun! Every game finished from now on counts for it "
+            "as well as for all time: `/game stats` with a game shows both."
+        )
+        await interaction.response.send_message(text)
+
+    @season.command(name="end", description="End the season and post its final table")
+    async def season_end(self, interaction: discord.Interaction[Any]) -> None:
+        guild_id = _manager_guild(interaction)
+        ended = await self.service.end_season(guild_id, _channel_id(interaction))
+        await self.replies.reply(
+            interaction,
+            f"**{ended.name}** is over: its final table is posted here (once it has games).",
+        )
 
     async def _name_of(self, guild: discord.Guild | None, user: discord.abc.Snowflake) -> str:
         """A user option's name. Discord may send the option without its resolved user (an id
@@ -401,3 +442,14 @@ def _message_link(
     if message_id is None or interaction.guild_id is None:
         return ""
     return f" (https://discord.com/channels/{interaction.guild_id}/{channel_id}/{message_id})"
+
+
+def _manager_guild(interaction: discord.Interaction[Any]) -> int:
+    """The server, if the user may manage it (seasons are the server's admins' to run)."""
+    if interaction.guild_id is None:
+        raise UserError("Use this in a server.")
+    if not interaction.permissions.manage_guild:
+        raise NotAllowed(
+            "Only someone with Manage Server can start or end a season — ask a server admin."
+        )
+    return interaction.guild_id

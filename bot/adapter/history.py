@@ -1,4 +1,5 @@
-"""/game history: a server's finished and abandoned games, paged, each record downloadable."""
+"""/game history: a server's finished and abandoned games, paged, each record downloadable and
+each game replayable."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from datetime import UTC, datetime
 import discord
 
 from bot.adapter.items import Items
+from bot.adapter.replays import replay_pick
 from bot.core.record import GameRecord, short
 from bot.core.sessions import HistoryPage
 from bot.core.store import SessionRow, SessionStatus
@@ -65,6 +67,9 @@ def history_screen(page: HistoryPage, items: Items) -> tuple[discord.Embed, disc
         ],
     )
     view.add_item(items.record_select(select))
+    if items.replay_pick is not None:
+        games = [(row.id, f"#{row.id} · {_title(row.game_id)}") for row, _ in page.games]
+        view.add_item(replay_pick(page.page, games, items))
     return embed, view
 
 

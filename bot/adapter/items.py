@@ -14,6 +14,9 @@ custom_id formats (≤ 100 characters):
 - ``cb:y:{page}:{b|n}`` a page of the server's /game history (newer or older).
 - ``cb:x:{page}`` the history page's select of a game whose record to send (value: its id).
 - ``cb:u:{session}:{seq}:{yes|no}`` agree to (or object to) the undo of move ``seq``.
+- ``cb:p:{session}:{step}:{o|s|b|n|e}`` a replay's buttons: open it (a new ephemeral message) or
+  go to ``step`` (first, back, next, end); ``cb:q:{session}`` its round select (value: a step);
+  ``cb:v:{page}`` the history page's select of a game to replay (value: its id).
 
 The item classes are made per bot by :func:`make_items`, bound to the handlers that answer them,
 so a click reaches its handler without looking anything up on the client.
@@ -42,6 +45,9 @@ REMATCH_ID = r"cb:r:(?P<sid>\d{1,18})"
 HISTORY_ID = r"cb:y:(?P<page>\d{1,4}):(?P<way>[bn])"
 RECORD_ID = r"cb:x:(?P<page>\d{1,4})"
 UNDO_ID = r"cb:u:(?P<sid>\d{1,18}):(?P<seq>\d{1,9}):(?P<verb>yes|no)"
+REPLAY_ID = r"cb:p:(?P<sid>\d{1,18}):(?P<step>\d{1,6}):(?P<way>[osbne])"
+REPLAY_ROUND_ID = r"cb:q:(?P<sid>\d{1,18})"
+REPLAY_PICK_ID = r"cb:v:(?P<page>\d{1,4})"
 
 ButtonItem = discord.ui.Button[discord.ui.View]
 SelectItem = discord.ui.Select[discord.ui.View]
@@ -66,6 +72,10 @@ class Handlers:
     # Turns an exception from a handler into an answer (an ephemeral error), so every click is
     # answered whatever happens.
     on_error: Callable[[discord.Interaction[Any], BaseException], Awaitable[None]]
+    # A replay's buttons, its round select, and the history's select of a game to replay.
+    replay_button: Handler | None = None
+    replay_round: Handler | None = None
+    replay_pick: Handler | None = None
 
 
 @dataclass(frozen=True)
@@ -82,8 +92,12 @@ class Items:
     history_button: type[discord.ui.DynamicItem[ButtonItem]]
     record_select: type[discord.ui.DynamicItem[SelectItem]]
     undo_button: type[discord.ui.DynamicItem[ButtonItem]]
+    replay_button: type[discord.ui.DynamicItem[ButtonItem]] | None = None
+    replay_round: type[discord.ui.DynamicItem[SelectItem]] | None = None
+    replay_pick: type[discord.ui.DynamicItem[SelectItem]] | None = None
 
     def all(self) -> tuple[type[discord.ui.DynamicItem[Any]], ...]:
+        replays = (self.replay_button, self.replay_round, self.replay_pick)
         return (
             self.game_button,
             self.game_select,
@@ -95,6 +109,7 @@ class Items:
             self.history_button,
             self.record_select,
             self.undo_button,
+            *(r for r in replays if r is not None),
         )
 
 
@@ -241,4 +256,19 @@ def make_items(handlers: Handlers) -> Items:
             "RecordSelect", SelectItem, RECORD_ID, handlers, handlers.record_select
         ),
         undo_button=_item_class("UndoButton", ButtonItem, UNDO_ID, handlers, handlers.undo_button),
+        replay_button=_optional(
+            "ReplayButton", ButtonItem, REPLAY_ID, handlers, handlers.replay_button
+        ),
+        replay_round=_optional(
+            "ReplayRound", SelectItem, REPLAY_ROUND_ID, handlers, handlers.replay_round
+        ),
+        replay_pick=_optional(
+            "ReplayPick", SelectItem, REPLAY_PICK_ID, handlers, handlers.replay_pick
+        ),
     )
+
+
+def _optional(
+    name: str, base: type[Any], template: str, handlers: Handlers, handler: Handler | None
+) -> Any:
+    return None if handler is None else _item_class(name, base, template, handlers, handler)

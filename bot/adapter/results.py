@@ -16,6 +16,7 @@ from bot.adapter.chart import ascii_label, plain
 from bot.adapter.items import Items
 from bot.adapter.pictures import PictureRef
 from bot.adapter.render import names_in
+from bot.adapter.replays import replay_button
 from bot.core.record import short
 from games import REGISTRY
 from games.engine import Outcome
@@ -33,9 +34,12 @@ class ResultMessage:
     chart: PictureRef | None
 
 
-def standings(outcome: Outcome, names: Mapping[str, str]) -> list[str]:
-    """One line per player, best first (equal scores share a rank); a cooperative game says
-    first whether the table won."""
+def standings(
+    outcome: Outcome, names: Mapping[str, str], ratings: Mapping[str, Any] | None = None
+) -> list[str]:
+    """One line per player, best first (equal scores share a rank), with the rating change the
+    game made (``ratings``: player → [ordinal before, after]); a cooperative game says first
+    whether the table won, and each player's highest level cleared."""
     ranked = sorted(outcome.scores.items(), key=lambda kv: -kv[1])
     lines: list[str] = []
     if outcome.cooperative:
@@ -46,8 +50,21 @@ def standings(outcome: Outcome, names: Mapping[str, str]) -> list[str]:
             rank = position
         medal = "" if outcome.cooperative else MEDALS.get(rank, f"{rank}.")
         crown = " 🏆" if player in outcome.winners and not outcome.cooperative else ""
-        lines.append(f"{medal} **{names.get(player, '?')}** — {score}{crown}".strip())
+        line = f"{medal} **{names.get(player, '?')}** — {score}{crown}"
+        lines.append((line + _change(player, outcome, ratings or {})).strip())
     return lines
+
+
+def _change(player: str, outcome: Outcome, ratings: Mapping[str, Any]) -> str:
+    """`` · rating 3.1 → 5.4 (+2.3)``, or a cooperative game's highest level cleared."""
+    if outcome.cooperative:
+        level = outcome.cleared.get(player)
+        return f" · cleared level {level}" if level else ""
+    change = ratings.get(player)
+    if not isinstance(change, list) or len(change) != 2:
+        return ""
+    before, after = float(change[0]), float(change[1])
+    return f" · rating {before:.1f} → {after:.1f} ({after - before:+.1f})"
 
 
 def result_message(
@@ -57,7 +74,9 @@ def result_message(
     game = REGISTRY.get(str(payload.get("game")))
     title = game.title if game is not None else "Game"
     embed = discord.Embed(title=f"🏁 {title} — game over", colour=GOLD)
-    embed.add_field(name="Standings", value="\n".join(standings(outcome, names))[:1024])
+    embed.add_field(
+        name="Standings", value="\n".join(standings(outcome, names, payload.get("ratings")))[:1024]
+    )
     if outcome.summary:
         how = "\n".join(names_in(line, names) for line in outcome.summary[:8])
         embed.add_field(name="How it ended", value=how[:1024], inline=False)
@@ -79,6 +98,9 @@ def result_message(
         custom_id=f"cb:r:{session_id}",
     )
     view.add_item(items.rematch_button(button))
+    replay = replay_button(session_id, items)
+    if replay is not None:
+        view.add_item(replay)
     return ResultMessage(embed, view, chart)
 
 

@@ -1,11 +1,15 @@
-"""/game stats: a server's leaderboard (of one game or of all) and one player's record."""
+"""/game stats: a server's leaderboard (of all games; of one: by rating, or a cooperative game's
+highest levels cleared, this season and all time) and one player's record (in one game: their
+rating history)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import discord
 
-from bot.core.sessions import Leaderboard
-from bot.core.store import StatRow
+from bot.core.sessions import Leaderboard, RatingBoard, RatingHistory
+from bot.core.store import LevelLine, RatingLine, StatRow
 from games import REGISTRY
 
 COFFEE = 0xC8814B
@@ -86,4 +90,108 @@ def record_embed(
             ),
             inline=True,
         )
+    return embed
+
+
+def _board_rows(board: RatingBoard, lines: list[RatingLine] | list[LevelLine]) -> str:
+    if board.cooperative:
+        rows = [f"{'#':<3}{_cell('Player', NAME_WIDTH)} Level Games"]
+        for rank, line in enumerate(lines, start=1):
+            assert isinstance(line, LevelLine)
+            name = board.names.get(line.player, "?")
+            rows.append(f"{rank:<3}{_cell(name, NAME_WIDTH)} {line.level:>5} {line.games:>5}")
+    else:
+        rows = [f"{'#':<3}{_cell('Player', NAME_WIDTH)} Rating Games"]
+        for rank, line in enumerate(lines, start=1):
+            assert isinstance(line, RatingLine)
+            name = board.names.get(line.player, "?")
+            rows.append(f"{rank:<3}{_cell(name, NAME_WIDTH)} {line.ordinal:>6.1f} {line.games:>5}")
+    return "```\n" + "\n".join(rows) + "\n```"
+
+
+def rating_board_embed(board: RatingBoard, guild_name: str) -> discord.Embed:
+    """A game's board: by rating (the season's, then all time), or by highest level cleared."""
+    title = _title(board.game_id)
+    embed = discord.Embed(title=f"📊 {title} — ratings in {guild_name}", colour=COFFEE)
+    if board.cooperative:
+        embed.title = f"📊 {title} — highest levels cleared in {guild_name}"
+    if board.season is not None:
+        value = (
+            _board_rows(board, board.season_lines)
+            if board.season_lines
+            else "Nobody has finished a game of it this season yet."
+        )
+        embed.add_field(name=f"🏁 {board.season.name} (this season)", value=value, inline=False)
+    value = (
+        _board_rows(board, board.all_time)
+        if board.all_time
+        else f"No finished game of {title} here yet — `/game new` to play one!"
+    )
+    embed.add_field(name="All time", value=value, inline=False)
+    if board.cooperative:
+        embed.set_footer(
+            text=f"{title} is cooperative: players are ranked by the highest level "
+            "they played in a successful service"
+        )
+    else:
+        embed.set_footer(
+            text="Rating: a cautious OpenSkill estimate (μ − 3σ) that rises as you "
+            "win; 🤖 rows are the bots, by level · add player: for one history"
+        )
+    return embed
+
+
+def rating_history_embed(
+    name: str, history: RatingHistory, lines: list[StatRow], guild_name: str
+) -> discord.Embed:
+    """One player's rating in a game, its latest changes, and their record in it."""
+    title = _title(history.game_id)
+    embed = discord.Embed(title=f"📈 {name} — {title} in {guild_name}", colour=COFFEE)
+    record = next((line for line in lines if line.key == history.game_id), None)
+    if history.now is None:
+        embed.description = (
+            f"{name} has no rating in {title} here yet."
+            if record is None or not record.cooperative
+            else f"{name} has played {record.games} games of {title} here."
+        )
+        return embed
+    embed.description = (
+        f"Rating **{history.now.ordinal:.1f}** after {history.games} rated games "
+        f"(μ {history.now.mu:.1f}, σ {history.now.sigma:.1f})."
+    )
+    if record is not None:
+        embed.description += f" {record.wins} wins ({_rate(record)})."
+    changes = [
+        f"#{c.session_id} · {c.mu_before - 3 * c.sigma_before:.1f} → "
+        f"{c.mu - 3 * c.sigma:.1f} ({c.delta:+.1f})"
+        for c in history.lines
+    ]
+    embed.add_field(name="Latest games (newest first)", value="\n".join(changes)[:1024] or "—")
+    return embed
+
+
+def season_embed(payload: dict[str, Any]) -> discord.Embed:
+    """An ended season's final table (from its outbox post): each game's best, by rating or,
+    for a cooperative game, by highest level cleared."""
+    season = payload["season"]
+    names: dict[str, str] = season.get("names", {})
+    embed = discord.Embed(title=f"🏆 {season['name']} is over — final table", colour=COFFEE)
+    boards = [(g, lines, "Rating") for g, lines in season.get("ratings", {}).items()]
+    boards += [(g, lines, "Level") for g, lines in season.get("levels", {}).items()]
+    for game_id, lines, column in sorted(boards, key=lambda b: _title(b[0])):
+        rows = [f"{'#':<3}{_cell('Player', NAME_WIDTH)} {column:>6} Games"]
+        for rank, (player, value, games) in enumerate(lines, start=1):
+            shown = f"{value:.1f}" if column == "Rating" else str(value)
+            rows.append(
+                f"{rank:<3}{_cell(names.get(player, player), NAME_WIDTH)} {shown:>6} {games:>5}"
+            )
+        medal = f"🥇 **{names.get(lines[0][0], lines[0][0])}**\n" if lines else ""
+        embed.add_field(
+            name=f"{_title(game_id)}",
+            value=(medal + "```\n" + "\n".join(rows) + "\n```")[:1024],
+            inline=False,
+        )
+    if not boards:
+        embed.description = "No game was finished this season."
+    embed.set_footer(text="All-time ratings go on · /game season start begins the next season")
     return embed

@@ -39,6 +39,7 @@ from bot.adapter.messenger import ChannelGone, Failure, Messenger, failure_of
 from bot.adapter.pictures import Pictures
 from bot.adapter.render import embed_of, mention_line, names_in
 from bot.adapter.screens import DM_CLOSED_TABLE_HELP, Rendered, Screens
+from bot.adapter.stats import season_embed
 from bot.core.errors import StorageFull, UserError
 from bot.core.presentation import Presentation
 from bot.core.seats import is_robot
@@ -848,6 +849,9 @@ class TableSync:
         names = where.names
         key = f"post:{post.id}"
         mentions = discord.AllowedMentions(users=True)
+        if "season" in payload:  # an ended season's final table, in the channel it ended in
+            channel_id = int(post.target.removeprefix("channel:"))
+            return (await self.messenger.send(channel_id, key, embed=season_embed(payload))).id
         if post.target != CHANNEL:
             user_id = post.target.removeprefix("user:")
             if is_robot(user_id):

@@ -26,6 +26,8 @@ from bot.core.service.model import (
     Change,
     HistoryPage,
     Leaderboard,
+    RatingBoard,
+    RatingHistory,
     SeatedGame,
     Session,
     UndoAnswer,
@@ -35,6 +37,8 @@ from bot.core.service.model import (
 from bot.core.service.outbox import Outbox
 from bot.core.service.playing import Playing
 from bot.core.service.reads import Reads
+from bot.core.service.replaying import Replaying
+from bot.core.service.standings import Standings
 from bot.core.service.undoing import Undoing
 from bot.core.service.writing import LAST_POSTED_KEPT
 
@@ -45,6 +49,8 @@ __all__ = [
     "Change",
     "HistoryPage",
     "Leaderboard",
+    "RatingBoard",
+    "RatingHistory",
     "SeatedGame",
     "Session",
     "SessionService",
@@ -54,5 +60,5 @@ __all__ = [
 ]
 
 
-class SessionService(Reads, Outbox, Lobby, Playing, Undoing):
+class SessionService(Reads, Standings, Replaying, Outbox, Lobby, Playing, Undoing):
     """The one interface of the core to the front ends, the bot players and the tools."""

@@ -31,6 +31,7 @@ class AlienCafe(Game[AlienCafeState, Action]):
     help_text: ClassVar[str] = HELP_TEXT
     turn_style: ClassVar[TurnStyle] = TurnStyle.SIMULTANEOUS
     private_panel: ClassVar[PrivatePanel] = PrivatePanel.DM
+    cooperative: ClassVar[bool] = True
     timer_option: ClassVar[str | None] = "round_time"
     refund_downtime: ClassVar[bool] = True
     copy_on_write: ClassVar[bool] = True

@@ -312,4 +312,13 @@ def outcome(state: AlienCafeState) -> Outcome | None:
         cooperative=True,
         summary=final_summary(state),
         progress=progress(state),
+        cleared=cleared(state),
     )
+
+
+def cleared(state: AlienCafeState) -> dict[str, int]:
+    """The highest level each player played in a successful service (0: none)."""
+    return {
+        p: max((r.levels.get(p, 0) for r in state.results if r.success), default=0)
+        for p in state.players
+    }

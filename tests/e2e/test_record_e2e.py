@@ -42,7 +42,7 @@ async def history_message(w: World, user: int) -> Message:
 
 
 async def fetch_record(w: World, user: int, history: Message, session_id: int) -> dict[str, Any]:
-    ((select_id, offered),) = history.selects()
+    ((select_id, offered),) = [s for s in history.selects() if s[0].startswith("cb:x:")]
     assert str(session_id) in [value for _, value in offered]
     answer = await w.emu.select(user, history.id, select_id, [str(session_id)])
     assert "python -m bot verify" in ephemeral_text(answer)
@@ -181,7 +181,7 @@ async def test_history_pages_through_finished_and_abandoned_games(tmp_path: Path
             assert code == 0 and "abandoned before its end" in out, out
 
             # Another server's game is not given here, even to a forged select.
-            ((select_id, _),) = history.selects()
+            ((select_id, _),) = [s for s in history.selects() if s[0].startswith("cb:x:")]
             forged = await w.emu.forge_component(
                 w.users[0], history, select_id, component_type=3, values=["9"]
             )

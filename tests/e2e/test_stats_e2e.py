@@ -1,6 +1,6 @@
-"""/game stats after a few finished games: the server's leaderboard (of all games, of one game,
-cooperative games counting table wins) and one player's record, checked against the stored
-outcomes."""
+"""/game stats after a few finished games: the server's leaderboard (of all games; of one game by
+rating, a cooperative game by the highest level cleared), one player's record and rating
+history, checked against the stored outcomes and ratings."""
 
 from __future__ import annotations
 
@@ -61,35 +61,53 @@ async def test_stats_after_a_few_finished_games(tmp_path: Path) -> None:
         await finish_game(w, "alien-cafe", [alice, bob])
         assert len(await bot.store.sessions_with_status("finished")) == 4
 
-        # One game: every column against the stored outcomes.
+        # One game: its ratings (all time; no season runs), against the stored ones.
         carnage = await w.emu.slash(dave, w.channel, "game stats", {"game": "cafe-carnage"})
         text = ephemeral_text(carnage)
-        assert "3 finished games" in text
+        assert "ratings in Game Night" in text and "this season" not in text
         rows = board_rows(text)
+        rated = await bot.store.rating_board(w.guild, "cafe-carnage", 0)
+        assert len(rated) == 4
+        for rank, line in enumerate(rated, start=1):
+            assert rows[names[line.player]] == [str(rank), f"{line.ordinal:.1f}", str(line.games)]
         expected = await expected_totals(bot, "cafe-carnage")
-        assert set(rows) == {names[p] for p in expected}
-        for player, (games, wins, best, total) in expected.items():
-            row = rows[names[player]]
-            assert row[1:] == [
-                str(games),
-                str(wins),
-                f"{round(100 * wins / games)}%",
-                str(best),
-                f"{total / games:.1f}",
-            ], (names[player], row)
-        ranked = sorted(expected.items(), key=lambda kv: (-kv[1][1], -kv[1][1] / kv[1][0]))
-        assert rows[names[ranked[0][0]]][0] == "1", "most wins first"
+        assert {line.player: line.games for line in rated} == {p: t[0] for p, t in expected.items()}
 
-        # The cooperative game counts the table's result for each player.
+        # The cooperative game ranks the highest level each player cleared.
         alien = ephemeral_text(
             await w.emu.slash(alice, w.channel, "game stats", {"game": "alien-cafe"})
         )
-        table = await expected_totals(bot, "alien-cafe")
-        assert set(board_rows(alien)) == {"Alice", "Bob"}
-        table_won = table[str(alice)][1]
-        assert table[str(bob)][1] == table_won
-        assert board_rows(alien)["Bob"][2] == str(table_won)
-        assert "Table wins first" in alien and "cooperative" in alien
+        assert "highest levels cleared" in alien and "cooperative" in alien
+        finished = await bot.store.sessions_with_status("finished")
+        outcome = json.loads(next(r for r in finished if r.game_id == "alien-cafe").outcome or "")
+        assert {n: r[1:] for n, r in board_rows(alien).items()} == {
+            names[p]: [str(level), "1"] for p, level in outcome["cleared"].items()
+        }
+        table_won = int(bool(outcome["winners"]))  # a table win counts for each player
+
+        # One player's rating history in a game: each game's change, newest first.
+        history = ephemeral_text(
+            await w.emu.slash(
+                bob, w.channel, "game stats", {"player": carol, "game": "cafe-carnage"}
+            )
+        )
+        mine = await bot.store.rating_history(w.guild, "cafe-carnage", str(carol), 0)
+        assert len(mine) == 3
+        assert "after 3 rated games" in history
+        for change in mine:
+            assert f"#{change.session_id} · " in history and f"({change.delta:+.1f})" in history
+
+        # Each final message shows the game's rating changes (Carol's, of her latest game).
+        def finals() -> list[str]:
+            return [t for t in w.channel_texts() if "Café Carnage — game over" in t]
+
+        await w.emu.wait_until(lambda: len(finals()) == 3, timeout=30)
+        latest = mine[0]
+        before, after = latest.mu_before - 3 * latest.sigma_before, latest.mu - 3 * latest.sigma
+        change = f"rating {before:.1f} → {after:.1f} ({after - before:+.1f})"
+        assert re.search(rf"\*\*Carol\*\* — -?\d+( 🏆)? · {re.escape(change)}", finals()[-1])
+        alien_final = next(t for t in w.channel_texts() if "Alien Café — game over" in t)
+        assert "rating" not in alien_final
 
         # All games: games and wins per player, and how many of each game were played.
         everything = ephemeral_text(await w.emu.slash(bob, w.channel, "game stats", {}))

@@ -10,7 +10,17 @@ from typing import Any
 from pydantic import BaseModel
 
 from bot.core.record import commitment
-from bot.core.store import NewPost, PlayerRow, SessionRow, SessionStatus, StatRow
+from bot.core.store import (
+    LevelLine,
+    NewPost,
+    PlayerRow,
+    RatingChange,
+    RatingLine,
+    SeasonRow,
+    SessionRow,
+    SessionStatus,
+    StatRow,
+)
 from games.engine import Game, GameState, Outcome
 from games.presentation import player as player_token
 
@@ -138,3 +148,24 @@ class ActResult:
     session: Session
     applied: list[tuple[str, BaseModel]] = field(default_factory=list)
     auto_played: list[str] = field(default_factory=list)  # players moved by a deadline
+
+
+@dataclass(frozen=True)
+class RatingBoard:
+    """A game's board in a server: by rating (competitive) or by highest level cleared
+    (cooperative), for the open season (if any) and for all time."""
+
+    game_id: str
+    cooperative: bool
+    season: SeasonRow | None
+    season_lines: list[RatingLine] | list[LevelLine]
+    all_time: list[RatingLine] | list[LevelLine]
+    names: dict[str, str]
+
+
+@dataclass(frozen=True)
+class RatingHistory:
+    game_id: str
+    lines: list[RatingChange]  # newest first
+    games: int  # rated games in all
+    now: RatingLine | None

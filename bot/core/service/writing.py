@@ -7,6 +7,8 @@ import time
 from dataclasses import replace
 from typing import Any
 
+from bot.core.ratings import rated_as
+from bot.core.seats import is_robot, robot_level
 from bot.core.service.loading import Loading
 from bot.core.service.model import Session
 from bot.core.store import CHANNEL, NewAction, NewPost, NewResult, SessionStatus, TimerRow
@@ -79,7 +81,7 @@ class Writing(Loading):
                 s.id, _announcement_posts(new, s.row.announced) + posts + _result_posts(s, outcome)
             ),
             announced=len(new.announcements),
-            results=_results_of(outcome),
+            results=_results_of(s, outcome),
             settle_undo=settle_undo or outcome is not None,  # no undo once it is over
         )
         if not same_step:
@@ -127,13 +129,28 @@ def _announcement_posts(state: GameState, already: int) -> list[NewPost]:
     ]
 
 
-def _results_of(outcome: Outcome | None) -> list[NewResult] | None:
+def _results_of(s: Session, outcome: Outcome | None) -> list[NewResult] | None:
     if outcome is None:
         return None
     return [
-        NewResult(p, score, p in outcome.winners, outcome.cooperative)
+        NewResult(
+            p,
+            score,
+            p in outcome.winners,
+            outcome.cooperative,
+            rated_as=rated_as(p, seat_level(s, p)),
+            level=outcome.cleared.get(p) if outcome.cooperative else None,
+        )
         for p, score in outcome.scores.items()
     ]
+
+
+def seat_level(s: Session, player: str) -> str | None:
+    """A bot seat's level, which its rating is kept under (None for a person's seat)."""
+    if not is_robot(player):
+        return None
+    seat = s.player(player)
+    return robot_level(seat.name) if seat is not None else None
 
 
 def _result_posts(s: Session, outcome: Outcome | None) -> list[NewPost]:

@@ -26,15 +26,20 @@ from contextlib import AbstractAsyncContextManager
 from typing import Any, ClassVar, Protocol, TypeVar
 
 from bot.core.errors import NotAllowed, StaleWrite, StorageFull
+from bot.core.store import rating_sql
 from bot.core.store.migrations import MIGRATIONS, SCHEMA_VERSION
 from bot.core.store.rows import (
     ActionRow,
+    LevelLine,
     NewAction,
     NewerDatabase,
     NewPost,
     NewResult,
     PlayerRow,
     PostRow,
+    RatingChange,
+    RatingLine,
+    SeasonRow,
     SessionRow,
     StatRow,
     TimerRow,
@@ -55,6 +60,10 @@ DATA_TABLES = (
     "outbox",
     "results",
     "undo_requests",
+    "seasons",
+    "ratings",
+    "levels",
+    "rating_changes",
     "meta",
 )
 
@@ -264,6 +273,118 @@ class Store(ABC):
             args,
         )
         return [_stat_row(r) for r in rows]
+
+    # -- ratings and seasons ---------------------------------------------------------------------
+    async def rating_board(
+        self, guild_id: int, game_id: str, season_id: int, limit: int = 10
+    ) -> list[RatingLine]:
+        """A game's best rated players of the server (in a season, or 0: all time), by
+        ordinal (one read of the ratings_board index)."""
+        rows = await self._read(
+            "SELECT player, mu, sigma, ordinal, games FROM ratings WHERE guild_id = ? "
+            "AND season_id = ? AND game_id = ? AND games > 0 "
+            "ORDER BY ordinal DESC, player LIMIT ?",
+            (guild_id, season_id, game_id, limit),
+        )
+        return [row_of(RatingLine, r) for r in rows]
+
+    async def rating_history(
+        self, guild_id: int, game_id: str, player: str, season_id: int, limit: int = 10
+    ) -> list[RatingChange]:
+        """A player's latest rating changes in a game, newest first."""
+        rows = await self._read(
+            "SELECT session_id, mu_before, sigma_before, mu, sigma, finished_at "
+            "FROM rating_changes WHERE guild_id = ? AND game_id = ? AND player = ? "
+            "AND season_id = ? ORDER BY finished_at DESC, session_id DESC LIMIT ?",
+            (guild_id, game_id, player, season_id, limit),
+        )
+        return [row_of(RatingChange, r) for r in rows]
+
+    async def rating_of(
+        self, guild_id: int, game_id: str, player: str, season_id: int
+    ) -> RatingLine | None:
+        row = await self._one(
+            "SELECT player, mu, sigma, ordinal, games FROM ratings WHERE guild_id = ? "
+            "AND season_id = ? AND game_id = ? AND player = ?",
+            (guild_id, season_id, game_id, player),
+        )
+        return row_of(RatingLine, row) if row else None
+
+    async def level_board(
+        self, guild_id: int, game_id: str, season_id: int, limit: int = 10
+    ) -> list[LevelLine]:
+        """A cooperative game's board: the highest level each player cleared (in a season, or
+        0: all time)."""
+        rows = await self._read(
+            "SELECT player, level, games FROM levels WHERE guild_id = ? AND season_id = ? "
+            "AND game_id = ? ORDER BY level DESC, games DESC, player LIMIT ?",
+            (guild_id, season_id, game_id, limit),
+        )
+        return [row_of(LevelLine, r) for r in rows]
+
+    async def rebuild_ratings(self) -> int:
+        """Every rating again from the results; returns how many games were rated."""
+        async with self._transaction() as tx:
+            return await rating_sql.rebuild(tx)
+
+    async def open_season(self, guild_id: int) -> SeasonRow | None:
+        row = await self._one(
+            "SELECT * FROM seasons WHERE guild_id = ? AND ended_at IS NULL", (guild_id,)
+        )
+        return row_of(SeasonRow, row) if row else None
+
+    async def last_season(self, guild_id: int) -> SeasonRow | None:
+        row = await self._one(
+            "SELECT * FROM seasons WHERE guild_id = ? ORDER BY id DESC LIMIT 1", (guild_id,)
+        )
+        return row_of(SeasonRow, row) if row else None
+
+    async def start_season(self, guild_id: int, name: str, started_by: str) -> SeasonRow:
+        """A new season (refused while one is open in the server)."""
+        try:
+            async with self._transaction() as tx:
+                rows = await tx.fetch(
+                    "INSERT INTO seasons (guild_id, name, started_by, started_at) "
+                    "VALUES (?, ?, ?, ?) RETURNING *",
+                    (guild_id, name, started_by, time.time()),
+                )
+        except self._conflicts:
+            raise NotAllowed(
+                "A season is already running here: `/game season end` ends it first."
+            ) from None
+        return row_of(SeasonRow, rows[0])
+
+    async def end_season(
+        self, guild_id: int, channel_id: int
+    ) -> tuple[SeasonRow, int | None] | None:
+        """End the server's open season (None: there was none) and, in the same transaction,
+        put its final table in the outbox, to be posted in ``channel_id`` once (a crash before
+        it is sent sends it after the restart). The outbox is per session: the post goes with
+        the server's latest game (of that channel if any); returned with the season (None: the
+        server never played, there is nothing to post)."""
+        async with self._transaction() as tx:
+            rows = await tx.fetch(
+                "UPDATE seasons SET ended_at = ? WHERE guild_id = ? AND ended_at IS NULL "
+                "RETURNING *",
+                (time.time(), guild_id),
+            )
+            if not rows:
+                return None
+            season = row_of(SeasonRow, rows[0])
+            anchor = await tx.fetch(
+                "SELECT id FROM sessions WHERE guild_id = ? "
+                "ORDER BY (channel_id = ?) DESC, id DESC LIMIT 1",
+                (guild_id, channel_id),
+            )
+            if not anchor:
+                return season, None
+            session_id = int(anchor[0]["id"])
+            final = await rating_sql.season_table(tx, guild_id, season.id)
+            final["name"] = season.name
+            await self._insert_posts(
+                tx, session_id, [NewPost({"season": final}, target=f"channel:{channel_id}")]
+            )
+        return season, session_id
 
     async def games_finished(self, guild_id: int) -> dict[str, int]:
         """How many games of each kind the server finished."""
@@ -492,8 +613,13 @@ class Store(ABC):
             if announced is not None:
                 cols["announced"] = announced
             await self._bump(tx, session_id, version, **cols)
-            await self._insert_posts(tx, session_id, posts or [])
             now = time.time()
+            rated: rating_sql.Changes = {}
+            for r in results or []:
+                await _insert_result(tx, session_id, r, now)
+            if results:
+                rated = await rating_sql.rate_session(tx, session_id, self._for_update)
+            await self._insert_posts(tx, session_id, _with_ratings(posts or [], rated))
             for a in new_actions:  # the next seq is computed in the INSERT: one trip each
                 await tx.execute(
                     "INSERT INTO actions (session_id, seq, player, action, source, created_at, "
@@ -511,8 +637,6 @@ class Store(ABC):
                 )
             if settle_undo:
                 await tx.execute("DELETE FROM undo_requests WHERE session_id = ?", (session_id,))
-            for r in results or []:
-                await _insert_result(tx, session_id, r.user_id, r.score, r.won, r.cooperative, now)
             if not keep_timers:
                 await tx.execute("DELETE FROM timers WHERE session_id = ?", (session_id,))
                 for t in timers or []:
@@ -839,20 +963,37 @@ def _stat_row(row: Record) -> StatRow:
     )
 
 
-async def _insert_result(
-    tx: Tx,
-    session_id: int,
-    user_id: str,
-    score: int,
-    won: bool,
-    cooperative: bool,
-    finished_at: float,
-) -> None:
+async def _insert_result(tx: Tx, session_id: int, r: NewResult, finished_at: float) -> None:
+    """One player's result, in the season open in the session's server (if any)."""
     await tx.execute(
         "INSERT INTO results (session_id, user_id, guild_id, game_id, score, won, cooperative, "
-        "finished_at) SELECT id, ?, guild_id, game_id, ?, ?, ?, ? FROM sessions WHERE id = ?",
-        (user_id, score, int(won), int(cooperative), finished_at, session_id),
+        "finished_at, rated_as, level, season_id) SELECT id, ?, guild_id, game_id, ?, ?, ?, ?, "
+        "?, ?, (SELECT s.id FROM seasons s WHERE s.guild_id = sessions.guild_id "
+        "AND s.ended_at IS NULL) FROM sessions WHERE id = ?",
+        (
+            r.user_id,
+            r.score,
+            int(r.won),
+            int(r.cooperative),
+            finished_at,
+            r.rated_as,
+            r.level,
+            session_id,
+        ),
     )
+
+
+def _with_ratings(posts: list[NewPost], rated: rating_sql.Changes) -> list[NewPost]:
+    """The final post, with each rated player's rating before and after (as ordinals)."""
+    if not rated:
+        return posts
+    changes = {key: [old.ordinal, new.ordinal] for key, (old, new) in rated.items()}
+    return [
+        NewPost({**p.payload, "result": {**p.payload["result"], "ratings": changes}}, p.target)
+        if "result" in p.payload
+        else p
+        for p in posts
+    ]
 
 
 async def _backfill_results(tx: Tx) -> None:
@@ -871,14 +1012,19 @@ async def _backfill_results(tx: Tx) -> None:
         except (ValueError, KeyError, TypeError, AttributeError):
             continue  # a damaged outcome counts for nothing
         for user_id, score in scores.items():
-            await _insert_result(
-                tx,
-                int(row["id"]),
-                user_id,
-                score,
-                user_id in winners,
-                cooperative,
-                float(row["updated_at"]),
+            # Migration 7's columns only (migration 9 adds more, and backfills them).
+            await tx.execute(
+                "INSERT INTO results (session_id, user_id, guild_id, game_id, score, won, "
+                "cooperative, finished_at) SELECT id, ?, guild_id, game_id, ?, ?, ?, ? "
+                "FROM sessions WHERE id = ?",
+                (
+                    user_id,
+                    score,
+                    int(user_id in winners),
+                    int(cooperative),
+                    float(row["updated_at"]),
+                    int(row["id"]),
+                ),
             )
 
 
@@ -886,6 +1032,7 @@ async def _backfill_results(tx: Tx) -> None:
 # transaction.
 BACKFILLS: dict[int, Callable[[Tx], Awaitable[None]]] = {
     7: _backfill_results,
+    9: rating_sql.backfill,
 }
 
 

@@ -137,7 +137,7 @@ class PostgresStore(Store):
         await tx.fetch("SELECT pg_advisory_xact_lock(?)", (SCHEMA_LOCK,))
 
     async def _after_load(self, tx: Tx) -> None:
-        for table in ("sessions", "outbox"):  # their ids are identity columns
+        for table in ("sessions", "outbox", "seasons"):  # their ids are identity columns
             await tx.fetch(
                 f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), "
                 f"COALESCE(MAX(id), 0) + 1, false) FROM {table}"

@@ -129,6 +129,54 @@ class NewResult:
     score: int
     won: bool
     cooperative: bool = False
+    rated_as: str | None = None  # what the result rates (bot.core.ratings.rated_as)
+    level: int | None = None  # a cooperative game: the highest level the player cleared
+
+
+@dataclass(frozen=True)
+class RatingLine:
+    """A leaderboard line: one player's (or bot level's) rating in a game, and games rated."""
+
+    player: str
+    mu: float
+    sigma: float
+    ordinal: float
+    games: int
+
+
+@dataclass(frozen=True)
+class RatingChange:
+    """What one finished game did to one player's rating."""
+
+    session_id: int
+    mu_before: float
+    sigma_before: float
+    mu: float
+    sigma: float
+    finished_at: float
+
+    @property
+    def delta(self) -> float:
+        return (self.mu - 3 * self.sigma) - (self.mu_before - 3 * self.sigma_before)
+
+
+@dataclass(frozen=True)
+class LevelLine:
+    """A cooperative game's board line: the highest level a player cleared, in how many games."""
+
+    player: str
+    level: int
+    games: int
+
+
+@dataclass(frozen=True)
+class SeasonRow:
+    id: int
+    guild_id: int
+    name: str
+    started_by: str
+    started_at: float
+    ended_at: float | None
 
 
 @dataclass
