@@ -173,3 +173,20 @@ async def test_a_game_rated_after_a_later_stamped_one_is_rebuilt_in_that_order(
     incremental = await table(service, ratings_sql)
     await service.rebuild_ratings()
     assert await table(service, ratings_sql) == incremental
+
+
+async def test_a_bot_seat_is_rated_under_its_level(service: SessionService) -> None:
+    """ "You vs hard bots": a hard bot's result rates "🤖 hard", a normal one's "🤖 normal"."""
+    s = await service.create(
+        game_id=GAME, channel_id=300, guild_id=1, host_id="1", host_name="H", seed=5
+    )
+    await service.join(s.id, "2", "P2")
+    await service.add_robot(s.id, "1", "hard")
+    await service.add_robot(s.id, "1", "normal")
+    s = await play_random(service, await service.start(s.id, "1"), seed=5)
+    assert s.status == "finished"
+    rated = await table(service, f"SELECT user_id, rated_as FROM results WHERE session_id = {s.id}")
+    by_seat = {r["user_id"]: r["rated_as"] for r in rated}
+    assert by_seat == {"1": "1", "2": "2", "bot-1": "🤖 hard", "bot-2": "🤖 normal"}
+    board = await service.rating_board(1, GAME)
+    assert {line.player for line in board.all_time} == {"1", "2", "🤖 hard", "🤖 normal"}
