@@ -107,6 +107,13 @@ _set_private = BaseModel.__dict__["__pydantic_private__"].__set__
 _ALL_FIELDS: dict[type[BaseModel], set[str]] = {}
 
 
+def new_log_lines(log: list[str], logged: int, before: int) -> list[str]:
+    """The lines of a capped log (``log``, newest last; ``logged`` lines ever written) written
+    since ``before`` lines had been: the newest of them, as many as the log still holds."""
+    added = logged - before
+    return log[-added:] if added > 0 else []
+
+
 def _all_fields(cls: type[BaseModel]) -> set[str]:
     fields = _ALL_FIELDS[cls] = set(cls.model_fields)
     return fields

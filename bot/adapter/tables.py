@@ -38,6 +38,7 @@ from bot.adapter.messenger import ChannelGone, Failure, Messenger, failure_of, u
 from bot.adapter.pictures import Pictures
 from bot.adapter.render import embed_of, mention_line, names_in
 from bot.adapter.screens import DM_CLOSED_TABLE_HELP, Rendered, Screens
+from bot.adapter.turns import LiveNotice, LiveTurns
 from bot.core.errors import StorageFull, UserError
 from bot.core.presentation import Presentation
 from bot.core.seats import is_robot
@@ -173,6 +174,7 @@ class TableSync:
         self.screens = screens
         self.messenger = messenger
         self.pictures = pictures
+        self.turns = LiveTurns(messenger, service)  # one "whose turn" notice per game at a time
         self.table_edit_interval = table_edit_interval
         self.dm_edit_interval = dm_edit_interval
         self._pending: dict[int, Pending] = {}
@@ -790,13 +792,18 @@ class TableSync:
         mentions = mention_line(list(dict.fromkeys(pings)))
         lines = [names_in(p["notice"], where.names) for p in notices]
         content = "\n".join(filter(None, [mentions, *lines]))
+        target = await self._posts_go_to(where)
         message = await self.messenger.send(
-            await self._posts_go_to(where),
+            target,
             f"posts:{batch.posts[0].id}:{batch.posts[-1].id}",
             content=content[:2000] or None,
             embeds=[embed_of(a, where.names) for a in announcements],
             allowed_mentions=discord.AllowedMentions(users=True),
         )
+        if any(a.kind == "turn" for a in announcements):
+            rest = [embed_of(a, where.names) for a in announcements if a.kind != "turn"]
+            notice = LiveNotice(target, message.id, "\n".join(lines)[:2000], rest)
+            await self.turns.posted(where.id, notice)
         return message.id
 
     async def _posts_go_to(self, where: Where) -> int:
@@ -862,6 +869,7 @@ class TableSync:
             return message.id
         target = await self._posts_go_to(where)
         if "result" in payload:
+            await self.turns.retire(where.id)  # nobody's turn any more
             return await self._post_result(target, key, where, payload["result"])
         if "undo_request" in payload:
             request = payload["undo_request"]
@@ -887,6 +895,8 @@ class TableSync:
                 embed=embed_of(announcement, names),
                 allowed_mentions=mentions,
             )
+            if announcement.kind == "turn":
+                await self.turns.posted(where.id, LiveNotice(target, message.id, "", []))
             return message.id
         message = await self.messenger.post_notice(
             target, names_in(payload["notice"], names), key, ping=payload.get("ping")

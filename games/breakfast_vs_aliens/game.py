@@ -41,6 +41,7 @@ from games.engine import (
     TurnStyle,
     Undo,
 )
+from games.kit import new_log_lines
 from games.presentation import Panel
 
 
@@ -88,6 +89,9 @@ class BreakfastVsAliens(Game[BvaState, Action]):
 
     def clock(self, state: BvaState) -> Clock | None:
         return rules.clock(state)
+
+    def news(self, before: BvaState, after: BvaState) -> list[str]:
+        return new_log_lines(after.log, after.logged, before.logged)
 
     def view(self, state: BvaState, viewer: PlayerId | None) -> BaseModel:
         if viewer is None or viewer not in state.players:

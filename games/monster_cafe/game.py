@@ -17,6 +17,7 @@ from games.engine import (
     TurnStyle,
     Undo,
 )
+from games.kit import new_log_lines
 from games.monster_cafe import present, rules, scoring
 from games.monster_cafe.catalogue import MONSTER_KIND, TABLE_MEAL, monster_label, table_label
 from games.monster_cafe.help import HELP_TEXT
@@ -92,6 +93,9 @@ class MonsterCafe(Game[MonsterCafeState, Move]):
         return scoring.outcome(state) if state.over else None
 
     # -- presentation ----------------------------------------------------------------------------
+    def news(self, before: MonsterCafeState, after: MonsterCafeState) -> list[str]:
+        return new_log_lines(after.log, after.logged, before.logged)
+
     def view(self, state: MonsterCafeState, viewer: PlayerId | None) -> BaseModel:
         return present.public_view(state)
 

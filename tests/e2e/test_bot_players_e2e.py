@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from bot.core.seats import ROBOT_LABEL
+from games import REGISTRY
 from tests.e2e.harness import ephemeral_text, world
+from tests.e2e.players import play_to_the_end
 from tests.e2e.test_cafe_carnage_e2e import confirm, order
 
 GAME = "cafe-carnage"
@@ -73,3 +76,44 @@ async def test_bot_players_awaited_before_a_restart_move_after_it(tmp_path: Path
             assert s.state is not None
             assert s.game.active_players(s.state) == {str(host)}  # the bots ordered
             assert bot.robots.moves_played >= 2
+
+
+async def test_turn_notices_are_for_human_seats_only_and_one_lives_at_a_time(
+    tmp_path: Path,
+) -> None:
+    """Monster Café, one person and two bots, to the end: a bot's turn is never announced, the
+    person gets a notice only when their turn comes, and each notice goes when the next comes;
+    the thread tells the moves."""
+    game = REGISTRY["monster-cafe"]
+    async with world(tmp_path, 1) as w, w.bot_running() as bot:
+        (human,) = w.users
+        await play_to_the_end(w.emu, bot, w.clock, game, w.channel, w.users, seed=3, bots=2)
+        await w.settle()
+        s = await bot.service.load(1)
+        assert s.state is not None
+        places = {w.channel} | {c.id for c in w.emu.channels.values() if c.parent_id == w.channel}
+        every = [m for m in w.emu.all_messages() if m.channel_id in places and not m.ephemeral]
+        notices = [
+            str(e.get("description"))
+            for m in every
+            for e in m.versions()[0].get("embeds") or []
+            if e.get("title") == "🍽️ Your turn"
+        ]
+        assert notices, "the person was told when their turn came"
+        # No notice for a bot seat: each one names the person, none names a bot.
+        name = s.names()[str(human)]
+        assert all(name in text and ROBOT_LABEL not in text for text in notices), notices
+        # No more notices than the turns that became the person's.
+        human_turns = [
+            a for a in s.state.announcements if a.kind == "turn" and a.ping == [str(human)]
+        ]
+        assert (
+            len(notices)
+            <= len(human_turns)
+            < len([a for a in s.state.announcements if a.kind == "turn"])
+        )
+        # Each went when the next came, and none is left once the game is over.
+        assert not [m for m in w.game_messages() if "🍽️ Your turn" in m.current_text()]
+        # The moves are the thread's log, bots' moves included, in public terms.
+        thread = "\n".join(m.current_text() for m in w.game_messages())
+        assert "🤖 Biscuit" in thread and ("took" in thread or "seated" in thread)
