@@ -57,6 +57,7 @@ import aiohttp  # noqa: E402
 from bench.cluster import cpu_seconds, database  # noqa: E402
 from bot.app import GC_THRESHOLDS  # noqa: E402
 from emulator import DiscordEmulator, EmulatorError, Message, RestCall  # noqa: E402
+from emulator.models import version_text  # noqa: E402
 
 CONFIRM = "Confirm order & ballot"
 # --game: each player the step awaits clicks up to this many times in it (a person finishing
@@ -202,8 +203,8 @@ async def play_seat_in_channel(
 
 
 def is_turn_notice(message: Message) -> bool:
-    """A "whose turn" message: what a player is told when it is their move."""
-    text = message.text().lower()
+    """A "whose turn" message (as posted): what a player is told when it is their move."""
+    text = version_text(message.versions()[0]).lower()
     return "your turn" in text or "another turn" in text
 
 
@@ -265,7 +266,10 @@ async def one_game(
         mentions = sum(1 for m in thread if f"<@{first}>" in m.content)
         dms = emu.channel_messages(emu.dm_channel_id(first)) if emu.dm_channel_id(first) else []
         return {
-            "notices": sum(1 for m in thread if is_turn_notice(m)),
+            # every notice posted, those deleted since (the next one replaced it) too
+            "notices": sum(
+                1 for m in emu.all_messages() if m.channel_id == table.id and is_turn_notice(m)
+            ),
             "badge": mentions + len([m for m in dms if not m.ephemeral]),
             "interactions": interactions,
             "beyond": (len(calls) - kinds["interaction callback"]) / interactions,

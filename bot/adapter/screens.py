@@ -172,6 +172,8 @@ class Screens:
         pages = help_pages(game.help_text)
         page = max(0, min(page, len(pages) - 1))
         heading, text = pages[page]
+        if heading.casefold() == game.title.casefold():
+            heading = "How to play"  # not "Café Carnage — Café Carnage"
         embed = discord.Embed(title=f"📖 {game.title} — {heading}"[:256], description=text[:4096])
         embed.colour = COFFEE
         embed.set_footer(
