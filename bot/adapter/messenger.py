@@ -208,6 +208,13 @@ class Messenger:
             with params:
                 await self.client.http.edit_message(channel_id, message_id, params=params)
 
+    async def close_controls(self, channel_id: int, message_id: int, content: str) -> None:
+        """A message's buttons go (what they asked is decided); its text becomes ``content``."""
+        params = discord.http.handle_message_parameters(content=content, view=None)
+        async with self._lock(channel_id):
+            with params:
+                await self.client.http.edit_message(channel_id, message_id, params=params)
+
     async def delete(self, channel_id: int, message_id: int) -> None:
         async with self._lock(channel_id):
             await self.client.http.delete_message(channel_id, message_id)
