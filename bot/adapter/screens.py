@@ -270,6 +270,19 @@ class Screens:
                 extra.append(PanelField(name="⏳ Waiting for", value=text[:1024]))
             clock = game.clock(s.state)
             skippable = clock is not None and clock.host_may_skip and bool(waiting)
+            if len(waiting) == 1 and is_robot(waiting[0]):
+                # A bot player's move: nobody may click the table meanwhile (the field above
+                # says whom it waits for).
+                panels = [
+                    p.model_copy(
+                        update={
+                            "controls": [
+                                c.model_copy(update={"disabled": True}) for c in p.controls
+                            ]
+                        }
+                    )
+                    for p in panels
+                ]
         if s.status is not SessionStatus.ACTIVE:
             panels = [p.model_copy(update={"controls": []}) for p in panels]
         if s.status is SessionStatus.ABANDONED:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from bot.core.seats import ROBOT_LABEL
 from games import REGISTRY
-from tests.e2e.harness import ephemeral_text, world
+from tests.e2e.harness import controls, ephemeral_text, press, world
 from tests.e2e.players import play_to_the_end
 from tests.e2e.test_cafe_carnage_e2e import confirm, order
 
@@ -117,3 +117,34 @@ async def test_turn_notices_are_for_human_seats_only_and_one_lives_at_a_time(
         # The moves are the thread's log, bots' moves included, in public terms.
         thread = "\n".join(m.current_text() for m in w.game_messages())
         assert "🤖 Biscuit" in thread and ("took" in thread or "seated" in thread)
+
+
+async def test_the_table_is_not_clickable_while_a_bot_player_is_awaited(tmp_path: Path) -> None:
+    """Issue 29: during a bot's turn the table offered "Seat at A/B/C" buttons that only
+    answered "It's not your move right now"."""
+    async with world(tmp_path, 1) as w:
+        (host,) = w.users
+        w.bot_player_delay = 60.0  # the bots think for long: the table is seen meanwhile
+        async with w.bot_running() as bot:
+            table = await (
+                await w.emu.slash(host, w.channel, "game new", {"game": "monster-cafe"})
+            ).final()
+            for _ in range(2):
+                await w.emu.click(host, table.id, w.emu.get_message(table.id).button("Add a bot"))
+            await w.emu.click(host, table.id, w.emu.get_message(table.id).button("Start"))
+            await bot.tables.idle()
+            for _ in range(20):  # the person plays until a bot's turn comes
+                s = await bot.service.load(1)
+                assert s.state is not None
+                (awaited,) = s.game.active_players(s.state)
+                if awaited != str(host):
+                    break
+                offered = controls(w.emu.get_message(table.id), 1, "t")
+                assert offered, "the person's turn: the table offers their moves"
+                await press(w.emu, host, offered[0])
+                await bot.tables.idle()
+            shown = w.emu.get_message(table.id)
+            assert awaited.startswith("bot-")
+            assert controls(shown, 1, "t") == [], "no game control is live during a bot's turn"
+            assert any(cid and cid.startswith("cb:g:1:t:") for _, cid, _ in shown.buttons())
+            assert "Waiting for" in shown.current_text() and ROBOT_LABEL in shown.current_text()
