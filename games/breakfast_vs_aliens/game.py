@@ -91,7 +91,7 @@ class BreakfastVsAliens(Game[BvaState, Action]):
         return rules.clock(state)
 
     def news(self, before: BvaState, after: BvaState) -> list[str]:
-        return new_log_lines(after.log, after.logged, before.logged)
+        return new_log_lines(before.log, after.log)
 
     def view(self, state: BvaState, viewer: PlayerId | None) -> BaseModel:
         if viewer is None or viewer not in state.players:

@@ -271,7 +271,6 @@ class BvaState(GameState):
     turn_jailed: int = 0  # cards in jails when the current turn began
     escape_passes: int = 0  # Mini-Muffin endgame: players in a row who did not capture
     log: list[str] = Field(default_factory=list)  # recent public events for the table, newest last
-    logged: int = 0  # events ever noted (the lines a move added: the game's thread tells them)
     # Running scores, one snapshot at the start and one after each capture (the end chart).
     progress: list[dict[PlayerId, int]] = Field(default_factory=list)
     end_reason: str = ""

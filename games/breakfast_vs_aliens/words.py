@@ -81,7 +81,6 @@ def jail_text(state: BvaState, jail: list[str]) -> str:
 def note(state: BvaState, line: str) -> None:
     """A public event for the table's recent-moves lines."""
     state.log = [*state.log[1 - LOG_LINES :], line]
-    state.logged += 1
 
 
 def event(state: BvaState, title: str, lines: list[str]) -> None:

@@ -94,7 +94,7 @@ class MonsterCafe(Game[MonsterCafeState, Move]):
 
     # -- presentation ----------------------------------------------------------------------------
     def news(self, before: MonsterCafeState, after: MonsterCafeState) -> list[str]:
-        return new_log_lines(after.log, after.logged, before.logged)
+        return new_log_lines(before.log, after.log)
 
     def view(self, state: MonsterCafeState, viewer: PlayerId | None) -> BaseModel:
         return present.public_view(state)

@@ -203,7 +203,6 @@ def apply_move(state: MonsterCafeState, pid: PlayerId, action: Move) -> MonsterC
     else:
         changes, event = _clear(state, pid, action.table)
     changes["log"] = _logged(state.log, event)
-    changes["logged"] = state.logged + 1
     if action.auto:
         changes["auto_moves"] = [*state.auto_moves, event]
     new = evolve(state, **changes)
@@ -327,7 +326,6 @@ def _announce(new: MonsterCafeState, announcement: Announcement) -> None:
 
 def _log(new: MonsterCafeState, line: str) -> None:
     new.log = _logged(new.log, line)
-    new.logged += 1
 
 
 def _logged(log: list[str], line: str) -> list[str]:

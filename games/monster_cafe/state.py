@@ -136,7 +136,6 @@ class MonsterCafeState(GameState):
     taken: list[Taken] = Field(default_factory=list)  # this round's clears, in order
     over: bool = False
     log: list[str] = Field(default_factory=list)  # the latest LOG_LENGTH events, newest last
-    logged: int = 0  # events ever logged (the lines a move added: the game's thread tells them)
     # The table the current player asked to clear, awaiting their confirmation.
     clearing: str | None = None
     # Every player's score at the end of each round so far (the end-of-game chart).
