@@ -8,7 +8,7 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel, TypeAdapter
 
-from games.breakfast_vs_aliens import rules
+from games.breakfast_vs_aliens import picture, rules
 from games.breakfast_vs_aliens.catalogue import ALL_CARDS, CARDS, card, effect, kind, short
 from games.breakfast_vs_aliens.help import HELP_TEXT
 from games.breakfast_vs_aliens.panels import private_panel, table_panel
@@ -178,6 +178,9 @@ class BreakfastVsAliens(Game[BvaState, Action]):
             assert self.active_players(state), "nobody is awaited"
         # Points add up: the last progress snapshot is the current score.
         assert state.progress and state.progress[-1] == scores(state)
+
+    def draw(self, spec: dict[str, Any]) -> bytes:
+        return picture.draw(spec)
 
     def secrets(self, state: BvaState, player: PlayerId | None) -> set[str]:
         if player is None:
