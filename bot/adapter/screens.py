@@ -22,6 +22,7 @@ from bot.adapter.render import (
     game_view,
     layout_view,
     merged_controls,
+    names_in,
     sendable,
 )
 from bot.adapter.results import ResultMessage, result_message
@@ -31,7 +32,7 @@ from bot.core.seats import ROBOT_LABEL, is_robot
 from bot.core.sessions import Session, SessionService
 from bot.core.store import SessionStatus
 from games.engine import Game, PrivatePanel
-from games.presentation import Panel, PanelField, Select
+from games.presentation import Panel, PanelField, Picture, Select
 
 DM_CLOSED_HELP = (
     "I couldn't send you a direct message. To get your hand by DM, open **Server menu → Privacy "
@@ -297,6 +298,11 @@ class Screens:
                     )[:4096],
                 }
             )
+        # Players' names in the pictures and their alt text (a game writes player tokens).
+        panels = [
+            p.model_copy(update={"image": named_picture(p.image, names)}) if p.image else p
+            for p in panels
+        ]
         digest = content_digest(
             *panels, extra=repr([[f.model_dump() for f in extra], s.status, skippable])
         )
@@ -469,6 +475,22 @@ class Screens:
         return Rendered(
             [discord.Embed(title=title, description=text, colour=0x7A9E7E)], None, "closed"
         )
+
+
+def named_picture(picture: Picture, names: dict[str, str]) -> Picture:
+    """``picture`` with the player tokens of its spec's strings and of its alt text replaced
+    by the players' names (its content changes with a name: it is drawn again)."""
+
+    def named(value: Any) -> Any:
+        if isinstance(value, str):
+            return names_in(value, names)
+        if isinstance(value, list):
+            return [named(v) for v in value]
+        if isinstance(value, dict):
+            return {k: named(v) for k, v in value.items()}
+        return value
+
+    return Picture(name=picture.name, alt=names_in(picture.alt, names), spec=named(picture.spec))
 
 
 def help_pages(text: str) -> list[tuple[str, str]]:

@@ -155,8 +155,9 @@ def _card_words(card_id: str) -> str:
 
 
 def table_picture(state: BvaState) -> Picture:
-    """The alien, the play cards and each seat's heroes and jail as a picture (players by seat:
-    a game knows no names), with the same in words as its alt text. Only public cards."""
+    """The alien, the play cards and each seat's heroes and jail as a picture (players as
+    tokens: front ends write their names), with the same in words as its alt text. Only
+    public cards."""
     awaited = active_players(state)
     mode = "Full Pancake" if state.full else "Mini-Muffin"
     seats = []
@@ -171,7 +172,8 @@ def table_picture(state: BvaState) -> Picture:
     for seat, pid in enumerate(state.players, start=1):
         seats.append(
             {
-                "label": f"Player {seat}",
+                "label": player(pid),
+                "seat": seat,
                 "score": score(state, pid),
                 "awaited": pid in awaited and not state.over,
                 "heroes": [_card_spec(h) for h in state.heroes[pid]],
@@ -180,7 +182,7 @@ def table_picture(state: BvaState) -> Picture:
         )
         heroes = ", ".join(_card_words(h) for h in state.heroes[pid]) or "no heroes"
         words.append(
-            f"Player {seat}: {score(state, pid)} points, {heroes}, {len(state.jails[pid])} in jail."
+            f"{player(pid)}: {score(state, pid)} points, {heroes}, {len(state.jails[pid])} in jail."
         )
     spec = {
         "title": f"Breakfast vs Aliens - {mode}",

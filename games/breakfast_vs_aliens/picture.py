@@ -42,7 +42,8 @@ class CardSpec(BaseModel):
 
 
 class SeatSpec(BaseModel):
-    label: str
+    label: str  # the player's name (a token until the front end writes it)
+    seat: int = 0
     score: int
     awaited: bool = False
     heroes: list[CardSpec] = Field(default_factory=list)
@@ -62,6 +63,14 @@ class TableSpec(BaseModel):
 @lru_cache(maxsize=8)
 def _font(size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
     return ImageFont.load_default(size=size)
+
+
+def label_of(name: str, seat: int) -> str:
+    """A player's name as the bundled font can draw it, else their seat."""
+    text = ascii_text(name)
+    if not text or text.startswith("{p:"):
+        return f"Player {seat}"
+    return text[:20]
 
 
 def ascii_text(text: str) -> str:
@@ -112,7 +121,7 @@ def draw(raw: dict[str, Any]) -> bytes:
     for seat in spec.seats:
         if seat.awaited:
             d.rectangle((0, y, WIDTH, y + ROW_H - 6), fill=CURRENT)
-        d.text((PAD, y + 6), ascii_text(seat.label)[:20], font=_font(30), fill=INK)
+        d.text((PAD, y + 6), label_of(seat.label, seat.seat), font=_font(30), fill=INK)
         tail = f"{seat.score} pts - {seat.captured} in jail"
         d.text((WIDTH - PAD, y + 8), tail, font=_font(26), fill=INK, anchor="ra")
         x = PAD

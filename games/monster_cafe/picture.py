@@ -48,7 +48,8 @@ class TableSpec(BaseModel):
 
 
 class PlayerSpec(BaseModel):
-    label: str
+    label: str  # the player's name (a token until the front end writes it)
+    seat: int = 0
     score: int
     current: bool = False
     monsters: list[tuple[str, int]] = Field(default_factory=list)  # (kind key, count)
@@ -68,6 +69,14 @@ class TableViewSpec(BaseModel):
 @lru_cache(maxsize=8)
 def _font(size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
     return ImageFont.load_default(size=size)
+
+
+def label_of(name: str, seat: int) -> str:
+    """A player's name as the bundled font can draw it, else their seat."""
+    text = ascii_text(name)
+    if not text or text.startswith("{p:"):
+        return f"Player {seat}"
+    return text[:20]
 
 
 def ascii_text(text: str) -> str:
@@ -109,7 +118,7 @@ def draw(raw: dict[str, Any]) -> bytes:
     for p in spec.players:
         if p.current:
             d.rectangle((0, y, WIDTH, y + ROW_H - 6), fill=CURRENT)
-        d.text((PAD, y + 8), ascii_text(p.label)[:20], font=_font(30), fill=INK)
+        d.text((PAD, y + 8), label_of(p.label, p.seat), font=_font(30), fill=INK)
         tail = f"{p.score} pts" + (f" - {p.tables} table(s)" if p.tables else "")
         d.text((WIDTH - PAD, y + 8), tail, font=_font(28), fill=INK, anchor="ra")
         x = PAD + DISC

@@ -177,8 +177,8 @@ def player_field(state: MonsterCafeState, pid: str, total: int) -> PanelField:
 
 
 def table_picture(state: MonsterCafeState) -> Picture:
-    """The tables and the collections as a picture (players by seat: a game knows no names),
-    with the same in words as its alt text."""
+    """The tables and the collections as a picture (players as tokens: front ends write their
+    names), with the same in words as its alt text."""
     scores = totals(state)
     title = "Monster Cafe - " + ("game over" if state.over else f"round {state.round}/{ROUNDS}")
     tables = [
@@ -197,7 +197,8 @@ def table_picture(state: MonsterCafeState) -> Picture:
         kinds = [(k, counts[k]) for k in COLLECTABLE_KINDS if counts[k]]
         players.append(
             {
-                "label": f"Player {seat}",
+                "label": player(pid),
+                "seat": seat,
                 "score": scores[pid],
                 "current": pid == state.current and not state.over,
                 "monsters": kinds,
@@ -205,7 +206,7 @@ def table_picture(state: MonsterCafeState) -> Picture:
             }
         )
         held = ", ".join(f"{n} {KIND_BY_KEY[k].name}" for k, n in kinds) or "no monsters"
-        words.append(f"Player {seat}: {scores[pid]} points, {held}.")
+        words.append(f"{player(pid)}: {scores[pid]} points, {held}.")
     spec = {
         "title": title,
         "tables": tables,

@@ -148,3 +148,20 @@ async def test_the_table_is_not_clickable_while_a_bot_player_is_awaited(tmp_path
             assert controls(shown, 1, "t") == [], "no game control is live during a bot's turn"
             assert any(cid and cid.startswith("cb:g:1:t:") for _, cid, _ in shown.buttons())
             assert "Waiting for" in shown.current_text() and ROBOT_LABEL in shown.current_text()
+
+
+async def test_the_table_picture_names_the_players(tmp_path: Path) -> None:
+    """Issue 29: pictures said "Player 1 / Player 2" instead of names."""
+    async with world(tmp_path, 1) as w, w.bot_running() as bot:
+        (host,) = w.users
+        table = await (
+            await w.emu.slash(host, w.channel, "game new", {"game": "monster-cafe"})
+        ).final()
+        await w.emu.click(host, table.id, w.emu.get_message(table.id).button("Add a bot"))
+        await w.emu.click(host, table.id, w.emu.get_message(table.id).button("Start"))
+        await w.settle()
+        names = (await bot.service.load(1)).names()
+        shown = w.emu.get_message(table.id)
+        (attachment,) = [a for a in shown.attachments if a["filename"] == "monster-cafe.png"]
+        alt = attachment.get("description") or ""
+        assert names[str(host)] in alt and "🤖 Biscuit" in alt and "{p:" not in alt
