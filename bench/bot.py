@@ -31,8 +31,10 @@ pace (whoever the game awaits clicks a random offered control; tests/e2e/players
 awaited player up to --clicks-per-player clicks per step, then the deadline plays for them),
 with the bot's production settings and Discord's rate limits, time scaled down by
 --time-scale. Prints what a real server would feel, per game: REST calls per click beyond the
-interaction's own callback, messages in the channel and in the game's thread, DMs sent and
-edited, 401/403/429 answers, and how many steps timed out.
+interaction's own callback, messages in the channel and in the game's thread, the thread's
+"whose turn" notices, the first player's badge after the game (messages mentioning them and
+DMs sent to them), DMs sent and edited, 401/403/429 answers, and how many steps timed out.
+``--bots N``: one human player, bot players in the other seats (N at most).
 """
 
 from __future__ import annotations
@@ -58,7 +60,8 @@ import aiohttp  # noqa: E402
 
 from bench.cluster import cpu_seconds, database  # noqa: E402
 from bot.app import GC_THRESHOLDS  # noqa: E402
-from emulator import DiscordEmulator, EmulatorError, RestCall  # noqa: E402
+from emulator import DiscordEmulator, EmulatorError, Message, RestCall  # noqa: E402
+from emulator.models import version_text  # noqa: E402
 
 CONFIRM = "Confirm order & ballot"
 # --game: each player the step awaits clicks up to this many times in it (a person finishing
@@ -241,8 +244,14 @@ async def play_seat_in_channel(
     latencies.append(result.latency)
 
 
+def is_turn_notice(message: Message) -> bool:
+    """A "whose turn" message (as posted): what a player is told when it is their move."""
+    text = version_text(message.versions()[0]).lower()
+    return "your turn" in text or "another turn" in text
+
+
 async def one_game(
-    game_id: str, tmp: Path, pace: float, scale: float, clicks_per_player: int
+    game_id: str, tmp: Path, pace: float, scale: float, clicks_per_player: int, bots: int = 0
 ) -> dict[str, float]:
     """A full game of ``game_id`` in its own emulator, counted: see the module's docstring."""
     from bot.app import CafeBot
@@ -257,7 +266,9 @@ async def one_game(
     async with DiscordEmulator(rate_limit_scale=scale) as emu:
         guild = emu.add_guild("Bench")
         channel = emu.add_text_channel(guild, "cafe")
-        users = [emu.add_user(f"p{i}", guild=guild) for i in range(seats_for(game))]
+        seats = seats_for(game)
+        humans = max(1, seats - bots) if bots else seats
+        users = [emu.add_user(f"p{i}", guild=guild) for i in range(humans)]
         settings = Settings(
             discord_token="emulated",
             database_path=tmp / f"{game_id}.sqlite3",
@@ -266,6 +277,7 @@ async def one_game(
             dm_edit_interval=1.0 * scale,
             post_coalesce_interval=Settings.model_fields["post_coalesce_interval"].default * scale,
             sqlite_synchronous="NORMAL",
+            bot_player_delay=2.0 * scale,
         )
         bot = CafeBot(settings, clock=clock, new_seed=lambda: 20261123)
         async with running_bot(emu, bot):
@@ -280,6 +292,7 @@ async def one_game(
                 seed=1,
                 pace=pace * scale,
                 clicks_per_player=clicks_per_player or None,
+                bots=seats - humans,
             )
             await bot.tables.idle()
             await asyncio.sleep(3 * scale)
@@ -289,7 +302,18 @@ async def one_game(
         kinds = Counter(kind_of(c, dm_channels) for c in calls)
         table = next(m for m in emu.channel_messages(channel))
         invalid = invalid_since(emu, Mark(0, 0))  # this game's own emulator
+        thread = emu.channel_messages(table.id)
+        # What waits for a player who looks after the game: Discord's badge counts the
+        # messages that mention them and the DMs sent to them.
+        first = users[0]
+        mentions = sum(1 for m in thread if f"<@{first}>" in m.content)
+        dms = emu.channel_messages(emu.dm_channel_id(first)) if emu.dm_channel_id(first) else []
         return {
+            # every notice posted, those deleted since (the next one replaced it) too
+            "notices": sum(
+                1 for m in emu.all_messages() if m.channel_id == table.id and is_turn_notice(m)
+            ),
+            "badge": mentions + len([m for m in dms if not m.ephemeral]),
             "interactions": interactions,
             "beyond": (len(calls) - kinds["interaction callback"]) / interactions,
             "channel": len(emu.channel_messages(channel)),
@@ -304,11 +328,14 @@ async def one_game(
         }
 
 
-async def per_game(game_ids: list[str], pace: float, scale: float, clicks_per_player: int) -> None:
+async def per_game(
+    game_ids: list[str], pace: float, scale: float, clicks_per_player: int, bots: int
+) -> None:
     with tempfile.TemporaryDirectory(prefix="cafebot-bench-") as tmp:
         print(
             f"a full game each, clicks {pace:.1f} s apart, edits coalesced over 1 s "
             f"(time x{scale}), Discord's rate limits"
+            + (f"; one human, the other seats ({bots} at most) bot players" if bots else "")
         )
         head = (
             "game",
@@ -316,6 +343,8 @@ async def per_game(game_ids: list[str], pace: float, scale: float, clicks_per_pl
             "REST/click",
             "channel",
             "thread",
+            "turn notes",
+            "badge",
             "DMs",
             "DM edits",
             "table edits",
@@ -326,12 +355,12 @@ async def per_game(game_ids: list[str], pace: float, scale: float, clicks_per_pl
         )
         print(f"{head[0]:<22}" + "".join(f"{h:>12}" for h in head[1:]))
         for game_id in game_ids:
-            r = await one_game(game_id, Path(tmp), pace, scale, clicks_per_player)
+            r = await one_game(game_id, Path(tmp), pace, scale, clicks_per_player, bots)
             print(
                 f"{game_id:<22}{r['interactions']:>12.0f}{r['beyond']:>12.2f}{r['channel']:>12.0f}"
-                f"{r['thread']:>12.0f}{r['dm sent']:>12.0f}{r['dm edited']:>12.0f}"
-                f"{r['table edited']:>12.0f}{r['401']:>12.0f}{r['403']:>12.0f}{r['429']:>12.0f}"
-                f"{r['deadlines']:>12.0f}"
+                f"{r['thread']:>12.0f}{r['notices']:>12.0f}{r['badge']:>12.0f}"
+                f"{r['dm sent']:>12.0f}{r['dm edited']:>12.0f}{r['table edited']:>12.0f}"
+                f"{r['401']:>12.0f}{r['403']:>12.0f}{r['429']:>12.0f}{r['deadlines']:>12.0f}"
             )
 
 
@@ -484,6 +513,12 @@ async def main() -> None:
         default=CLICKS_PER_PLAYER,
         help="--game: clicks each awaited player may make per step before it times out",
     )
+    parser.add_argument(
+        "--bots",
+        type=int,
+        default=0,
+        help="--game: one human player and bot players in the other seats (this many at most)",
+    )
     args = parser.parse_args()
     if args.pairs < 1:
         parser.error("--pairs: at least 1")
@@ -495,7 +530,7 @@ async def main() -> None:
         from games import REGISTRY
 
         ids = list(REGISTRY) if args.game == "all" else [args.game]
-        await per_game(ids, args.pace, args.time_scale, args.clicks_per_player)
+        await per_game(ids, args.pace, args.time_scale, args.clicks_per_player, args.bots)
         return
 
     pairs = [await one_pair(args) for _ in range(args.pairs)]

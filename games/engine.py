@@ -197,6 +197,12 @@ class Game(ABC, Generic[S, A]):
         state's RNG or revealed anything must be NEVER. The safe default is NEVER."""
         return Undo.NEVER
 
+    def news(self, before: S, after: S) -> list[str]:
+        """The public lines a move (``before`` → ``after``) adds to the game's log: what a player
+        would want to read back in the game's thread (who did what, in public terms). Games
+        whose announcements already tell each move keep the default: none."""
+        return []
+
     def draw(self, spec: dict[str, Any]) -> bytes:
         """A PNG of a :class:`~games.presentation.Picture`'s ``spec`` (games with pictures)."""
         raise NotImplementedError(f"{self.id} draws no pictures")

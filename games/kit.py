@@ -217,6 +217,18 @@ _set_private = BaseModel.__dict__["__pydantic_private__"].__set__
 _ALL_FIELDS: dict[type[BaseModel], set[str]] = {}
 
 
+def new_log_lines(before: list[str], after: list[str]) -> list[str]:
+    """The lines a move added to a capped log (the newest lines, newest last): the fewest that,
+    added to ``before`` and capped, make ``after``. (The log is all a stored state keeps: a
+    count of lines would change every recorded game's states.)"""
+    if after == before:
+        return []
+    for added in range(1, len(after) + 1):
+        if (before + after[-added:])[-len(after) :] == after:
+            return after[-added:]
+    return list(after)
+
+
 def _all_fields(cls: type[BaseModel]) -> set[str]:
     fields = _ALL_FIELDS[cls] = set(cls.model_fields)
     return fields

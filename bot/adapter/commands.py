@@ -416,8 +416,9 @@ def help_overview() -> discord.Embed:
         value=(
             "`/game new` · `/game join` · `/game leave` · `/game start`\n"
             "`/game status` · `/game hand` · `/game undo` · `/game abandon`\n"
-            "`/game mine` (works in DMs) · `/game history` · `/game stats`\n"
-            "`/game help game:…` or **How to play** in a lobby: the rules, page by page"
+            "`/game mine` (works in DMs) · `/game history` · `/game stats` · `/game help`\n"
+            "`/game rules game:…` (or `/game help game:…`, or **How to play** in a lobby): "
+            "the rules, page by page"
         ),
         inline=False,
     )

@@ -329,7 +329,9 @@ class Controls:
         line = names_in(answer.text, await self.service.names(sid))
         message = interaction.message
         content = f"{message.content if message is not None else ''}\n{line}"[-2000:]
-        # Settled: the buttons go; else they stay for the others.
+        # Settled: the buttons go (in this answer); else they stay for the others.
+        if answer.settled:
+            self.tables.undo_answered(sid, seq)
         view = None if answer.settled else self.screens.undo_view(sid, seq)
         async with committed(line):
             await self.replies.edit_clicked(interaction, content=content, view=view)

@@ -199,6 +199,26 @@ class Messenger:
                 )
         return dict(data)
 
+    async def edit_text(
+        self, channel_id: int, message_id: int, content: str, embeds: list[discord.Embed]
+    ) -> None:
+        """Replace a posted message's text and embeds (nobody is pinged by an edit)."""
+        params = discord.http.handle_message_parameters(content=content, embeds=embeds)
+        async with self._lock(channel_id):
+            with params:
+                await self.client.http.edit_message(channel_id, message_id, params=params)
+
+    async def close_controls(self, channel_id: int, message_id: int, content: str) -> None:
+        """A message's buttons go (what they asked is decided); its text becomes ``content``."""
+        params = discord.http.handle_message_parameters(content=content, view=None)
+        async with self._lock(channel_id):
+            with params:
+                await self.client.http.edit_message(channel_id, message_id, params=params)
+
+    async def delete(self, channel_id: int, message_id: int) -> None:
+        async with self._lock(channel_id):
+            await self.client.http.delete_message(channel_id, message_id)
+
     async def send_dm(self, user_id: str, key: str | None = None, **kwargs: Any) -> Sent | None:
         """DM a user (once, when ``key`` names the message); None when their DMs are closed.
         Other failures raise."""

@@ -22,6 +22,7 @@ from bot.adapter.render import (
     game_view,
     layout_view,
     merged_controls,
+    names_in,
     sendable,
     with_image,
 )
@@ -32,7 +33,7 @@ from bot.core.seats import ROBOT_LABEL, is_robot
 from bot.core.sessions import Session, SessionService
 from bot.core.store import SessionStatus
 from games.engine import Game, PrivatePanel
-from games.presentation import Panel, PanelField, Select
+from games.presentation import Panel, PanelField, Picture, Select
 
 DM_CLOSED_HELP = (
     "I couldn't send you a direct message. To get your hand by DM, open **Server menu → Privacy "
@@ -184,6 +185,8 @@ class Screens:
         pages = help_pages(game.help_text)
         page = max(0, min(page, len(pages) - 1))
         heading, text = pages[page]
+        if heading.casefold() == game.title.casefold():
+            heading = "How to play"  # not "Café Carnage — Café Carnage"
         embed = discord.Embed(title=f"📖 {game.title} — {heading}"[:256], description=text[:4096])
         embed.colour = COFFEE
         embed.set_footer(
@@ -281,6 +284,19 @@ class Screens:
                 extra.append(PanelField(name="⏳ Waiting for", value=text[:1024]))
             clock = game.clock(s.state)
             skippable = clock is not None and clock.host_may_skip and bool(waiting)
+            if len(waiting) == 1 and is_robot(waiting[0]):
+                # A bot player's move: nobody may click the table meanwhile (the field above
+                # says whom it waits for).
+                panels = [
+                    p.model_copy(
+                        update={
+                            "controls": [
+                                c.model_copy(update={"disabled": True}) for c in p.controls
+                            ]
+                        }
+                    )
+                    for p in panels
+                ]
         if s.status is not SessionStatus.ACTIVE:
             panels = [p.model_copy(update={"controls": []}) for p in panels]
         if s.status is SessionStatus.ABANDONED:
@@ -295,6 +311,11 @@ class Screens:
                     )[:4096],
                 }
             )
+        # Players' names in the pictures and their alt text (a game writes player tokens).
+        panels = [
+            p.model_copy(update={"image": named_picture(p.image, names)}) if p.image else p
+            for p in panels
+        ]
         digest = content_digest(
             *panels, extra=repr([[f.model_dump() for f in extra], s.status, skippable])
         )
@@ -475,6 +496,22 @@ class Screens:
         return Rendered(
             [discord.Embed(title=title, description=text, colour=0x7A9E7E)], None, "closed"
         )
+
+
+def named_picture(picture: Picture, names: dict[str, str]) -> Picture:
+    """``picture`` with the player tokens of its spec's strings and of its alt text replaced
+    by the players' names (its content changes with a name: it is drawn again)."""
+
+    def named(value: Any) -> Any:
+        if isinstance(value, str):
+            return names_in(value, names)
+        if isinstance(value, list):
+            return [named(v) for v in value]
+        if isinstance(value, dict):
+            return {k: named(v) for k, v in value.items()}
+        return value
+
+    return Picture(name=picture.name, alt=names_in(picture.alt, names), spec=named(picture.spec))
 
 
 def help_pages(text: str) -> list[tuple[str, str]]:

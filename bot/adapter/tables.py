@@ -40,6 +40,7 @@ from bot.adapter.pictures import Pictures
 from bot.adapter.render import embed_of, mention_line, names_in
 from bot.adapter.screens import DM_CLOSED_TABLE_HELP, Rendered, Screens
 from bot.adapter.stats import season_embed
+from bot.adapter.turns import LiveNotice, LiveTurns
 from bot.core.errors import StorageFull, UserError
 from bot.core.presentation import Presentation
 from bot.core.seats import is_robot
@@ -183,6 +184,9 @@ class TableSync:
         self.screens = screens
         self.messenger = messenger
         self.pictures = pictures
+        self.turns = LiveTurns(messenger, service)  # one "whose turn" notice per game at a time
+        # Each session's open undo request as posted: (channel, message, seq, what it asks).
+        self._undo_asked: dict[int, tuple[int, int, int, str]] = {}
         self.table_edit_interval = table_edit_interval
         self.dm_edit_interval = dm_edit_interval
         self._pending: dict[int, Pending] = {}
@@ -782,7 +786,28 @@ class TableSync:
                 await self.service.mark_posted(ids, None, failure=str(exc)[:200])
                 continue
             await self.service.mark_posted([each.id for each in posts], message_id)
+        await self._close_decided_undo(where.id)
         return None
+
+    def undo_answered(self, session_id: int, seq: int) -> None:
+        """A click decided the undo request: its answer closes the request's message."""
+        if self._undo_asked.get(session_id, (0, 0, None))[2] == seq:
+            del self._undo_asked[session_id]
+
+    async def _close_decided_undo(self, session_id: int) -> None:
+        """An undo request decided without a click on it (nobody objected in time, the game
+        moved on or ended): its buttons go, so nobody is asked about it any more."""
+        asked = self._undo_asked.get(session_id)
+        if asked is None:
+            return
+        channel_id, message_id, seq, asks = asked
+        if await self.service.open_undo_seq(session_id) == seq:
+            return  # still open
+        del self._undo_asked[session_id]
+        try:
+            await self.messenger.close_controls(channel_id, message_id, f"{asks} (Decided.)")
+        except discord.HTTPException as exc:  # a click's answer may have closed it already
+            log.info("session %s: undo request %s stays as it is (%s)", session_id, seq, exc)
 
     async def _post_joined(self, where: Where, batch: Batch) -> int:
         """Announcements (as embeds) and notices (as lines) of one or more moves in one
@@ -798,13 +823,18 @@ class TableSync:
         mentions = mention_line(list(dict.fromkeys(pings)))
         lines = [names_in(p["notice"], where.names) for p in notices]
         content = "\n".join(filter(None, [mentions, *lines]))
+        target = await self._posts_go_to(where)
         message = await self.messenger.send(
-            await self._posts_go_to(where),
+            target,
             f"posts:{batch.posts[0].id}:{batch.posts[-1].id}",
             content=content[:2000] or None,
             embeds=[embed_of(a, where.names) for a in announcements],
             allowed_mentions=discord.AllowedMentions(users=True),
         )
+        if any(a.kind == "turn" for a in announcements):
+            rest = [embed_of(a, where.names) for a in announcements if a.kind != "turn"]
+            notice = LiveNotice(target, message.id, "\n".join(lines)[:2000], rest)
+            await self.turns.posted(where.id, notice)
         return message.id
 
     async def _posts_go_to(self, where: Where) -> int:
@@ -873,13 +903,17 @@ class TableSync:
             return message.id
         target = await self._posts_go_to(where)
         if "result" in payload:
+            await self.turns.retire(where.id)  # nobody's turn any more
             return await self._post_result(target, key, where, payload["result"])
         if "undo_request" in payload:
             request = payload["undo_request"]
-            text = (
+            asks = (
                 f"↩️ {names.get(request['player'], 'Someone')} asks to take back "
-                f"**{names_in(request['label'], names)}**. Agree, or object: without an "
-                f"objection it is taken back <t:{int(request['due'])}:R>."
+                f"**{names_in(request['label'], names)}**."
+            )
+            text = (
+                f"{asks} Agree, or object: without an objection it is taken back "
+                f"<t:{int(request['due'])}:R>."
             )
             message = await self.messenger.send(
                 target,
@@ -888,6 +922,7 @@ class TableSync:
                 view=self.screens.undo_view(where.id, int(request["seq"])),
                 allowed_mentions=mentions,
             )
+            self._undo_asked[where.id] = (target, message.id, int(request["seq"]), asks)
             return message.id
         if "announcement" in payload:
             announcement = Announcement.model_validate(payload["announcement"])
@@ -898,6 +933,8 @@ class TableSync:
                 embed=embed_of(announcement, names),
                 allowed_mentions=mentions,
             )
+            if announcement.kind == "turn":
+                await self.turns.posted(where.id, LiveNotice(target, message.id, "", []))
             return message.id
         message = await self.messenger.post_notice(
             target, names_in(payload["notice"], names), key, ping=payload.get("ping")

@@ -8,7 +8,7 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel, TypeAdapter
 
-from games.breakfast_vs_aliens import rules
+from games.breakfast_vs_aliens import picture, rules
 from games.breakfast_vs_aliens.catalogue import ALL_CARDS, CARDS, card, effect, kind, short
 from games.breakfast_vs_aliens.help import HELP_TEXT
 from games.breakfast_vs_aliens.panels import private_panel, table_panel
@@ -41,6 +41,7 @@ from games.engine import (
     TurnStyle,
     Undo,
 )
+from games.kit import new_log_lines
 from games.presentation import Panel
 
 
@@ -88,6 +89,9 @@ class BreakfastVsAliens(Game[BvaState, Action]):
 
     def clock(self, state: BvaState) -> Clock | None:
         return rules.clock(state)
+
+    def news(self, before: BvaState, after: BvaState) -> list[str]:
+        return new_log_lines(before.log, after.log)
 
     def view(self, state: BvaState, viewer: PlayerId | None) -> BaseModel:
         if viewer is None or viewer not in state.players:
@@ -174,6 +178,9 @@ class BreakfastVsAliens(Game[BvaState, Action]):
             assert self.active_players(state), "nobody is awaited"
         # Points add up: the last progress snapshot is the current score.
         assert state.progress and state.progress[-1] == scores(state)
+
+    def draw(self, spec: dict[str, Any]) -> bytes:
+        return picture.draw(spec)
 
     def secrets(self, state: BvaState, player: PlayerId | None) -> set[str]:
         if player is None:

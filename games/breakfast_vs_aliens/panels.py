@@ -8,7 +8,14 @@ from pydantic import BaseModel
 
 from games import kit
 from games.breakfast_vs_aliens.capture import alien_need, hero_traits, vector
-from games.breakfast_vs_aliens.catalogue import EFFECT_TEXT, EMOJI, card, colours_text, legend
+from games.breakfast_vs_aliens.catalogue import (
+    COLOUR_NAME,
+    EFFECT_TEXT,
+    EMOJI,
+    card,
+    colours_text,
+    legend,
+)
 from games.breakfast_vs_aliens.effects import PEEK_SIZE
 from games.breakfast_vs_aliens.rules import active_players, legal_actions
 from games.breakfast_vs_aliens.scoring import REINFORCEMENT_BONUS, leaders, pts, score
@@ -61,6 +68,7 @@ from games.presentation import (
     Option,
     Panel,
     PanelField,
+    Picture,
     Select,
     player,
 )
@@ -145,6 +153,57 @@ def seat_field(state: BvaState, pid: PlayerId) -> PanelField:
     )
 
 
+def _card_spec(card_id: str) -> dict[str, Any]:
+    c = card(card_id)
+    return {"name": c.name, "traits": list(c.traits), "points": c.points}
+
+
+def _card_words(card_id: str) -> str:
+    c = card(card_id)
+    traits = "/".join(COLOUR_NAME[t] for t in c.traits)
+    return f"{c.name} ({traits}{f', {c.points} points' if c.points else ''})"
+
+
+def table_picture(state: BvaState) -> Picture:
+    """The alien, the play cards and each seat's heroes and jail as a picture (players as
+    tokens: front ends write their names), with the same in words as its alt text. Only
+    public cards."""
+    awaited = active_players(state)
+    mode = "Full Pancake" if state.full else "Mini-Muffin"
+    seats = []
+    words = [f"Breakfast vs Aliens, {mode}."]
+    words.append(
+        f"Alien to capture: {_card_words(state.alien)}." if state.alien else "No alien now."
+    )
+    if state.full:
+        words.append(
+            "Play cards: " + (", ".join(_card_words(c) for c in state.play) or "none") + "."
+        )
+    for seat, pid in enumerate(state.players, start=1):
+        seats.append(
+            {
+                "label": player(pid),
+                "seat": seat,
+                "score": score(state, pid),
+                "awaited": pid in awaited and not state.over,
+                "heroes": [_card_spec(h) for h in state.heroes[pid]],
+                "captured": len(state.jails[pid]),
+            }
+        )
+        heroes = ", ".join(_card_words(h) for h in state.heroes[pid]) or "no heroes"
+        words.append(
+            f"{player(pid)}: {score(state, pid)} points, {heroes}, {len(state.jails[pid])} in jail."
+        )
+    spec = {
+        "title": f"Breakfast vs Aliens - {mode}",
+        "alien": _card_spec(state.alien) if state.alien else None,
+        "play": [_card_spec(c) for c in state.play] if state.full else [],
+        "seats": seats,
+        "deck": len(state.deck),
+    }
+    return Picture(name="breakfast-vs-aliens.png", alt=" ".join(words)[:1000], spec=spec)
+
+
 def table_panel(state: BvaState) -> Panel:
     mode = "Full Pancake 🥞" if state.full else "Mini-Muffin 🧁"
     lines = [status(state), ""]
@@ -184,6 +243,7 @@ def table_panel(state: BvaState) -> Panel:
         footer=f"{legend()} · 💎 treasure · 🚔 jail",
         controls=[] if state.over else table_controls(state),
         stamp="over" if state.over else "",
+        image=table_picture(state),
     )
 
 

@@ -34,12 +34,9 @@ from games.engine import PlayerId
 from games.presentation import Announcement, PanelField, player
 
 SECURITY_RULE = (
-    "A lone runner escapes; so do runners\n"
-    "whose meals all cost the same. Otherwise\n"
-    "the priciest meal is caught: 1 runner if\n"
-    "2–4 run, 2 if 5+ run (ties at that line\n"
-    "are caught too). The caught pay for ALL\n"
-    "runners' meals, split equally, rounded up."
+    "A lone runner escapes; so do runners whose meals all cost the same. Otherwise the "
+    "priciest meal is caught: 1 runner if 2–4 run, 2 if 5+ run (ties at that line are caught "
+    "too). The caught pay for ALL runners' meals, split equally, rounded up."
 )
 
 
@@ -48,11 +45,10 @@ def start_announcement(state: CafeState) -> Announcement:
         title="🍽️ Café Carnage — five nights out",
         description=(
             names(state.players) + "\n"
-            f"Everyone has ${START_BUDGET} and 2 × 🤝 Split,\n"
-            "2 × 🧾 Separate, 1 × 🏃 RUN!.\n"
-            f"Round 1/{ROUNDS}: your menu is in your DMs —\n"
-            "order a starter, a main and a dessert,\n"
-            "play an action card, then confirm."
+            f"Everyone has ${START_BUDGET} and 2 × 🤝 Split, 2 × 🧾 Separate, 1 × 🏃 RUN!.\n"
+            f"Round 1/{ROUNDS}: your menu is in your DMs — order a starter, a main and a "
+            "dessert, play an action card, then confirm. A bill beyond your money means an IOU "
+            f"(−{IOU_AMOUNT} GP)."
         ),
         fields=[PanelField(name="🛡️ Security, if you RUN!", value=SECURITY_RULE)],
         colour=COLOUR,
@@ -81,26 +77,26 @@ def runners_text(record: RoundRecord, order: list[PlayerId]) -> str:
         return "Nobody ran. 🍽️"
     listed = [f"{player(p)} (${record.players[p].meal})" for p in runners]
     if len(runners) == 1:
-        return f"🏃 {listed[0]} ran alone and\n**escaped**: pays nothing, loses RUN!."
+        return f"🏃 {listed[0]} ran alone and **escaped**: pays nothing, loses RUN!."
     text = wrap(listed, first="🏃 Runners: ") + "\n"
     if not caught:
-        return text + "Equal meals: they **all escaped**,\npay nothing and lose RUN!."
+        return text + "Equal meals: they **all escaped**, pay nothing and lose RUN!."
     total = record.runners_total
     if len(caught) == 1:
         text += (
-            f"🛡️ **Caught**: {player(caught[0])} (the priciest meal)\n"
-            f"pays **${record.caught_share}** — all runners' meals, ${total} —\n"
+            f"🛡️ **Caught**: {player(caught[0])} (the priciest meal) "
+            f"pays **${record.caught_share}** — all runners' meals, ${total} — "
             "and takes RUN! back."
         )
     else:
         text += (
             wrap([player(p) for p in caught], first="🛡️ **Caught**: ")
-            + " (the\npriciest meals) pay all runners' meals,\n"
-            f"${total} ÷ {len(caught)} = **${record.caught_share} each** (rounded up), and\n"
+            + " (the priciest meals) pay all runners' meals, "
+            f"${total} ÷ {len(caught)} = **${record.caught_share} each** (rounded up), and "
             "take RUN! back."
         )
     if escaped:
-        verb = "pays nothing\nand discards" if len(escaped) == 1 else "pay nothing\nand discard"
+        verb = "pays nothing and discards" if len(escaped) == 1 else "pay nothing and discard"
         text += "\n" + wrap([player(p) for p in escaped], first="💨 **Escaped**: ")
         text += f" — {verb} RUN! for good."
     return text
@@ -121,14 +117,14 @@ def settle_text(record: RoundRecord, order: list[PlayerId]) -> str:
         )
         share = f"÷ {len(remaining)} = **${record.split_share} each** (rounded up)."
         if escaped_meals and not record.caught_share:
-            share = f" + ${escaped_meals} for the\nescaped runners {share}"
+            share = f" + ${escaped_meals} for the escaped runners {share}"
         else:
             share = f"\n{share}"
         return tally + f"→ **Split the bill**: ${total}{share}"
     how = "Tie" if record.verdict == "tie" else "Majority"
     text = tally + f"→ **{how}: each pays separately**."
     if record.unpaid:
-        text += f"\nThe restaurant takes the ${record.unpaid} loss\nfor the escaped runners."
+        text += f"\nThe restaurant takes the ${record.unpaid} loss for the escaped runners."
     return text
 
 
@@ -142,8 +138,8 @@ def iou_line(p: PlayerId, pr: PlayerRound) -> str:
     had = pr.budget_after + pr.owed - taken
     took = f"${IOU_AMOUNT}" if pr.iou_draws == 1 else f"{pr.iou_draws} × ${IOU_AMOUNT}"
     return (
-        f"📝 {player(p)} had ${had} for a ${pr.owed} bill:\n"
-        f"took {took} from the supply (−{taken} GP)\nand holds an IOU."
+        f"📝 {player(p)} had ${had} for a ${pr.owed} bill: "
+        f"took {took} from the supply (−{taken} GP) and holds an IOU."
     )
 
 
@@ -164,7 +160,7 @@ def round_announcement(state: CafeState, record: RoundRecord) -> Announcement:
         fields.append(
             PanelField(
                 name="⏰ Auto-played at the deadline",
-                value=names(record.auto_played) + "\n(cheapest dishes, Separate if held)",
+                value=names(record.auto_played) + " (cheapest dishes, Separate if held)",
             )
         )
     bills = [bill_line(state, p, record.players[p]) for p in order]
@@ -193,7 +189,7 @@ def tie_break_lines(standings: list[Standing]) -> list[str]:
         if len(group) < 2:
             continue
         if len({s.budget for s in group}) == 1:
-            lines.append(f"Tied on {gp} GP and ${group[0].budget}:\nthey share the place.")
+            lines.append(f"Tied on {gp} GP and ${group[0].budget}: they share the place.")
         else:
             budgets = [f"{player(s.player)} ${s.budget}" for s in group]
             lines.append(f"Tied on {gp} GP: more $ left ranks higher.\n" + wrap(budgets))
@@ -217,6 +213,6 @@ def final_announcement(state: CafeState) -> Announcement:
 def outcome_summary(state: CafeState) -> list[str]:
     return [
         winners_line(state),
-        *(standing_lines(s, one_line=True) for s in state.standings),
+        *(standing_lines(s) for s in state.standings),
         *(line.replace("\n", " ") for line in tie_break_lines(state.standings)),
     ]

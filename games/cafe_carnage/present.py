@@ -15,6 +15,7 @@ from games.cafe_carnage.catalogue import (
     COURSE_EMOJI,
     COURSE_NAME,
     COURSES,
+    IOU_AMOUNT,
     ROUNDS,
     Course,
     action_kind,
@@ -25,34 +26,23 @@ from games.cafe_carnage.scoring import winners
 from games.cafe_carnage.state import CafeState, Standing
 from games.cafe_carnage.views import hand_counts
 from games.engine import ALL_VIEWS, PlayerId
-from games.presentation import PLAYER_TOKEN, Button, Control, Option, Panel, PanelField, player
+from games.presentation import (
+    Button,
+    Control,
+    Option,
+    Panel,
+    PanelField,
+    player,
+)
 
 COLOUR = 0xC0392B
-WIDTH = 45  # characters per line on a phone, a player's name counted as NAME_WIDTH
-NAME_WIDTH = 10
-
 # -- words ----------------------------------------------------------------------------------------
 
 
-def width(text: str) -> int:
-    """Characters as a phone shows them: names as NAME_WIDTH, markdown marks not at all."""
-    text = PLAYER_TOKEN.sub("x" * NAME_WIDTH, text)
-    return len(text.replace("**", "").replace("~~", "").replace("`", ""))
-
-
 def wrap(parts: list[str], sep: str = ", ", first: str = "") -> str:
-    """``first`` then ``parts`` joined by ``sep``, broken into lines of about WIDTH."""
-    lines = [first]
-    for part in parts:
-        line = lines[-1]
-        if not line or line == first:
-            lines[-1] = line + part
-        elif width(line + sep + part) <= WIDTH:
-            lines[-1] = line + sep + part
-        else:
-            lines[-1] = line + sep.rstrip()
-            lines.append(part)
-    return "\n".join(lines)
+    """``first`` then ``parts`` joined by ``sep``, on one line: Discord wraps it to the screen
+    (a line broken by hand is broken twice on a narrower one)."""
+    return first + sep.join(parts)
 
 
 def names(players: list[PlayerId]) -> str:
@@ -81,13 +71,14 @@ def gp_history_field(state: CafeState) -> PanelField:
     return PanelField(name="📈 GP by round", value="\n".join(lines))
 
 
-def standing_lines(s: Standing, one_line: bool = False) -> str:
+def standing_lines(s: Standing) -> str:
+    """One player a line (a second line, indented by hand, wrapped badly on a phone)."""
     if s.iou:
         how = f"IOU: no bonus, ${s.budget} left"
     else:
         how = f"{s.gp_before_bonus} + {s.bonus} bonus for ${s.budget} left"
     head = f"**{s.rank}.** {player(s.player)} — ⭐ **{s.gp} GP**"
-    return f"{head} ({how})" if one_line else f"{head}\n     {how}"
+    return f"{head} ({how})"
 
 
 def standings_field(standings: list[Standing]) -> PanelField:
@@ -246,6 +237,11 @@ def order_lines(state: CafeState, p: PlayerId, eaten: set[str]) -> str:
     lines.append(f"🗳️ {ACTION_EMOJI[kind] + ' ' + ACTION_NAME[kind] if kind else '—'}")
     if total:
         lines.append(f"Meal so far: **${total}** → **+{gp} GP**")
+    if total > state.budget[p]:
+        lines.append(
+            f"📝 More than your ${state.budget[p]}: a bill you can't pay means an IOU "
+            f"(${IOU_AMOUNT} from the supply for −{IOU_AMOUNT} GP each time, and no end bonus)."
+        )
     return "\n".join(lines)
 
 
@@ -296,17 +292,17 @@ def player_panel(state: CafeState, p: PlayerId) -> Panel:
         # Who is still choosing is on the table: keeping it out of here means this DM is not
         # edited every time someone else confirms.
         description = (
-            f"{me}\n✅ **Confirmed**: dinner is served in the\nchannel once all have ordered."
+            f"{me}\n✅ **Confirmed**: dinner is served in the channel once all have ordered."
         )
     else:
         gaps = missing(state, p)
         description = (
-            f"{me}\nTap a dish per course and an action\ncard (your picks turn blue), then\n"
-            "**Confirm**: until then you can change\nyour mind."
+            f"{me}\nTap a dish per course and an action card (your picks turn blue), then "
+            "**Confirm**: until then you can change your mind."
         )
         if gaps:
             still = f"Still to choose: {missing_words(gaps)}."
-            description += "\n" + (still if width(still) <= WIDTH else still.replace(": ", ":\n"))
+            description += "\n" + still
         controls = order_controls(state, p, eaten, ready=not gaps)
     return Panel(
         title=f"🍽️ Your order — round {state.round}/{ROUNDS}",

@@ -17,7 +17,8 @@ from games.engine import (
     TurnStyle,
     Undo,
 )
-from games.monster_cafe import present, rules, scoring
+from games.kit import new_log_lines
+from games.monster_cafe import picture, present, rules, scoring
 from games.monster_cafe.catalogue import MONSTER_KIND, TABLE_MEAL, monster_label, table_label
 from games.monster_cafe.help import HELP_TEXT
 from games.monster_cafe.invariants import check_invariants
@@ -92,6 +93,9 @@ class MonsterCafe(Game[MonsterCafeState, Move]):
         return scoring.outcome(state) if state.over else None
 
     # -- presentation ----------------------------------------------------------------------------
+    def news(self, before: MonsterCafeState, after: MonsterCafeState) -> list[str]:
+        return new_log_lines(before.log, after.log)
+
     def view(self, state: MonsterCafeState, viewer: PlayerId | None) -> BaseModel:
         return present.public_view(state)
 
@@ -117,6 +121,9 @@ class MonsterCafe(Game[MonsterCafeState, Move]):
     # -- checks and players ----------------------------------------------------------------------
     def check_invariants(self, state: MonsterCafeState) -> None:
         check_invariants(state)
+
+    def draw(self, spec: dict[str, Any]) -> bytes:
+        return picture.draw(spec)
 
     def secrets(self, state: MonsterCafeState, player: PlayerId | None) -> set[str]:
         # The decks are face down: no view names a card in them (only how many are left).

@@ -11,8 +11,11 @@ from games.kit import choice_controls
 from games.monster_cafe.catalogue import (
     COLLECTABLE_KINDS,
     KIND_BY_KEY,
+    KINDS,
+    MEAL_BY_KEY,
     MONSTER_KIND,
     ROUNDS,
+    SEATS_PER_TABLE,
     TABLE_MEAL,
     meal_of,
     meal_short,
@@ -38,7 +41,7 @@ from games.monster_cafe.words import (
     table_short,
     wrapped,
 )
-from games.presentation import Button, Control, Option, Panel, PanelField, player
+from games.presentation import Button, Control, Option, Panel, PanelField, Picture, player
 
 # More choices than this become a select (buttons would take more than two rows).
 MAX_CHOICE_BUTTONS = 10
@@ -176,6 +179,54 @@ def player_field(state: MonsterCafeState, pid: str, total: int) -> PanelField:
     return PanelField(name=name, value="\n".join(lines))
 
 
+def table_picture(state: MonsterCafeState) -> Picture:
+    """The tables and the collections as a picture (players as tokens: front ends write their
+    names), with the same in words as its alt text."""
+    scores = totals(state)
+    title = "Monster Cafe - " + ("game over" if state.over else f"round {state.round}/{ROUNDS}")
+    tables = [
+        {
+            "slot": t.slot,
+            "meal": MEAL_BY_KEY[TABLE_MEAL[t.card]].short,
+            "seats": [MONSTER_KIND[c] for c in t.seats],
+        }
+        for t in state.tables
+    ]
+    players = []
+    words = []
+    for seat, pid in enumerate(state.players, start=1):
+        collection = state.collections[pid]
+        counts = Counter(MONSTER_KIND[c] for c in collection.monsters)
+        kinds = [(k, counts[k]) for k in COLLECTABLE_KINDS if counts[k]]
+        players.append(
+            {
+                "label": player(pid),
+                "seat": seat,
+                "score": scores[pid],
+                "current": pid == state.current and not state.over,
+                "monsters": kinds,
+                "tables": len(collection.tables),
+            }
+        )
+        held = ", ".join(f"{n} {KIND_BY_KEY[k].name}" for k, n in kinds) or "no monsters"
+        words.append(f"{player(pid)}: {scores[pid]} points, {held}.")
+    spec = {
+        "title": title,
+        "tables": tables,
+        "players": players,
+        "abbrev": {k.key: k.short[:2].upper() for k in KINDS},
+        "seats_per_table": SEATS_PER_TABLE,
+    }
+    seated = [
+        f"Table {t.slot} ({MEAL_BY_KEY[TABLE_MEAL[t.card]].short}): "
+        + (", ".join(KIND_BY_KEY[MONSTER_KIND[c]].name for c in t.seats) or "empty")
+        + f", {t.free} free."
+        for t in state.tables
+    ]
+    alt = " ".join([f"{title}.", *seated, *words])
+    return Picture(name="monster-cafe.png", alt=alt[:1000], spec=spec)
+
+
 def table_panel(state: MonsterCafeState) -> Panel:
     title = "👹 Monster Café · " + ("game over" if state.over else f"round {state.round}/{ROUNDS}")
     fields = [PanelField(name=table_short(t), value=seats_text(t)) for t in state.tables]
@@ -196,6 +247,7 @@ def table_panel(state: MonsterCafeState) -> Panel:
         footer=footer,
         controls=controls(state),
         stamp="over" if state.over else f"round-{state.round}",
+        image=table_picture(state),
     )
 
 

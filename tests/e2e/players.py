@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 
 from bot.app import CafeBot
+from bot.core.seats import is_robot
 from bot.core.store import SessionStatus
 from emulator import DiscordEmulator, Message
 from games.engine import Game, PrivatePanel
@@ -39,11 +40,13 @@ async def play_to_the_end(
     seed: int,
     pace: float = 0.0,
     clicks_per_player: int | None = None,
+    bots: int = 0,
 ) -> dict[str, int]:
     """Open, fill and start a lobby for ``game`` in ``channel``, then click until it ends.
     A step ends by its deadline after CLICKS_PER_STEP clicks in all, or with
     ``clicks_per_player``, after that many per player it awaited when it began (as people who
-    finish their moves; the absent are timed out)."""
+    finish their moves; the absent are timed out). ``bots``: the host adds that many bot
+    players to the lobby; they play on their own (the loop waits for them)."""
     host, *others = users
     options: dict[str, object] = {"game": game.id}
     if game.timer_option is not None:
@@ -51,6 +54,8 @@ async def play_to_the_end(
     table = await (await emu.slash(host, channel, "game new", options)).final()
     for user in others:
         await emu.click(user, table.id, emu.get_message(table.id).button("Join"))
+    for _ in range(bots):
+        await emu.click(host, table.id, emu.get_message(table.id).button("Add a bot"))
     await emu.click(host, table.id, emu.get_message(table.id).button("Start"))
     session = await bot.service.open_in_channel(channel)
     assert session is not None
@@ -73,7 +78,12 @@ async def play_to_the_end(
             if clicks_per_player is not None:
                 step_cap = clicks_per_player * max(1, len(active))
         assert active, f"{game.id} waits for nobody but is not over"
-        user = int(rng.choice(active))
+        humans = [p for p in active if not is_robot(p)]
+        if not humans:  # only bot players are awaited: they move on their own
+            await bot.robots.idle()
+            await asyncio.sleep(0.01)
+            continue
+        user = int(rng.choice(humans))
         options = await reachable_controls(emu, game, sid, table.id, user, channel, counts, seen)
         if not options or clicks_in_step >= step_cap:
             assert step_clock is not None, f"{game.id} has a step with no move and no clock"

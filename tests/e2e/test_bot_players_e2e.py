@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.e2e.harness import ephemeral_text, world
+from bot.core.seats import ROBOT_LABEL
+from games import REGISTRY
+from tests.e2e.harness import controls, ephemeral_text, press, world
+from tests.e2e.players import play_to_the_end
 from tests.e2e.test_cafe_carnage_e2e import confirm, order
 
 GAME = "cafe-carnage"
@@ -73,3 +76,92 @@ async def test_bot_players_awaited_before_a_restart_move_after_it(tmp_path: Path
             assert s.state is not None
             assert s.game.active_players(s.state) == {str(host)}  # the bots ordered
             assert bot.robots.moves_played >= 2
+
+
+async def test_turn_notices_are_for_human_seats_only_and_one_lives_at_a_time(
+    tmp_path: Path,
+) -> None:
+    """Monster Café, one person and two bots, to the end: a bot's turn is never announced, the
+    person gets a notice only when their turn comes, and each notice goes when the next comes;
+    the thread tells the moves."""
+    game = REGISTRY["monster-cafe"]
+    async with world(tmp_path, 1) as w, w.bot_running() as bot:
+        (human,) = w.users
+        await play_to_the_end(w.emu, bot, w.clock, game, w.channel, w.users, seed=3, bots=2)
+        await w.settle()
+        s = await bot.service.load(1)
+        assert s.state is not None
+        places = {w.channel} | {c.id for c in w.emu.channels.values() if c.parent_id == w.channel}
+        every = [m for m in w.emu.all_messages() if m.channel_id in places and not m.ephemeral]
+        notices = [
+            str(e.get("description"))
+            for m in every
+            for e in m.versions()[0].get("embeds") or []
+            if e.get("title") == "🍽️ Your turn"
+        ]
+        assert notices, "the person was told when their turn came"
+        # No notice for a bot seat: each one names the person, none names a bot.
+        name = s.names()[str(human)]
+        assert all(name in text and ROBOT_LABEL not in text for text in notices), notices
+        # No more notices than the turns that became the person's.
+        human_turns = [
+            a for a in s.state.announcements if a.kind == "turn" and a.ping == [str(human)]
+        ]
+        assert (
+            len(notices)
+            <= len(human_turns)
+            < len([a for a in s.state.announcements if a.kind == "turn"])
+        )
+        # Each went when the next came, and none is left once the game is over.
+        assert not [m for m in w.game_messages() if "🍽️ Your turn" in m.current_text()]
+        # The moves are the thread's log, bots' moves included, in public terms.
+        thread = "\n".join(m.current_text() for m in w.game_messages())
+        assert "🤖 Biscuit" in thread and ("took" in thread or "seated" in thread)
+
+
+async def test_the_table_is_not_clickable_while_a_bot_player_is_awaited(tmp_path: Path) -> None:
+    """Issue 29: during a bot's turn the table offered "Seat at A/B/C" buttons that only
+    answered "It's not your move right now"."""
+    async with world(tmp_path, 1) as w:
+        (host,) = w.users
+        w.bot_player_delay = 60.0  # the bots think for long: the table is seen meanwhile
+        async with w.bot_running() as bot:
+            table = await (
+                await w.emu.slash(host, w.channel, "game new", {"game": "monster-cafe"})
+            ).final()
+            for _ in range(2):
+                await w.emu.click(host, table.id, w.emu.get_message(table.id).button("Add a bot"))
+            await w.emu.click(host, table.id, w.emu.get_message(table.id).button("Start"))
+            await bot.tables.idle()
+            for _ in range(20):  # the person plays until a bot's turn comes
+                s = await bot.service.load(1)
+                assert s.state is not None
+                (awaited,) = s.game.active_players(s.state)
+                if awaited != str(host):
+                    break
+                offered = controls(w.emu.get_message(table.id), 1, "t")
+                assert offered, "the person's turn: the table offers their moves"
+                await press(w.emu, host, offered[0])
+                await bot.tables.idle()
+            shown = w.emu.get_message(table.id)
+            assert awaited.startswith("bot-")
+            assert controls(shown, 1, "t") == [], "no game control is live during a bot's turn"
+            assert any(cid and cid.startswith("cb:g:1:t:") for _, cid, _ in shown.buttons())
+            assert "Waiting for" in shown.current_text() and ROBOT_LABEL in shown.current_text()
+
+
+async def test_the_table_picture_names_the_players(tmp_path: Path) -> None:
+    """Issue 29: pictures said "Player 1 / Player 2" instead of names."""
+    async with world(tmp_path, 1) as w, w.bot_running() as bot:
+        (host,) = w.users
+        table = await (
+            await w.emu.slash(host, w.channel, "game new", {"game": "monster-cafe"})
+        ).final()
+        await w.emu.click(host, table.id, w.emu.get_message(table.id).button("Add a bot"))
+        await w.emu.click(host, table.id, w.emu.get_message(table.id).button("Start"))
+        await w.settle()
+        names = (await bot.service.load(1)).names()
+        shown = w.emu.get_message(table.id)
+        (attachment,) = [a for a in shown.attachments if a["filename"] == "monster-cafe.png"]
+        alt = attachment.get("description") or ""
+        assert names[str(host)] in alt and "🤖 Biscuit" in alt and "{p:" not in alt

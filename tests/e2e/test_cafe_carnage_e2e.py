@@ -6,6 +6,7 @@ Every move is made by clicking the components a player would click.
 from __future__ import annotations
 
 import asyncio
+import re
 from pathlib import Path
 
 import pytest
@@ -308,7 +309,7 @@ async def test_secrets_are_only_in_their_owners_messages(tmp_path: Path) -> None
 async def test_an_idle_player_is_reminded_then_auto_played(tmp_path: Path) -> None:
     async with world(tmp_path, 3) as w:
         idle = w.users[2]
-        async with w.bot_running():
+        async with w.bot_running() as bot:
             await open_game(w, GAME, timeout=300)
             for user in w.users[:2]:
                 await confirm(w, user, await order(w, user, None))
@@ -320,6 +321,10 @@ async def test_an_idle_player_is_reminded_then_auto_played(tmp_path: Path) -> No
                 if "Reminder" in m.text() or "waiting for your move" in m.text()
             ]
             assert len(reminder) == 1, "a reminder was DMed halfway"
+            # It says when it was true: clock times, no relative time that keeps counting.
+            assert re.search(r"<t:\d+:t>", reminder[0].content) and ":R>" not in reminder[0].content
+            # A reminder of a step that is over says nothing.
+            assert not await bot.service.remind(1, "an-old-step", w.clock() + 60)
             assert not any(
                 "waiting for your move" in m.text()
                 for u in w.users[:2]

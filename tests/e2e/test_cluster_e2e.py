@@ -175,7 +175,7 @@ async def test_two_processes_one_game_a_timer_and_a_kill(
 
                 def reminded(user: int) -> int:
                     return sum(
-                        "is waiting for your move" in m.current_text()
+                        "was waiting for your move" in m.current_text()
                         for m in emu.dm_messages(user)
                     )
 

@@ -384,7 +384,12 @@ async def test_announcements_survive_5xx_and_lost_answers_and_post_once(tmp_path
             await asyncio.sleep(0.1)
         posts = await bot.store.posts(1)
         assert all(p.sent_at is not None and p.message_id for p in posts)
-        expected = [a.title for a in s.state.announcements]
+        # Of the turn notices the newest is left while the game goes on (each goes when the
+        # next comes).
+        turns = [a.title for a in s.state.announcements if a.kind == "turn"]
+        expected = [a.title for a in s.state.announcements if a.kind != "turn"]
+        if turns and s.game.outcome(s.state) is None:
+            expected.append(turns[-1])
         posted = announcement_titles(w, w.channel, s.row.table_message_id)
         assert collections.Counter(posted) == collections.Counter(expected)
         assert w.emu.nonce_duplicates, "the lost answer's retry was deduplicated by its nonce"

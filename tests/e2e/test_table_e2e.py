@@ -7,6 +7,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from discord import app_commands
+
 from bot.core.store import SessionStatus
 from games import REGISTRY
 from games.alien_cafe.state import AlienCafeState
@@ -72,6 +74,8 @@ async def test_the_rules_come_in_pages(tmp_path: Path) -> None:
             rules = await w.emu.slash(w.users[0], w.channel, "game rules", {"game": game.id})
             first = ephemeral_text(rules)
             assert rules.message is not None
+            title = rules.message.embeds[0]["title"]
+            assert title.count(game.title) == 1, f"the first page's title repeats: {title}"
             pages = int(rules.message.embeds[0]["footer"]["text"].split("/")[1].split(" ")[0])
             assert pages >= 2, f"{game.id}'s rules are one block"
             assert len(first) < 2000
@@ -92,6 +96,13 @@ async def test_the_rules_come_in_pages(tmp_path: Path) -> None:
         assert "Monster Café" in ephemeral_text(how) and "Page 1/" in ephemeral_text(how)
         overview = await w.emu.slash(w.users[1], w.channel, "game help", {})
         assert all(g.title in ephemeral_text(overview) for g in REGISTRY.values())
+        # Every command is listed.
+        group = w.running.tree.get_command("game")
+        assert isinstance(group, app_commands.Group)
+        for command in group.commands:
+            assert re.search(f"/game {command.name}(?![a-z])", ephemeral_text(overview)), (
+                command.name
+            )
 
 
 async def test_quick_moves_share_one_post_in_the_thread(tmp_path: Path) -> None:

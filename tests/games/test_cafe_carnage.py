@@ -223,7 +223,7 @@ def test_rulebook_alice_caught_pays_for_kwame_who_escapes() -> None:
     assert Play(card="alice:run") in GAME.legal_actions(state, "alice")
     text = announcement_text(state)
     assert "**Caught**: {p:alice}" in text and "**Escaped**: {p:kwame}" in text
-    assert "{p:alice} (the priciest meal)\npays **$13** — all runners' meals, $13" in text
+    assert "{p:alice} (the priciest meal) pays **$13** — all runners' meals, $13" in text
 
 
 def test_rulebook_tied_vote_each_pays_own_and_meera_takes_an_iou() -> None:
@@ -238,7 +238,7 @@ def test_rulebook_tied_vote_each_pays_own_and_meera_takes_an_iou() -> None:
     assert sum(state.budget.values()) + state.supply == MONEY_TOTAL
     text = announcement_text(state)
     assert "Split ×1 · 🧾 Separate ×1" in text and "Tie: each pays separately" in text
-    assert "{p:meera} had $7 for a $8 bill:\ntook $5 from the supply (−5 GP)" in text
+    assert "{p:meera} had $7 for a $8 bill: took $5 from the supply (−5 GP)" in text
 
 
 # -- step 4: check, please! -----------------------------------------------------------------------
@@ -273,7 +273,7 @@ def test_lone_runner_escapes_and_majority_split_includes_the_runners_meal() -> N
     # (5 + 6 + 3) + 9 escaped = 23, ÷ 3 remaining = 7.67 → $8 each.
     assert record.verdict == "split" and record.split_share == 8 and record.unpaid == 0
     assert [last(state)[p][1] for p in "abcd"] == [0, 8, 8, 8]
-    assert "$14 + $9 for the\nescaped runners ÷ 3 = **$8 each**" in announcement_text(state)
+    assert "$14 + $9 for the escaped runners ÷ 3 = **$8 each**" in announcement_text(state)
 
 
 def test_runners_with_equal_meals_all_escape() -> None:
@@ -294,7 +294,7 @@ def test_three_runners_tied_at_the_boundary_are_both_caught() -> None:
     assert state.budget["a"] == state.budget["b"] == 18 and state.budget["c"] == 30
     assert state.run_discarded == ["c"] and "a:run" in state.hands["a"]
     assert "$23 ÷ 2 = **$12 each**" in announcement_text(state)
-    assert "**Escaped**: {p:c} — pays nothing\nand discards RUN!" in announcement_text(state)
+    assert "**Escaped**: {p:c} — pays nothing and discards RUN!" in announcement_text(state)
 
 
 def test_four_runners_one_caught() -> None:
@@ -361,7 +361,7 @@ def test_the_security_rule_is_told_once_and_counts_runners_not_players() -> None
     for players in ("abcd", "abcdef"):
         state = new_table(players)
         start = announcement_text(state, 0)
-        assert "the priciest meal is caught: 1 runner if\n2–4 run, 2 if 5+ run" in start
+        assert "the priciest meal is caught: 1 runner if 2–4 run, 2 if 5+ run" in start
         table = GAME.panel(state, None).model_dump_json()
         assert "priciest" not in table and "guard" not in table.lower()
         state = autoplay_round(state)
@@ -1063,3 +1063,17 @@ def test_help_is_paged_by_sections_and_tells_the_decisions() -> None:
     flat = " ".join(help_text.split())
     assert "isn't offered while that course of your menu has one you haven't eaten" in flat
     assert "0 GP but still costs its price" in flat and "Each Pay Separately" in flat
+
+
+def test_an_order_beyond_your_money_says_it_means_an_iou() -> None:
+    """Issue 29: nothing said that ordering beyond your money means an IOU (−5 GP)."""
+    state = new_table(["a", "b", "c"])
+    set_budget(state, "a", 2)
+    card = max(state.menus["a"]["main"], key=lambda c: dish(c).value)
+    assert dish(card).value > 2
+    assert "IOU" not in GAME.panel(state, "a").fields[0].value
+    state = apply(GAME, state, "a", Pick(card=card))
+    order_field = GAME.panel(state, "a").fields[0].value
+    assert "More than your $2" in order_field and "IOU" in order_field
+    assert "More than your" not in GAME.panel(state, "b").fields[0].value
+    assert "IOU (−5 GP)" in GAME.panel(state, None).description + state.announcements[0].description

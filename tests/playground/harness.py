@@ -177,11 +177,16 @@ def in_message(page: Page, message_id: int, selector: str) -> Locator:
 
 
 async def caught_up(page: Page, message: Message) -> None:
-    """Wait until the page shows ``message`` as the emulator holds it now (same edit)."""
+    """Wait until the page shows ``message`` as the emulator holds it now (that edit, or a later
+    one: a picture drawn off the event loop may edit it again meanwhile)."""
     version = len(message.history)
-    await page.locator(
-        f'.message[data-message-id="{message.id}"][data-version="{version}"]'
-    ).wait_for()
+    await page.wait_for_function(
+        """([id, version]) => {
+            const node = document.querySelector(`.message[data-message-id="${id}"]`);
+            return node !== null && Number(node.dataset.version) >= version;
+        }""",
+        arg=[str(message.id), version],
+    )
 
 
 async def click_button(page: Page, message_id: int, custom_id: str) -> None:

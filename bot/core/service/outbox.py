@@ -7,6 +7,7 @@ from bot.core.errors import NotFound, UserError
 from bot.core.seats import is_robot
 from bot.core.service.loading import Loading
 from bot.core.store import NewPost, PostRow, SessionStatus
+from games.engine import clock_key
 
 
 class Outbox(Loading):
@@ -67,20 +68,25 @@ class Outbox(Loading):
 
     async def remind(self, session_id: int, key: str, deadline: float) -> bool:
         """The reminder of step ``key`` is due: DM everyone the step still waits for (a channel
-        ping for those whose DMs are closed), in the same transaction that deletes the timer."""
+        ping for those whose DMs are closed), in the same transaction that deletes the timer.
+        A step that is over (or a game) is reminded of nothing. The text stays as it was sent,
+        so it says when it was true (clock times, no "in 2 minutes" that keeps counting)."""
         s = await self.load(session_id)
         posts: list[NewPost] = []
-        if s.state is not None and s.status is SessionStatus.ACTIVE:
+        live = s.state is not None and s.status is SessionStatus.ACTIVE
+        if s.state is not None and live and clock_key(s.game, s.state) == key:
             game = s.game
+            now, due = int(self.now()), int(deadline)
             awaited = [p for p in s.state.players if p in game.active_players(s.state)]
             for user_id in [p for p in awaited if not is_robot(p)]:  # bot players need no nudge
                 text = (
-                    f"⏰ **{game.title}** in <#{s.row.channel_id}> is waiting for your move — "
-                    f"time runs out <t:{int(deadline)}:R>, then I'll decide for you as the rules "
-                    f"say (`/game rules {game.id}`)."
+                    f"⏰ **{game.title}** in <#{s.row.channel_id}> was waiting for your move at "
+                    f"<t:{now}:t>: if you haven't moved by <t:{due}:t>, I decide for you as the "
+                    f"rules say (`/game rules {game.id}`)."
                 )
                 fallback = (
-                    f"⏰ Reminder: your move in {game.title} — time runs out <t:{int(deadline)}:R>."
+                    f"⏰ Reminder (<t:{now}:t>): your move in {game.title} — if you haven't moved "
+                    f"by <t:{due}:t>, I decide for you."
                 )
                 posts.append(NewPost({"dm": text, "fallback": fallback}, target=f"user:{user_id}"))
         await self.store.post_and_delete_timer(session_id, "reminder", key, posts)

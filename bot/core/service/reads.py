@@ -147,6 +147,11 @@ class Reads(Loading):
     # -- presentation memo -----------------------------------------------------------------------
     # Small facts a front end must remember across restarts about what its messages show (e.g.
     # which attachment holds which picture), so it need not send them again.
+    async def open_undo_seq(self, session_id: int) -> int | None:
+        """The move the session's open undo request asks to take back (None: none is open)."""
+        request = await self.store.undo_request(session_id)
+        return request.seq if request is not None else None
+
     async def recall(self, key: str) -> str | None:
         return await self.store.get_meta(f"memo:{key}")
 

@@ -10,7 +10,7 @@ from typing import Any
 from bot.core.ratings import rated_as
 from bot.core.seats import is_robot, robot_level
 from bot.core.service.loading import Loading
-from bot.core.service.model import Session
+from bot.core.service.model import Session, notice
 from bot.core.store import CHANNEL, NewAction, NewPost, NewResult, SessionStatus, TimerRow
 from games.engine import Game, GameState, Outcome, clock_key
 
@@ -78,7 +78,11 @@ class Writing(Loading):
             timers=timers,
             keep_timers=same_step,
             posts=self._held(
-                s.id, _announcement_posts(new, s.row.announced) + posts + _result_posts(s, outcome)
+                s.id,
+                _news_posts(s.game, old, new, s.row.announced)
+                + _announcement_posts(new, s.row.announced)
+                + posts
+                + _result_posts(s, outcome),
             ),
             announced=len(new.announcements),
             results=_results_of(s, outcome),
@@ -123,10 +127,30 @@ class Writing(Loading):
 
 
 def _announcement_posts(state: GameState, already: int) -> list[NewPost]:
-    return [
-        NewPost({"announcement": a.model_dump(mode="json")}, target=CHANNEL)
-        for a in state.announcements[already:]
-    ]
+    """The new announcements. A "whose turn" notice is for the people awaited: it pings the
+    human players it names, and a bot seat's turn is not announced (nobody needs it)."""
+    posts = []
+    for a in state.announcements[already:]:
+        if a.kind == "turn":
+            humans = [p for p in a.ping if not is_robot(p)]
+            if a.ping and not humans:
+                continue
+            a = a.model_copy(update={"ping": humans})
+        posts.append(NewPost({"announcement": a.model_dump(mode="json")}, target=CHANNEL))
+    return posts
+
+
+def _news_posts(
+    game: Game[Any, Any], old: GameState, new: GameState, already: int
+) -> list[NewPost]:
+    """The move's lines for the game's log (its thread), in one notice; a line that one of the
+    move's announcements already tells is left out."""
+    told = "\n".join(
+        "\n".join([a.description, *(f.value for f in a.fields)])
+        for a in new.announcements[already:]
+    )
+    lines = [line for line in game.news(old, new) if line not in told]
+    return [notice("\n".join(lines))] if lines else []
 
 
 def _results_of(s: Session, outcome: Outcome | None) -> list[NewResult] | None:
