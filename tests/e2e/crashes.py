@@ -49,7 +49,7 @@ from tests.e2e.harness import (
 
 # A timer made due must fire within this (a killed process's claims go back within 15 s).
 FIRE_WITHIN = 60.0
-REMINDER = "is waiting for your move"
+REMINDER = "waiting for your move"
 TIMES_UP = "Time's up for"
 INVALID = (401, 403, 429)  # the answers Discord counts toward a ban of the bot's IP
 CLOSED = "That step is over"  # a click on an older DM of the game: its answer closes it
