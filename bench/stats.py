@@ -3,8 +3,8 @@
 
 Builds a database through the real migrations, fills it in bulk (finished sessions with their
 outcome, players and results rows, as the bot writes them; a second server alongside), then
-computes every rating from the results as `python -m bot rebuild-ratings` does (timed; a
-season holds the last tenth of the games), then times each query of /game stats through the
+computes every rating and the leaderboard's totals from the results as `python -m bot
+rebuild-ratings` does (timed; a season holds the last tenth of the games), then times each query of /game stats through the
 store, the whole command's reads through the session service, and, for scale, aggregating the
 same leaderboard in Python from every stored outcome (what the results table avoids). Run by
 hand:
@@ -29,6 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bot.core.sessions import SessionService
 from bot.core.store import Store
+from bot.core.store.base import ALL_GAMES, TOTALS_ORDER
 from bot.core.store.sqlite import SqliteStore
 from games import REGISTRY
 from games.rng import Rng
@@ -130,9 +131,9 @@ def query_plans(path: Path, user: str) -> list[str]:
     for label, sql, args in (
         (
             "board",
-            "SELECT user_id, COUNT(*), SUM(won), MAX(score), AVG(score), MAX(cooperative) "
-            "FROM results WHERE guild_id = ? AND game_id = ? GROUP BY user_id",
-            (GUILD, "cafe-carnage"),
+            "SELECT user_id, games, wins, best, score_sum, cooperative FROM result_totals "
+            f"WHERE guild_id = ? AND game_id = ? ORDER BY {TOTALS_ORDER} LIMIT 10",
+            (GUILD, ALL_GAMES),
         ),
         (
             "record",

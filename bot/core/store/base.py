@@ -59,6 +59,7 @@ DATA_TABLES = (
     "timers",
     "outbox",
     "results",
+    "result_totals",
     "undo_requests",
     "seasons",
     "ratings",
@@ -243,27 +244,26 @@ class Store(ABC):
         row = await self._one("SELECT * FROM sessions WHERE rematch_of = ?", (session_id,))
         return session_row(row) if row else None
 
-    # -- statistics: aggregated in SQL over the results' covering indexes --------------------------
+    # -- statistics: the win board from the totals, a record aggregated over results ------------
     async def leaderboard(
         self, guild_id: int, game_id: str | None = None, limit: int = 10
     ) -> list[StatRow]:
         """The server's best players (of one game, or of all): most wins, then the best win
-        rate, then the most games."""
-        game = "AND game_id = ? " if game_id is not None else ""
-        args: tuple[Any, ...] = (guild_id, game_id) if game_id is not None else (guild_id,)
+        rate, then the most games. Read from the totals kept with the results, in the order of
+        their index: what aggregating the server's results would give, without reading them."""
         rows = await self._read(
-            f"SELECT user_id AS stat_key, {_AGGREGATES} FROM results "
-            f"WHERE guild_id = ? {game}GROUP BY user_id "
-            "ORDER BY SUM(won) DESC, 1.0 * SUM(won) / COUNT(*) DESC, COUNT(*) DESC, user_id "
-            "LIMIT ?",
-            (*args, limit),
+            "SELECT user_id AS stat_key, games, wins, best, score_sum, cooperative "
+            "FROM result_totals WHERE guild_id = ? AND game_id = ? "
+            f"ORDER BY {TOTALS_ORDER} LIMIT ?",
+            (guild_id, ALL_GAMES if game_id is None else game_id, limit),
         )
-        return [_stat_row(r) for r in rows]
+        return [_totals_row(r) for r in rows]
 
     async def player_record(
         self, guild_id: int, user_id: str, game_id: str | None = None
     ) -> list[StatRow]:
-        """One player's results in the server, per game (most played first)."""
+        """One player's results in the server, per game (most played first), aggregated over
+        the results' covering index (a player's rows are few)."""
         game = "AND game_id = ? " if game_id is not None else ""
         args: tuple[Any, ...] = (guild_id, user_id) + ((game_id,) if game_id is not None else ())
         rows = await self._read(
@@ -323,8 +323,10 @@ class Store(ABC):
         return [row_of(LevelLine, r) for r in rows]
 
     async def rebuild_ratings(self) -> int:
-        """Every rating again from the results; returns how many games were rated."""
+        """Every rating, and the win totals, again from the results; returns how many games
+        were rated."""
         async with self._transaction() as tx:
+            await _refill_totals(tx)
             return await rating_sql.rebuild(tx)
 
     async def open_season(self, guild_id: int) -> SeasonRow | None:
@@ -618,6 +620,7 @@ class Store(ABC):
             for r in results or []:
                 await _insert_result(tx, session_id, r, now)
             if results:
+                await _add_to_totals(tx, session_id)
                 rated = await rating_sql.rate_session(tx, session_id, self._for_update)
             await self._insert_posts(tx, session_id, _with_ratings(posts or [], rated))
             for a in new_actions:  # the next seq is computed in the INSERT: one trip each
@@ -950,6 +953,60 @@ _AGGREGATES = (
     "COUNT(*) AS games, SUM(won) AS wins, MAX(score) AS best, AVG(score) AS average, "
     "MAX(cooperative) AS cooperative"
 )
+
+
+# The win board's order (wins, win rate, games, user), as the result_totals_board index has it
+# (the same expression, so the index serves the ORDER BY and the LIMIT stops the scan).
+TOTALS_ORDER = "wins DESC, 1.0 * wins / games DESC, games DESC, user_id"
+ALL_GAMES = "*"  # result_totals' game_id of a player's totals over every game
+_TOTALS_COLUMNS = "guild_id, game_id, user_id, games, wins, best, score_sum, cooperative"
+# A game's results added to its players' totals: each (server, game, player) and
+# (server, '*', player) row created or added to, in user order (PostgreSQL: games ending at
+# once lock their players' rows in the same order). A game without a server is on no board.
+_ADD_TO_TOTALS = (
+    f"INSERT INTO result_totals ({_TOTALS_COLUMNS}) "
+    "SELECT guild_id, {game}, user_id, 1, won, score, score, cooperative FROM results "
+    "WHERE session_id = ? AND guild_id IS NOT NULL ORDER BY user_id "
+    "ON CONFLICT (guild_id, game_id, user_id) DO UPDATE SET "
+    "games = result_totals.games + 1, wins = result_totals.wins + excluded.wins, "
+    "best = CASE WHEN excluded.best > result_totals.best THEN excluded.best "
+    "ELSE result_totals.best END, "
+    "score_sum = result_totals.score_sum + excluded.score_sum, "
+    "cooperative = CASE WHEN excluded.cooperative > result_totals.cooperative "
+    "THEN excluded.cooperative ELSE result_totals.cooperative END"
+)
+# Every total from the results (migration 10 fills the table with the same statements).
+_FILL_TOTALS = (
+    f"INSERT INTO result_totals ({_TOTALS_COLUMNS}) "
+    "SELECT guild_id, {game}, user_id, COUNT(*), SUM(won), MAX(score), SUM(score), "
+    "MAX(cooperative) FROM results WHERE guild_id IS NOT NULL GROUP BY guild_id, {group}user_id"
+)
+
+
+async def _add_to_totals(tx: Tx, session_id: int) -> None:
+    """The game's results rows (just written) counted in its players' totals."""
+    for game in ("game_id", f"'{ALL_GAMES}'"):
+        await tx.execute(_ADD_TO_TOTALS.format(game=game), (session_id,))
+
+
+async def _refill_totals(tx: Tx) -> None:
+    """The totals again from the results (rebuild-ratings): they must agree with them."""
+    await tx.execute("DELETE FROM result_totals")
+    await tx.execute(_FILL_TOTALS.format(game="game_id", group="game_id, "))
+    await tx.execute(_FILL_TOTALS.format(game=f"'{ALL_GAMES}'", group=""))
+
+
+def _totals_row(row: Record) -> StatRow:
+    """A leaderboard line from a totals row; the average is the exact quotient, as AVG gives."""
+    games = int(row["games"])
+    return StatRow(
+        key=str(row["stat_key"]),
+        games=games,
+        wins=int(row["wins"]),
+        best=int(row["best"]),
+        average=int(row["score_sum"]) / games,
+        cooperative=bool(row["cooperative"]),
+    )
 
 
 def _stat_row(row: Record) -> StatRow:

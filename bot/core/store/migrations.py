@@ -406,6 +406,65 @@ MIGRATIONS: list[Migration] = [
             ON rating_changes(guild_id, game_id, player, season_id, finished_at);
         """,
     ),
+    # 10: each player's totals in a server, per game and over all games (game_id '*'), kept
+    # with the results rows in the transaction of the move that ends a game (and filled here
+    # from the results already stored): the win leaderboard reads its first lines from one
+    # index instead of aggregating every result of the server. `rebuild-ratings` fills it
+    # again from `results`.
+    Migration(
+        sqlite="""
+        CREATE TABLE result_totals (
+            guild_id INTEGER NOT NULL,
+            game_id TEXT NOT NULL,
+            user_id TEXT NOT NULL,
+            games INTEGER NOT NULL,
+            wins INTEGER NOT NULL,
+            best INTEGER NOT NULL,
+            score_sum INTEGER NOT NULL,
+            cooperative INTEGER NOT NULL,
+            PRIMARY KEY (guild_id, game_id, user_id)
+        );
+        CREATE INDEX result_totals_board ON result_totals(
+            guild_id, game_id, wins DESC, (1.0 * wins / games) DESC, games DESC, user_id
+        );
+        INSERT INTO result_totals
+            (guild_id, game_id, user_id, games, wins, best, score_sum, cooperative)
+            SELECT guild_id, game_id, user_id, COUNT(*), SUM(won), MAX(score), SUM(score),
+                MAX(cooperative)
+            FROM results WHERE guild_id IS NOT NULL GROUP BY guild_id, game_id, user_id;
+        INSERT INTO result_totals
+            (guild_id, game_id, user_id, games, wins, best, score_sum, cooperative)
+            SELECT guild_id, '*', user_id, COUNT(*), SUM(won), MAX(score), SUM(score),
+                MAX(cooperative)
+            FROM results WHERE guild_id IS NOT NULL GROUP BY guild_id, user_id;
+        """,
+        postgres="""
+        CREATE TABLE result_totals (
+            guild_id BIGINT NOT NULL,
+            game_id TEXT NOT NULL,
+            user_id TEXT NOT NULL,
+            games BIGINT NOT NULL,
+            wins BIGINT NOT NULL,
+            best BIGINT NOT NULL,
+            score_sum BIGINT NOT NULL,
+            cooperative BIGINT NOT NULL,
+            PRIMARY KEY (guild_id, game_id, user_id)
+        );
+        CREATE INDEX result_totals_board ON result_totals(
+            guild_id, game_id, wins DESC, (1.0 * wins / games) DESC, games DESC, user_id
+        );
+        INSERT INTO result_totals
+            (guild_id, game_id, user_id, games, wins, best, score_sum, cooperative)
+            SELECT guild_id, game_id, user_id, COUNT(*), SUM(won), MAX(score), SUM(score),
+                MAX(cooperative)
+            FROM results WHERE guild_id IS NOT NULL GROUP BY guild_id, game_id, user_id;
+        INSERT INTO result_totals
+            (guild_id, game_id, user_id, games, wins, best, score_sum, cooperative)
+            SELECT guild_id, '*', user_id, COUNT(*), SUM(won), MAX(score), SUM(score),
+                MAX(cooperative)
+            FROM results WHERE guild_id IS NOT NULL GROUP BY guild_id, user_id;
+        """,
+    ),
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)
