@@ -273,15 +273,20 @@ async def test_jump_links_command_names_and_full_size_pictures(tmp_path: Path) -
         overlay, full = alice.locator("#picture-overlay"), alice.locator("#picture-full")
         picture = in_message(alice, table.id, "img").first
         src = await picture.evaluate("img => img.src")
-        for close in ("Escape", "click"):
+        for close, (width, height) in (("Escape", (1280, 860)), ("click", PHONE)):
+            await alice.set_viewport_size({"width": width, "height": height})
             await picture.click()
             await overlay.wait_for(state="visible")
             await alice.wait_for_function(
                 "() => document.getElementById('picture-full').naturalWidth > 0"
             )
             assert await full.evaluate("img => img.src") == src
+            # Whole on the screen, a phone's too (shrunk to fit, never cut).
+            box = await full.bounding_box()
+            assert box is not None and box["x"] >= 0 and box["y"] >= 0
+            assert box["x"] + box["width"] <= width and box["y"] + box["height"] <= height
+            await alice.screenshot(path=str(tmp_path / f"overlay-{width}.png"))
             if close == "Escape":
-                await alice.screenshot(path=str(tmp_path / "overlay.png"))
                 await alice.keyboard.press("Escape")
             else:
                 await overlay.click()
