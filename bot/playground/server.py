@@ -21,6 +21,7 @@ from typing import Any
 from aiohttp import web
 
 from bot.playground.snapshot import (
+    command_path,
     digest,
     dm_channel,
     message_json,
@@ -164,10 +165,21 @@ class PlaygroundServer:
         cached = self._cache.get((user, message.id))
         if cached is not None and cached[0] == version:
             return cached[1], cached[2]
-        shown = message_json(message, user)
+        shown = message_json(message, user, self._command(message))
         d = digest(shown)
         self._cache[(user, message.id)] = (version, shown, d)
         return shown, d
+
+    def _command(self, message: Message) -> str | None:
+        """The slash command (with its subcommand) a message answers, if it answers one."""
+        meta = message.interaction_metadata or {}
+        if meta.get("type") != 2:
+            return None
+        try:
+            rec = self.world.emu.interaction(int(meta["id"]))
+        except (KeyError, ValueError):
+            return None
+        return command_path(rec.data)
 
     # -- acting as a local user ------------------------------------------------------------------
     async def _act(

@@ -56,8 +56,22 @@ def dm_channel(world: World, user_id: int) -> str | None:
     return str(cid) if cid is not None else None
 
 
-def message_json(message: Message, user_id: int) -> Json:
-    """One message as Discord's client would get it, with its pictures served by the page."""
+def command_path(data: Json) -> str:
+    """A slash command's full name as Discord's client shows it: "game stats", not "game"
+    (subcommands and groups are options of type 1 and 2 in the interaction's data)."""
+    parts = [str(data.get("name", ""))]
+    options = data.get("options") or []
+    while True:
+        sub = next((o for o in options if o.get("type") in (1, 2)), None)
+        if sub is None:
+            return " ".join(parts)
+        parts.append(str(sub.get("name", "")))
+        options = sub.get("options") or []
+
+
+def message_json(message: Message, user_id: int, command: str | None = None) -> Json:
+    """One message as Discord's client would get it, with its pictures served by the page;
+    ``command`` names the slash command it answers with its subcommand (see command_path)."""
     urls: dict[str, str] = {}
     attachments = []
     for att in message.attachments:
@@ -86,7 +100,7 @@ def message_json(message: Message, user_id: int) -> Json:
         "edited": message.edited_timestamp is not None,
         "version": len(message.history),  # how many times it was edited
         "timestamp": message.timestamp,
-        "interaction": {"user_id": str(user.get("id", "")), "name": meta.get("name")}
+        "interaction": {"user_id": str(user.get("id", "")), "name": command or meta.get("name")}
         if meta
         else None,
     }

@@ -42,6 +42,15 @@ from tests.playground.harness import (
 pytestmark = pytest.mark.xdist_group("browser")
 
 SCREENSHOT_ENV = "CAFEBOT_SCREENSHOT"  # e.g. docs/playground.png: where to keep the picture
+# Where the every-game test leaves a picture of each game's table (README.md names it).
+SCREENSHOTS = Path(os.environ.get("CAFEBOT_SCREENSHOTS", Path(__file__).parents[2] / "screenshots"))
+SHOT_WIDTHS = ((1280, 860), (390, 844))  # a desktop window, a phone held upright
+# Every picture in the messages has loaded (the full-size overlay's empty picture is not one).
+PICTURES_LOADED = (
+    "() => [...document.querySelectorAll('#messages img')]"
+    ".every(i => i.complete && i.naturalWidth > 0)"
+)
+MID_GAME_CLICKS = 3  # the mid-game picture is taken after this many of Alice's clicks
 CLICKS_PER_STEP = 3  # then the step's deadline decides for the person, as for someone away
 
 
@@ -219,6 +228,81 @@ async def test_the_command_box_autocompletes_and_refusals_are_shown(tmp_path: Pa
         pg.world.emu.violations.clear()  # seen, as it should be
 
 
+async def test_jump_links_command_names_and_full_size_pictures(tmp_path: Path) -> None:
+    async with playground(tmp_path, users=("Alice",)) as pg, browser() as b:
+        emu = pg.world.emu
+        alice = await open_page(b, pg, "Alice")
+        await slash(alice, "game new", {"game": "Cube Café"})
+        table = await lobby_in(pg, pg.world.channels[0])
+        before = len(emu.interactions)
+        await click_button(alice, table.id, emu.get_message(table.id).button("Add a bot"))
+        await answered(pg, before)
+        before = len(emu.interactions)
+        await click_button(alice, table.id, emu.get_message(table.id).button("Start"))
+        await answered(pg, before)
+        await settle(pg)
+        await caught_up(alice, emu.get_message(table.id))
+
+        # The command line names the subcommand, as Discord's client does.
+        before = len(emu.interactions)
+        await slash(alice, "game status")
+        await answered(pg, before)
+        status = alice.locator(".message", has=alice.locator(".reply-line .cmd"))
+        await status.locator(".cmd", has_text="/game status").first.wait_for()
+        names = await alice.locator(".reply-line .cmd").all_text_contents()
+        assert "/game status" in names and "/game" not in names, names
+
+        # A jump link in a thread opens the table's channel, scrolled to the table, flashed.
+        alice.once("dialog", lambda dialog: asyncio.ensure_future(dialog.accept("side talk")))
+        await alice.locator("#new-thread").click()
+        await alice.locator('.channel.thread.active[data-name="side talk"]').wait_for()
+        before = len(emu.interactions)
+        await slash(alice, "game mine")
+        await answered(pg, before)
+        mine = alice.locator(".message", has_text="/game mine")
+        jump = mine.locator(f'a.jump[data-message="{table.id}"]')
+        await jump.click()
+        await alice.locator('.channel.active[data-name="café"]').wait_for()
+        shown = alice.locator(f'.message.jumped[data-message-id="{table.id}"]')
+        await shown.wait_for()
+        assert await shown.evaluate(IN_VIEW), "the table is not scrolled into view"
+        assert await alice.locator(".message.jumped").count() == 1
+        assert "?as=alice" in alice.url and "discord.com" not in alice.url
+
+        # A click on a picture shows it full size; a click or Esc closes it.
+        overlay, full = alice.locator("#picture-overlay"), alice.locator("#picture-full")
+        picture = in_message(alice, table.id, "img").first
+        src = await picture.evaluate("img => img.src")
+        for close, (width, height) in (("Escape", (1280, 860)), ("click", PHONE)):
+            await alice.set_viewport_size({"width": width, "height": height})
+            await picture.click()
+            await overlay.wait_for(state="visible")
+            await alice.wait_for_function(
+                "() => document.getElementById('picture-full').naturalWidth > 0"
+            )
+            assert await full.evaluate("img => img.src") == src
+            # Whole on the screen, a phone's too (shrunk to fit, never cut).
+            box = await full.bounding_box()
+            assert box is not None and box["x"] >= 0 and box["y"] >= 0
+            assert box["x"] + box["width"] <= width and box["y"] + box["height"] <= height
+            await alice.screenshot(path=str(tmp_path / f"overlay-{width}.png"))
+            if close == "Escape":
+                await alice.keyboard.press("Escape")
+            else:
+                await overlay.click()
+            await overlay.wait_for(state="hidden")
+        no_script_errors(alice)
+
+
+# A node's centre is inside the message pane as shown (scrolled to it).
+IN_VIEW = """node => {
+  const pane = document.getElementById("messages").getBoundingClientRect();
+  const r = node.getBoundingClientRect();
+  const middle = r.top + Math.min(r.height, pane.height) / 2;
+  return middle > pane.top && middle < pane.bottom;
+}"""
+
+
 def hand_button(table: Message) -> str | None:
     """The custom_id of the table's Show my hand button, if it has one."""
     return next((c for _, c, _ in table.buttons() if c and c.endswith(":hand")), None)
@@ -253,7 +337,7 @@ async def run_deadline(pg: Playground, sid: int) -> None:
 async def test_every_game_plays_to_its_end_in_the_page_with_bot_players(
     tmp_path: Path, game_id: str
 ) -> None:
-    await play_to_the_end(tmp_path, game_id)
+    await play_to_the_end(tmp_path, game_id, screenshots=True)
 
 
 async def test_a_game_plays_to_its_end_on_a_phone(tmp_path: Path) -> None:
@@ -317,10 +401,12 @@ async def play_to_the_end(
     game_id: str,
     viewport: tuple[int, int] = (1280, 860),
     after_click: Callable[[Page], Awaitable[None]] | None = None,
+    screenshots: bool = False,
 ) -> None:
     """Alice starts ``game_id`` with bot players and clicks what she can (a random control, up
     to CLICKS_PER_STEP a step; then the step's deadline plays) until it ends; ``after_click``
-    looks at the page after each of her clicks."""
+    looks at the page after each of her clicks; with ``screenshots``, the table is pictured
+    mid-game and at the end, at each of SHOT_WIDTHS, into SCREENSHOTS."""
     game = REGISTRY[game_id]
     async with playground(tmp_path, users=("Alice",)) as pg, browser() as b:
         emu, bot = pg.world.emu, pg.world.bot
@@ -372,6 +458,10 @@ async def play_to_the_end(
             await press_in_page(pg, page, control)
             clicks += 1
             stats["clicks"] += 1
+            if screenshots and stats["clicks"] == MID_GAME_CLICKS:
+                await ensure_pane(page, "channel", pane)
+                pane = "channel"
+                await shoot_table(pg, page, lobby.id, f"{game_id}-mid", viewport)
             if after_click is not None:
                 await settle(pg)
                 await caught_up(page, emu.get_message(control.message_id))
@@ -390,13 +480,38 @@ async def play_to_the_end(
         pictures = in_message(page, lobby.id, "img")
         assert await pictures.count() == len(emu.get_message(lobby.id).files)
         broken = "els => els.filter(i => !i.complete || i.naturalWidth === 0).length"
-        await page.wait_for_function(
-            "() => [...document.images].every(i => i.complete && i.naturalWidth > 0)"
-        )
-        assert await page.locator("img").evaluate_all(broken) == 0
+        await page.wait_for_function(PICTURES_LOADED)
+        assert await page.locator("#messages img").evaluate_all(broken) == 0
         if after_click is not None:
             await after_click(page)
+        if screenshots:
+            await shoot_table(pg, page, lobby.id, f"{game_id}-end", viewport)
+            shots = sorted(p.name for p in SCREENSHOTS.glob(f"{game_id}-*.png"))
+            assert len(shots) == 2 * len(SHOT_WIDTHS), shots
         no_script_errors(page)
+
+
+async def shoot_table(
+    pg: Playground, page: Page, table_id: int, name: str, viewport: tuple[int, int]
+) -> None:
+    """Picture the table message as it is now at each of SHOT_WIDTHS (SCREENSHOTS/name-W.png),
+    then give the page its own size back."""
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    await settle(pg)
+    await caught_up(page, pg.world.emu.get_message(table_id))
+    table = page.locator(f'.message[data-message-id="{table_id}"]')
+    for width, height in SHOT_WIDTHS:
+        # As tall as the table needs: the message pane scrolls, and a table taller than the
+        # window would be cut by the header and the message box.
+        await page.set_viewport_size({"width": width, "height": height})
+        tall = await table.evaluate("n => n.getBoundingClientRect().height")
+        await page.set_viewport_size({"width": width, "height": max(height, int(tall) + 240)})
+        await table.evaluate("n => n.scrollIntoView({block: 'center'})")
+        await page.wait_for_function(PICTURES_LOADED)
+        path = SCREENSHOTS / f"{name}-{width}.png"
+        await table.screenshot(path=str(path), animations="disabled")
+        assert path.stat().st_size > 5_000, path
+    await page.set_viewport_size({"width": viewport[0], "height": viewport[1]})
 
 
 async def ensure_pane(page: Page, wanted: str, current: str) -> None:

@@ -12,6 +12,7 @@ const state = {
   problems: [],
   source: null,
   command: null,       // the slash command being filled in: {path, decl}
+  jumped: null,        // the message a jump link last opened (highlighted until the pane changes)
 };
 
 const $ = (id) => document.getElementById(id);
@@ -151,6 +152,7 @@ function addBadge(node, channelId) {
 
 function openPane(id) {
   setMenu(false);
+  state.jumped = null;
   state.pane = id;
   state.unread.delete(id);
   closeCommand();
@@ -255,6 +257,7 @@ function renderMessage(message, grouped) {
   node.dataset.messageId = message.id;
   node.dataset.version = String(message.version);
   node.dataset.author = nameOf(message.author_id);
+  if (message.id === state.jumped) node.classList.add("jumped");
   node.append(avatar(message.author_id, nameOf(message.author_id), isBot));
   const body = el("div", "body");
   if (message.interaction && message.interaction.name) {
@@ -362,7 +365,8 @@ function inline(raw) {
     .replace(/&lt;#(\d+)&gt;/g, (_, id) => `<span class="mention">#${escapeHtml(channelName(id))}</span>`)
     .replace(/&lt;t:(-?\d+)(?::([tTdDfFR]))?&gt;/g, (_, unix, style) => timestamp(Number(unix), style || "f"))
     .replace(/&lt;a?:(\w+):\d+&gt;/g, ":$1:")
-    .replace(/\[([^\]]+)\]\((https?:\/\/[^)\s]+)\)/g, '<a href="$2" target="_blank" rel="noopener">$1</a>')
+    .replace(/\[([^\]]+)\]\((https?:\/\/[^)\s]+)\)|(https?:\/\/[^\s<>()]+[^\s<>().,!?:;'"])/g,
+      (_, label, url, bare) => link(url || bare, label || bare))
     .replace(/\*\*\*(.+?)\*\*\*/g, "<b><i>$1</i></b>")
     .replace(/\*\*(.+?)\*\*/g, "<b>$1</b>")
     .replace(/__(.+?)__/g, "<u>$1</u>")
@@ -372,6 +376,41 @@ function inline(raw) {
     .replace(/\|\|(.+?)\|\|/g, '<span class="spoiler">$1</span>');
   return text.replace(/\u0000(\d+)\u0000/g, (_, i) => `<code>${escapeHtml(codes[Number(i)])}</code>`);
 }
+
+// A Discord message link (https://discord.com/channels/<guild or @me>/<channel>[/<message>]): in
+// the page it opens that channel, thread or DM and shows the message, as Discord's client does.
+const JUMP = /^https:\/\/(?:\w+\.)?discord(?:app)?\.com\/channels\/(?:\d+|@me)\/(\d+)(?:\/(\d+))?\/?$/;
+
+function link(url, label) {
+  // (url and label are escaped already: they come from escapeHtml'd text)
+  const jump = JUMP.exec(url);
+  if (jump) {
+    const message = jump[2] ? ` data-message="${jump[2]}"` : "";
+    return `<a href="${url}" class="jump" data-channel="${jump[1]}"${message}>${label}</a>`;
+  }
+  return `<a href="${url}" target="_blank" rel="noopener">${label}</a>`;
+}
+
+function jumpTo(channelId, messageId) {
+  const world = state.world;
+  const known = world && (world.channels.some((c) => c.id === channelId) || channelId === world.me.dm);
+  if (!known) { toast("That link leads to a channel this playground does not have.", true); return; }
+  if (channelId !== state.pane) openPane(channelId);
+  if (!messageId) return;
+  state.jumped = messageId;
+  const node = document.querySelector(`#messages .message[data-message-id="${messageId}"]`);
+  if (!node) { toast("That message was deleted, or you cannot see it.", true); return; }
+  for (const old of document.querySelectorAll(".message.jumped")) old.classList.remove("jumped");
+  node.classList.add("jumped");
+  node.scrollIntoView({ block: "center" });
+}
+
+document.addEventListener("click", (event) => {
+  const anchor = event.target.closest("a.jump");
+  if (!anchor) return;
+  event.preventDefault();
+  jumpTo(anchor.dataset.channel, anchor.dataset.message || null);
+});
 
 function channelName(id) {
   if (!state.world) return "channel";
@@ -537,7 +576,11 @@ function renderButton(c, message) {
   if (style === "link") button.append(el("span", "", "↗"));
   button.disabled = Boolean(c.disabled);
   button.onclick = async () => {
-    if (style === "link") { window.open(c.url, "_blank", "noopener"); return; }
+    if (style === "link") {
+      const jump = JUMP.exec(c.url || "");
+      if (jump) jumpTo(jump[1], jump[2] || null); else window.open(c.url, "_blank", "noopener");
+      return;
+    }
     button.classList.add("pending");
     button.disabled = true;
     const ok = await act("/api/click", { message: message.id, custom_id: c.custom_id });
@@ -861,6 +904,29 @@ $("new-thread").onclick = async () => {
   const data = await act("/api/thread", { channel: state.pane, name });
   if (data) openPane(data.id);
 };
+
+// ---------------------------------------------------------------------------------- pictures
+// A click on a picture in a message shows it full size over the page; a click or Esc closes it.
+function openPicture(img) {
+  const shown = $("picture-full");
+  shown.src = img.src;
+  shown.alt = img.alt;
+  $("picture-overlay").hidden = false;
+}
+
+function closePicture() {
+  $("picture-overlay").hidden = true;
+  $("picture-full").removeAttribute("src");
+}
+
+$("messages").addEventListener("click", (event) => {
+  const img = event.target.closest("img");
+  if (img && img.src) openPicture(img);
+});
+$("picture-overlay").addEventListener("click", closePicture);
+document.addEventListener("keydown", (event) => {
+  if (event.key === "Escape" && !$("picture-overlay").hidden) closePicture();
+});
 
 // ---------------------------------------------------------------------------------- phones
 // Below 700 px the sidebar is a drawer behind the ☰ button (style.css): opening a channel or the
