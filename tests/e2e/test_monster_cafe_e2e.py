@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from bot.adapter.turns import AS_OF_THIS_MOVE
 from bot.app import CafeBot
 from emulator import Message
 from games.engine import play_timeout
@@ -491,8 +492,12 @@ async def test_a_full_three_player_game_by_clicking_with_a_restart(tmp_path: Pat
             assert played.refused == ALL_KINDS
             # One ping per turn start, none repeated by the restart.
             assert ping_sequence(w) == [int(p) for a in state.announcements for p in a.ping]
-            # Each turn notice went when the next came; once the game is over none is left.
-            assert not [m for m in w.game_messages() if "🍽️ Your turn" in m.current_text()]
+            # A turn notice posted on its own went when the next came; one told with its move
+            # stays in the log as of that move (no call per turn change); once the game is
+            # over no notice is left that could be read as current.
+            left = [m for m in w.game_messages() if "🍽️ Your turn" in m.current_text()]
+            assert all(AS_OF_THIS_MOVE in m.current_text() for m in left)
+            assert all(len(m.embeds) > 1 or "\n" in m.content for m in left), "with its move"
             final = final_scores(w)
             assert len(final) == 1, "the final scores are announced once"
             names = session.names()
