@@ -504,6 +504,16 @@ async def test_a_full_three_player_game_by_clicking_with_a_restart(tmp_path: Pat
             assert all(names[pid] in final[0] for pid in state.players)
             best = max(score(c.monsters, c.tables).total for c in state.collections.values())
             assert f"with {best} pt" in final[0]
+            # A short ending: the winner, then one line a player (the final table and its
+            # picture show every café); before, a field of every monster's line a player.
+            (ending,) = [
+                e
+                for m in w.game_messages()
+                for e in m.embeds
+                if e.get("title") == "🏆 Monster Café — final scores"
+            ]
+            assert not ending.get("fields")
+            assert len(ending["description"].splitlines()) == 1 + len(state.players), ending
             finished_table = w.emu.get_message(table.id)
             assert not finished_table.buttons() and not finished_table.selects()
             await check_table(bot, finished_table)
