@@ -414,9 +414,10 @@ def help_overview() -> discord.Embed:
     embed.add_field(
         name="Commands",
         value=(
-            "`/game new` · `/game join` · `/game leave` · `/game start`\n"
+            "`/game new` · `/game join` · `/game bot` · `/game leave` · `/game start`\n"
             "`/game status` · `/game hand` · `/game undo` · `/game abandon`\n"
             "`/game mine` (works in DMs) · `/game history` · `/game stats` · `/game help`\n"
+            "`/game season start` / `end` (Manage Server): ratings that start afresh\n"
             "`/game rules game:…` (or `/game help game:…`, or **How to play** in a lobby): "
             "the rules, page by page"
         ),
