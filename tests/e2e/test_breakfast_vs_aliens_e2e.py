@@ -476,5 +476,11 @@ async def test_full_pancake_shield_reactions_private_toaster_peek_and_a_restart_
             ]
             newest = max(i for i, a in enumerate(anns) if a.kind == "turn")
             assert anns[newest].title in posted
-            errors = [r for r in caplog.records if r.levelno >= logging.WARNING]
+            # (discord.py warns once per process that voice is unsupported, at the first
+            # client made: in whichever test comes first)
+            errors = [
+                r
+                for r in caplog.records
+                if r.levelno >= logging.WARNING and "voice will NOT" not in r.getMessage()
+            ]
             assert errors == [], [r.getMessage() for r in errors]
