@@ -414,12 +414,12 @@ def help_overview() -> discord.Embed:
     embed.add_field(
         name="Commands",
         value=(
-            "`/game new` · `/game join` · `/game leave` · `/game start`\n"
+            "`/game new` · `/game join` · `/game bot` · `/game leave` · `/game start`\n"
             "`/game status` · `/game hand` · `/game undo` · `/game abandon`\n"
-            "`/game bot level:…` (the host seats a bot player: easy, normal or hard)\n"
             "`/game mine` (works in DMs) · `/game history` (and **Replay**) · `/game stats` · "
             "`/game help`\n"
-            "`/game season start` · `/game season end` (Manage Server: ratings start afresh)\n"
+            "`/game bot level:…`: the host seats a bot player (easy, normal or hard)\n"
+            "`/game season start` / `end` (Manage Server): ratings that start afresh\n"
             "`/game rules game:…` (or `/game help game:…`, or **How to play** in a lobby): "
             "the rules, page by page"
         ),

@@ -286,7 +286,10 @@ class Screens:
             skippable = clock is not None and clock.host_may_skip and bool(waiting)
             if len(waiting) == 1 and is_robot(waiting[0]):
                 # A bot player's move: nobody may click the table meanwhile (the field above
-                # says whom it waits for).
+                # says whom it waits for). Not for a person awaited: a disabled button is
+                # disabled for everyone, and where the table has controls (Monster Café,
+                # Breakfast vs Aliens) the awaited person plays on them; the other games'
+                # tables have none (each player plays on their own panel).
                 panels = [
                     p.model_copy(
                         update={

@@ -4,6 +4,7 @@ rating history)."""
 
 from __future__ import annotations
 
+import unicodedata
 from typing import Any
 
 import discord
@@ -13,7 +14,8 @@ from bot.core.store import LevelLine, RatingLine, StatRow
 from games import REGISTRY
 
 COFFEE = 0xC8814B
-NAME_WIDTH = 14
+# The boards are code blocks: one player a line, in columns a phone shows without wrapping.
+PHONE_WIDTH = 36
 
 
 def _title(game_id: str) -> str:
@@ -24,8 +26,36 @@ def _rate(line: StatRow) -> str:
     return f"{round(100 * line.wins / line.games)}%" if line.games else "—"
 
 
+def columns(text: str) -> int:
+    """How many monospace columns ``text`` takes: an emoji (🤖) takes two, a joiner or a
+    variation selector none (so a bot's row is not a column off)."""
+    return sum(
+        0
+        if unicodedata.category(c) in ("Mn", "Me", "Cf")
+        else 2
+        if unicodedata.east_asian_width(c) in ("W", "F")
+        else 1
+        for c in text
+    )
+
+
 def _cell(text: str, width: int) -> str:
-    return text[:width].ljust(width)
+    """``text`` in exactly ``width`` columns: cut (with …) or padded."""
+    if columns(text) > width:
+        while text and columns(text) + 1 > width:
+            text = text[:-1]
+        text = text.rstrip() + "…"
+    return text + " " * (width - columns(text))
+
+
+def _rank(lines: list[Any]) -> int:
+    """The rank column's width: the longest rank and a space."""
+    return len(str(len(lines))) + 1
+
+
+def _name_width(rank: int, numbers: str) -> int:
+    """The name column gets what the rank and the numbers leave of a phone's width."""
+    return PHONE_WIDTH - rank - len(numbers)
 
 
 def leaderboard_embed(board: Leaderboard, guild_name: str) -> discord.Embed:
@@ -40,15 +70,18 @@ def leaderboard_embed(board: Leaderboard, guild_name: str) -> discord.Embed:
         return embed
     cooperative = game is not None and any(line.cooperative for line in board.lines)
     wins = "Table wins" if cooperative else "Wins"
-    rows = [
-        f"{'#':<3}{_cell('Player', NAME_WIDTH)} Games  Wins  Rate"
-        + ("  Best   Avg" if game else "")
-    ]
+    # A game's board drops the win rate (its order says it) to fit best and average.
+    r = _rank(board.lines)
+    head = " Games Wins" + (" Best   Avg" if game is not None else " Rate")
+    width = _name_width(r, head)
+    rows = [f"{'#':<{r}}{_cell('Player', width)}{head}"]
     for rank, line in enumerate(board.lines, start=1):
         name = board.names.get(line.key, "?")
-        row = f"{rank:<3}{_cell(name, NAME_WIDTH)} {line.games:>5} {line.wins:>5} {_rate(line):>5}"
+        row = f"{rank:<{r}}{_cell(name, width)} {line.games:>5} {line.wins:>4}"
         if game is not None:
-            row += f" {line.best:>5} {line.average:>5.1f}"
+            row += f" {line.best:>4} {line.average:>5.1f}"
+        else:
+            row += f" {_rate(line):>4}"
         rows.append(row)
     text = "```\n" + "\n".join(rows) + "\n```"
     embed.description = (
@@ -94,18 +127,21 @@ def record_embed(
 
 
 def _board_rows(board: RatingBoard, lines: list[RatingLine] | list[LevelLine]) -> str:
+    r = _rank(lines)
     if board.cooperative:
-        rows = [f"{'#':<3}{_cell('Player', NAME_WIDTH)} Level Games"]
+        width = _name_width(r, " Level Games")
+        rows = [f"{'#':<{r}}{_cell('Player', width)} Level Games"]
         for rank, line in enumerate(lines, start=1):
             assert isinstance(line, LevelLine)
             name = board.names.get(line.player, "?")
-            rows.append(f"{rank:<3}{_cell(name, NAME_WIDTH)} {line.level:>5} {line.games:>5}")
+            rows.append(f"{rank:<{r}}{_cell(name, width)} {line.level:>5} {line.games:>5}")
     else:
-        rows = [f"{'#':<3}{_cell('Player', NAME_WIDTH)} Rating Games"]
+        width = _name_width(r, " Rating Games")
+        rows = [f"{'#':<{r}}{_cell('Player', width)} Rating Games"]
         for rank, line in enumerate(lines, start=1):
             assert isinstance(line, RatingLine)
             name = board.names.get(line.player, "?")
-            rows.append(f"{rank:<3}{_cell(name, NAME_WIDTH)} {line.ordinal:>6.1f} {line.games:>5}")
+            rows.append(f"{rank:<{r}}{_cell(name, width)} {line.ordinal:>6.1f} {line.games:>5}")
     return "```\n" + "\n".join(rows) + "\n```"
 
 
@@ -179,12 +215,13 @@ def season_embed(payload: dict[str, Any]) -> discord.Embed:
     boards = [(g, lines, "Rating") for g, lines in season.get("ratings", {}).items()]
     boards += [(g, lines, "Level") for g, lines in season.get("levels", {}).items()]
     for game_id, lines, column in sorted(boards, key=lambda b: _title(b[0])):
-        rows = [f"{'#':<3}{_cell('Player', NAME_WIDTH)} {column:>6} Games"]
+        r = _rank(lines)
+        width = _name_width(r, " Rating Games")
+        rows = [f"{'#':<{r}}{_cell('Player', width)} {column:>6} Games"]
         for rank, (player, value, games) in enumerate(lines, start=1):
             shown = f"{value:.1f}" if column == "Rating" else str(value)
-            rows.append(
-                f"{rank:<3}{_cell(names.get(player, player), NAME_WIDTH)} {shown:>6} {games:>5}"
-            )
+            name = _cell(names.get(player, player), width)
+            rows.append(f"{rank:<{r}}{name} {shown:>6} {games:>5}")
         medal = f"🥇 **{names.get(lines[0][0], lines[0][0])}**\n" if lines else ""
         embed.add_field(
             name=f"{_title(game_id)}",

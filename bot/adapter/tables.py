@@ -40,7 +40,7 @@ from bot.adapter.pictures import Pictures
 from bot.adapter.render import embed_of, mention_line, names_in
 from bot.adapter.screens import DM_CLOSED_TABLE_HELP, Rendered, Screens
 from bot.adapter.stats import season_embed
-from bot.adapter.turns import LiveNotice, LiveTurns
+from bot.adapter.turns import AS_OF_THIS_MOVE, LiveNotice, LiveTurns
 from bot.core.errors import StorageFull, UserError
 from bot.core.presentation import Presentation
 from bot.core.seats import is_robot
@@ -824,17 +824,23 @@ class TableSync:
         lines = [names_in(p["notice"], where.names) for p in notices]
         content = "\n".join(filter(None, [mentions, *lines]))
         target = await self._posts_go_to(where)
+        rest = [embed_of(a, where.names) for a in announcements if a.kind != "turn"]
+        told = "\n".join(lines)[:2000]
+        # A turn notice told with the move is that move's log line too: it is left as posted
+        # (see LiveTurns), so it says it is as of that move.
+        footer = AS_OF_THIS_MOVE if rest or told else ""
         message = await self.messenger.send(
             target,
             f"posts:{batch.posts[0].id}:{batch.posts[-1].id}",
             content=content[:2000] or None,
-            embeds=[embed_of(a, where.names) for a in announcements],
+            embeds=[
+                embed_of(a, where.names, footer=footer if a.kind == "turn" else "")
+                for a in announcements
+            ],
             allowed_mentions=discord.AllowedMentions(users=True),
         )
         if any(a.kind == "turn" for a in announcements):
-            rest = [embed_of(a, where.names) for a in announcements if a.kind != "turn"]
-            notice = LiveNotice(target, message.id, "\n".join(lines)[:2000], rest)
-            await self.turns.posted(where.id, notice)
+            await self.turns.posted(where.id, LiveNotice(target, message.id, told, rest))
         return message.id
 
     async def _posts_go_to(self, where: Where) -> int:

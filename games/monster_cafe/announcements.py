@@ -14,7 +14,7 @@ from games.monster_cafe.catalogue import ROUNDS
 from games.monster_cafe.scoring import standings
 from games.monster_cafe.state import MonsterCafeState, Table, Taken
 from games.monster_cafe.words import COLOUR, monsters_text, points, table_name, take_text
-from games.presentation import Announcement, PanelField, player
+from games.presentation import Announcement, player
 
 
 def turn_notice(state: MonsterCafeState, pid: str, last: bool) -> Announcement:
@@ -61,15 +61,15 @@ def final_scores(state: MonsterCafeState) -> Announcement:
     winners = [r.player for r in rows if r.total == best]
     names = " and ".join(player(w) for w in winners)
     head = f"🏆 {names} {'win' if len(winners) > 1 else 'wins'} with {points(best)}!"
-    fields = [
-        PanelField(
-            name=f"#{rank} · {points(r.total)}",
-            value="\n".join([player(r.player), *(r.lines or ["no monsters → 0"])]),
-        )
+    # One line a player: the final table (and its picture) shows every café in full.
+    lines = [
+        f"#{rank} · {player(r.player)} — {points(r.total)} · {r.short}"
         for rank, r in enumerate(rows, start=1)
     ]
     return Announcement(
-        title="🏆 Monster Café — final scores", description=head, fields=fields, colour=COLOUR
+        title="🏆 Monster Café — final scores",
+        description="\n".join([head, *lines]),
+        colour=COLOUR,
     )
 
 

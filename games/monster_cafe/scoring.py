@@ -56,6 +56,17 @@ class Breakdown:
     unused_tables: list[str]  # meals of tables that fed nobody
     total: int
 
+    def in_short(self) -> str:
+        """The breakdown in a few words: how many monsters were fed and unfed, for what."""
+        fed = [line for line in self.lines if line.meal is not None]
+        unfed = [line for line in self.lines if line.meal is None]
+        parts = [
+            f"{sum(line.count for line in group)} {word} ({sum(line.points for line in group):+d})"
+            for group, word in ((fed, "fed"), (unfed, "unfed"))
+            if group
+        ]
+        return ", ".join(parts) or "no monsters"
+
     def describe(self) -> list[str]:
         out = [line.describe() for line in self.lines]
         if self.unused_tables:
@@ -134,6 +145,7 @@ class Standing(BaseModel):
     player: str
     total: int
     lines: list[str]
+    short: str = ""
 
 
 def standings(state: MonsterCafeState) -> list[Standing]:
@@ -142,7 +154,14 @@ def standings(state: MonsterCafeState) -> list[Standing]:
     for pid in state.players:
         collection = state.collections[pid]
         breakdown = score(collection.monsters, collection.tables)
-        rows.append(Standing(player=pid, total=breakdown.total, lines=breakdown.describe()))
+        rows.append(
+            Standing(
+                player=pid,
+                total=breakdown.total,
+                lines=breakdown.describe(),
+                short=breakdown.in_short(),
+            )
+        )
     return sorted(rows, key=lambda r: -r.total)
 
 
@@ -154,6 +173,8 @@ def outcome(state: MonsterCafeState) -> Outcome:
     return Outcome(
         scores=scores,
         winners=[p for p in state.players if scores[p] == best],
-        summary=[f"{player(r.player)}: {r.total} — " + "; ".join(r.lines) for r in rows],
+        # Short (the final table and its picture show each café): the wall of every
+        # monster's line was too long to read at the end.
+        summary=[f"{player(r.player)}: {r.short}" for r in rows],
         progress=[dict(scores) for scores in state.round_scores],
     )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from bot.adapter.turns import AS_OF_THIS_MOVE
 from bot.core.seats import ROBOT_LABEL
 from games import REGISTRY
 from tests.e2e.harness import controls, ephemeral_text, press, world
@@ -82,7 +83,7 @@ async def test_turn_notices_are_for_human_seats_only_and_one_lives_at_a_time(
     tmp_path: Path,
 ) -> None:
     """Monster Café, one person and two bots, to the end: a bot's turn is never announced, the
-    person gets a notice only when their turn comes, and each notice goes when the next comes;
+    person gets a notice only when their turn comes, one told alone goes when the next comes;
     the thread tells the moves."""
     game = REGISTRY["monster-cafe"]
     async with world(tmp_path, 1) as w, w.bot_running() as bot:
@@ -112,8 +113,13 @@ async def test_turn_notices_are_for_human_seats_only_and_one_lives_at_a_time(
             <= len(human_turns)
             < len([a for a in s.state.announcements if a.kind == "turn"])
         )
-        # Each went when the next came, and none is left once the game is over.
-        assert not [m for m in w.game_messages() if "🍽️ Your turn" in m.current_text()]
+        # One on its own went when the next came; one told with the moves before it stays as
+        # the log's line, saying it is as of that move; none reads as current after the game.
+        left = [m for m in w.game_messages() if "🍽️ Your turn" in m.current_text()]
+        assert all(AS_OF_THIS_MOVE in m.current_text() for m in left)
+        assert all(len(m.embeds) > 1 or "\n" in m.content for m in left), "with its move"
+        # ... and is never edited: a turn change costs its post only (the REST budget).
+        assert left and all(len(m.versions()) == 1 for m in left)
         # The moves are the thread's log, bots' moves included, in public terms.
         thread = "\n".join(m.current_text() for m in w.game_messages())
         assert "🤖 Biscuit" in thread and ("took" in thread or "seated" in thread)

@@ -384,14 +384,17 @@ async def test_announcements_survive_5xx_and_lost_answers_and_post_once(tmp_path
             await asyncio.sleep(0.1)
         posts = await bot.store.posts(1)
         assert all(p.sent_at is not None and p.message_id for p in posts)
-        # Of the turn notices the newest is left while the game goes on (each goes when the
-        # next comes).
+        # Every other announcement once; of the turn notices the newest is left while the game
+        # goes on (one on its own goes when the next comes, one told with its move stays).
         turns = [a.title for a in s.state.announcements if a.kind == "turn"]
         expected = [a.title for a in s.state.announcements if a.kind != "turn"]
-        if turns and s.game.outcome(s.state) is None:
-            expected.append(turns[-1])
         posted = announcement_titles(w, w.channel, s.row.table_message_id)
-        assert collections.Counter(posted) == collections.Counter(expected)
+        assert collections.Counter(t for t in posted if t not in turns) == collections.Counter(
+            expected
+        )
+        assert len([t for t in posted if t in turns]) <= len(turns), "none posted twice"
+        if turns and s.game.outcome(s.state) is None:
+            assert turns[-1] in posted
         assert w.emu.nonce_duplicates, "the lost answer's retry was deduplicated by its nonce"
 
 

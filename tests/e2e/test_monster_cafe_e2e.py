@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from bot.adapter.turns import AS_OF_THIS_MOVE
 from bot.app import CafeBot
 from emulator import Message
 from games.engine import play_timeout
@@ -491,14 +492,28 @@ async def test_a_full_three_player_game_by_clicking_with_a_restart(tmp_path: Pat
             assert played.refused == ALL_KINDS
             # One ping per turn start, none repeated by the restart.
             assert ping_sequence(w) == [int(p) for a in state.announcements for p in a.ping]
-            # Each turn notice went when the next came; once the game is over none is left.
-            assert not [m for m in w.game_messages() if "🍽️ Your turn" in m.current_text()]
+            # A turn notice posted on its own went when the next came; one told with its move
+            # stays in the log as of that move (no call per turn change); once the game is
+            # over no notice is left that could be read as current.
+            left = [m for m in w.game_messages() if "🍽️ Your turn" in m.current_text()]
+            assert all(AS_OF_THIS_MOVE in m.current_text() for m in left)
+            assert all(len(m.embeds) > 1 or "\n" in m.content for m in left), "with its move"
             final = final_scores(w)
             assert len(final) == 1, "the final scores are announced once"
             names = session.names()
             assert all(names[pid] in final[0] for pid in state.players)
             best = max(score(c.monsters, c.tables).total for c in state.collections.values())
             assert f"with {best} pt" in final[0]
+            # A short ending: the winner, then one line a player (the final table and its
+            # picture show every café); before, a field of every monster's line a player.
+            (ending,) = [
+                e
+                for m in w.game_messages()
+                for e in m.embeds
+                if e.get("title") == "🏆 Monster Café — final scores"
+            ]
+            assert not ending.get("fields")
+            assert len(ending["description"].splitlines()) == 1 + len(state.players), ending
             finished_table = w.emu.get_message(table.id)
             assert not finished_table.buttons() and not finished_table.selects()
             await check_table(bot, finished_table)

@@ -9,8 +9,12 @@ import re
 from collections import defaultdict
 from pathlib import Path
 
+from bot.adapter.stats import PHONE_WIDTH, columns
 from bot.app import CafeBot
+from bot.core.seats import ROBOT_LABEL
+from games import REGISTRY
 from tests.e2e.harness import World, ephemeral_text, open_game, world
+from tests.e2e.players import play_to_the_end
 
 
 async def expected_totals(bot: CafeBot, game_id: str | None = None) -> dict[str, list[int]]:
@@ -130,6 +134,31 @@ async def test_stats_after_a_few_finished_games(tmp_path: Path) -> None:
             bob, w.channel, "game stats", {"player": dave, "game": "alien-cafe"}
         )
         assert "Dave hasn't finished a game of Alien Café" in ephemeral_text(only)
+
+
+def block_lines(text: str) -> list[str]:
+    """Every line of every code block (a board) of an answer's text."""
+    return [
+        line for block in re.findall(r"```\n(.*?)```", text, re.S) for line in block.splitlines()
+    ]
+
+
+async def test_boards_with_bot_players_are_aligned_at_phone_width(tmp_path: Path) -> None:
+    """Issue: /game stats shifted every 🤖 row by a column (the emoji takes two). Each board is
+    one player a line, every line as wide as its heading (numbers in the same columns), none
+    wider than a phone shows."""
+    async with world(tmp_path, 1) as w, w.bot_running() as bot:
+        game = REGISTRY["monster-cafe"]
+        await play_to_the_end(w.emu, bot, w.clock, game, w.channel, w.users, seed=3, bots=2)
+        await w.settle()
+        (alice,) = w.users
+        for options in ({}, {"game": "monster-cafe"}):
+            text = ephemeral_text(await w.emu.slash(alice, w.channel, "game stats", options))
+            lines = block_lines(text)
+            # (the rating board rates bot seats by level: both bots are one 🤖 normal row)
+            assert any(ROBOT_LABEL in line for line in lines), text
+            assert any("Alice" in line for line in lines), text
+            assert {columns(line) for line in lines} == {PHONE_WIDTH}, lines
 
 
 async def test_stats_of_a_player_discord_did_not_resolve(tmp_path: Path) -> None:

@@ -219,8 +219,13 @@ def test_rulebook_example_as_the_end_of_a_game() -> None:
     assert outcome is not None and outcome.scores["mike"] == 4
     final = end.announcements[-1]
     assert final.title.startswith("🏆")
-    mike = next(f for f in final.fields if "{p:mike}" in f.value)
-    assert "fed by 🥘 Stinky Sock Stew ×2" in mike.value and mike.name.endswith("4 pts")
+    # A short ending: one line a player (the final table shows every café in full).
+    lines = final.description.splitlines()
+    assert not final.fields and len(lines) == 1 + 4
+    mike = next(line for line in lines[1:] if "{p:mike}" in line)
+    assert mike.startswith("#1 · {p:mike} — 4 pts · ") and "unfed (-" in mike, mike
+    mine = end.collections["mike"]
+    assert mike.endswith(score(mine.monsters, mine.tables).in_short())
 
 
 # -- scoring -------------------------------------------------------------------------------------
