@@ -111,6 +111,11 @@ class RestServer(SimulatedUsers):
                 resp = await handler(request, match)
             except HttpError as exc:
                 resp = exc.response
+            except ConnectionResetError:
+                # The client went away mid-request (a bot killed while sending): as for Discord,
+                # the request never arrived whole and took no effect; nobody reads an answer.
+                self._touch()
+                return self._json({"message": "400: Bad Request", "code": 0}, 400)
             self._touch()
             if fault is not None:  # processed: the request took effect, its answer is lost
                 return await self._answer_fault(request, fault, path, template)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 
 import pytest
@@ -142,3 +143,26 @@ async def test_forge_interaction_raw(world: World) -> None:
     with pytest.raises(EmulatorError, match="not 2, 3, 4 or 5"):
         await emu.forge_interaction(world.alice, world.chan, 7, {})
     emu.assert_clean()
+
+
+async def test_a_client_gone_mid_request_is_no_error_and_posts_nothing(world: World) -> None:
+    """A bot killed while it sends (kill -9 under load): its request arrives cut short. As on
+    Discord, nothing is posted, and the emulator logs no ERROR (the suite fails on any)."""
+    emu = world.emu
+    before = len(emu.channel_messages(world.chan))
+    body = b'{"content": "never whole"}'
+    _, writer = await asyncio.open_connection("127.0.0.1", emu.port)
+    writer.write(
+        (
+            f"POST /api/v10/channels/{world.chan}/messages HTTP/1.1\r\n"
+            f"Host: 127.0.0.1\r\nAuthorization: Bot {emu.token}\r\n"
+            f"Content-Type: application/json\r\nContent-Length: {len(body) + 100}\r\n\r\n"
+        ).encode()
+        + body
+    )
+    await writer.drain()
+    writer.close()
+    await writer.wait_closed()
+    for _ in range(50):  # let the server notice the cut
+        await asyncio.sleep(0.01)
+    assert len(emu.channel_messages(world.chan)) == before
