@@ -9,12 +9,12 @@ picture reads without telling colours apart. 800 px wide with large type: legibl
 from __future__ import annotations
 
 import io
-import unicodedata
-from functools import lru_cache
 from typing import Any
 
-from PIL import Image, ImageDraw, ImageFont
+from PIL import Image, ImageDraw
 from pydantic import BaseModel, Field
+
+from games.drawing import ascii_text, font, label_of
 
 WIDTH = 800
 RGB = tuple[int, int, int]
@@ -60,29 +60,11 @@ class TableSpec(BaseModel):
     deck: int = 0
 
 
-@lru_cache(maxsize=8)
-def _font(size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
-    return ImageFont.load_default(size=size)
-
-
-def label_of(name: str, seat: int) -> str:
-    """A player's name as the bundled font can draw it, else their seat."""
-    text = ascii_text(name)
-    if not text or text.startswith("{p:"):
-        return f"Player {seat}"
-    return text[:20]
-
-
-def ascii_text(text: str) -> str:
-    folded = unicodedata.normalize("NFKD", text)
-    return "".join(c for c in folded if c.isascii()).strip()
-
-
 def _traits(d: ImageDraw.ImageDraw, x: int, y: int, traits: list[str]) -> int:
     for t in traits:
         d.rectangle((x, y, x + 26, y + 26), fill=TRAIT.get(t, MUTED), outline=INK)
         ink = INK if t == "Y" else (255, 255, 255)
-        d.text((x + 13, y + 13), t, font=_font(20), fill=ink, anchor="mm")
+        d.text((x + 13, y + 13), t, font=font(20), fill=ink, anchor="mm")
         x += 30
     return x
 
@@ -90,10 +72,10 @@ def _traits(d: ImageDraw.ImageDraw, x: int, y: int, traits: list[str]) -> int:
 def _card(d: ImageDraw.ImageDraw, box: tuple[int, int, int, int], c: CardSpec, fill: RGB) -> None:
     x0, y0, x1, _ = box
     d.rounded_rectangle(box, radius=10, fill=fill, outline=MUTED)
-    d.text((x0 + 10, y0 + 6), ascii_text(c.name)[:18], font=_font(24), fill=INK)
+    d.text((x0 + 10, y0 + 6), ascii_text(c.name)[:18], font=font(24), fill=INK)
     x = _traits(d, x0 + 10, y0 + 38, c.traits)
     if c.points:
-        d.text((x1 - 10, y0 + 40), f"{c.points} pts", font=_font(22), fill=INK, anchor="ra")
+        d.text((x1 - 10, y0 + 40), f"{c.points} pts", font=font(22), fill=INK, anchor="ra")
     del x
 
 
@@ -103,15 +85,15 @@ def draw(raw: dict[str, Any]) -> bytes:
     height = PAD + 44 + (CARD_H + PAD) * (1 + plays) + ROW_H * len(spec.seats) + PAD
     image = Image.new("RGB", (WIDTH, height), BACKGROUND)
     d = ImageDraw.Draw(image)
-    d.text((PAD, PAD), ascii_text(spec.title), font=_font(32), fill=INK)
-    d.text((WIDTH - PAD, PAD + 6), f"deck {spec.deck}", font=_font(26), fill=MUTED, anchor="ra")
+    d.text((PAD, PAD), ascii_text(spec.title), font=font(32), fill=INK)
+    d.text((WIDTH - PAD, PAD + 6), f"deck {spec.deck}", font=font(26), fill=MUTED, anchor="ra")
     y = PAD + 44
     half = (WIDTH - 3 * PAD) // 2
     if spec.alien is not None:
-        d.text((PAD, y + 20), "Alien:", font=_font(26), fill=INK)
+        d.text((PAD, y + 20), "Alien:", font=font(26), fill=INK)
         _card(d, (PAD + 90, y, PAD + 90 + half, y + CARD_H), spec.alien, ALIEN)
     else:
-        d.text((PAD, y + 20), "No alien to capture now", font=_font(26), fill=MUTED)
+        d.text((PAD, y + 20), "No alien to capture now", font=font(26), fill=MUTED)
     y += CARD_H + PAD
     for i, c in enumerate(spec.play):
         x0 = PAD + (i % 2) * (half + PAD)
@@ -121,20 +103,20 @@ def draw(raw: dict[str, Any]) -> bytes:
     for seat in spec.seats:
         if seat.awaited:
             d.rectangle((0, y, WIDTH, y + ROW_H - 6), fill=CURRENT)
-        d.text((PAD, y + 6), label_of(seat.label, seat.seat), font=_font(30), fill=INK)
+        d.text((PAD, y + 6), label_of(seat.label, seat.seat), font=font(30), fill=INK)
         tail = f"{seat.score} pts - {seat.captured} in jail"
-        d.text((WIDTH - PAD, y + 8), tail, font=_font(26), fill=INK, anchor="ra")
+        d.text((WIDTH - PAD, y + 8), tail, font=font(26), fill=INK, anchor="ra")
         x = PAD
         for hero in seat.heroes:
             name = ascii_text(hero.name)[:18]
-            width = int(max(d.textlength(name, font=_font(22)), 30 * len(hero.traits)))
+            width = int(max(d.textlength(name, font=font(22)), 30 * len(hero.traits)))
             if x + width > WIDTH - PAD:
                 break
-            d.text((x, y + 46), name, font=_font(22), fill=INK)
+            d.text((x, y + 46), name, font=font(22), fill=INK)
             _traits(d, x, y + 76, hero.traits)
             x += width + 22
         if not seat.heroes:
-            d.text((PAD, y + 56), "no heroes", font=_font(24), fill=MUTED)
+            d.text((PAD, y + 56), "no heroes", font=font(24), fill=MUTED)
         y += ROW_H
     out = io.BytesIO()
     image.save(out, format="PNG", optimize=False)

@@ -10,12 +10,12 @@ that on a phone.
 from __future__ import annotations
 
 import io
-import unicodedata
-from functools import lru_cache
 from typing import Any
 
-from PIL import Image, ImageDraw, ImageFont
+from PIL import Image, ImageDraw
 from pydantic import BaseModel, Field
+
+from games.drawing import ascii_text, font, label_of
 
 WIDTH = 800
 RGB = tuple[int, int, int]
@@ -66,32 +66,13 @@ class TableViewSpec(BaseModel):
     seats_per_table: int = 4
 
 
-@lru_cache(maxsize=8)
-def _font(size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
-    return ImageFont.load_default(size=size)
-
-
-def label_of(name: str, seat: int) -> str:
-    """A player's name as the bundled font can draw it, else their seat."""
-    text = ascii_text(name)
-    if not text or text.startswith("{p:"):
-        return f"Player {seat}"
-    return text[:20]
-
-
-def ascii_text(text: str) -> str:
-    """What the bundled font can draw: accents dropped, anything else left out."""
-    folded = unicodedata.normalize("NFKD", text)
-    return "".join(c for c in folded if c.isascii()).strip()
-
-
 def _disc(draw: ImageDraw.ImageDraw, x: int, y: int, kind: str | None, letters: str) -> None:
     box = (x - DISC, y - DISC, x + DISC, y + DISC)
     if kind is None:
         draw.ellipse(box, outline=MUTED, width=3)
         return
     draw.ellipse(box, fill=KIND_FILL.get(kind, MUTED), outline=INK, width=2)
-    draw.text((x, y), letters, font=_font(26), fill=(255, 255, 255), anchor="mm")
+    draw.text((x, y), letters, font=font(26), fill=(255, 255, 255), anchor="mm")
 
 
 def draw(raw: dict[str, Any]) -> bytes:
@@ -99,15 +80,15 @@ def draw(raw: dict[str, Any]) -> bytes:
     height = PAD + 44 + TABLE_H + PAD + ROW_H * len(spec.players) + PAD
     image = Image.new("RGB", (WIDTH, height), BACKGROUND)
     d = ImageDraw.Draw(image)
-    d.text((PAD, PAD), ascii_text(spec.title), font=_font(32), fill=INK)
+    d.text((PAD, PAD), ascii_text(spec.title), font=font(32), fill=INK)
     top = PAD + 44
     count = max(1, len(spec.tables))
     w = (WIDTH - PAD * (count + 1)) // count
     for i, table in enumerate(spec.tables):
         x0 = PAD + i * (w + PAD)
         d.rounded_rectangle((x0, top, x0 + w, top + TABLE_H), radius=14, fill=PANEL)
-        d.text((x0 + 12, top + 10), table.slot, font=_font(40), fill=INK)
-        d.text((x0 + 50, top + 20), ascii_text(table.meal)[:14], font=_font(24), fill=INK)
+        d.text((x0 + 12, top + 10), table.slot, font=font(40), fill=INK)
+        d.text((x0 + 50, top + 20), ascii_text(table.meal)[:14], font=font(24), fill=INK)
         # The seats in two rows of two.
         for s in range(spec.seats_per_table):
             cx = x0 + w // 4 + (s % 2) * (w // 2)
@@ -118,18 +99,18 @@ def draw(raw: dict[str, Any]) -> bytes:
     for p in spec.players:
         if p.current:
             d.rectangle((0, y, WIDTH, y + ROW_H - 6), fill=CURRENT)
-        d.text((PAD, y + 8), label_of(p.label, p.seat), font=_font(30), fill=INK)
+        d.text((PAD, y + 8), label_of(p.label, p.seat), font=font(30), fill=INK)
         tail = f"{p.score} pts" + (f" - {p.tables} table(s)" if p.tables else "")
-        d.text((WIDTH - PAD, y + 8), tail, font=_font(28), fill=INK, anchor="ra")
+        d.text((WIDTH - PAD, y + 8), tail, font=font(28), fill=INK, anchor="ra")
         x = PAD + DISC
         for kind, n in p.monsters:
             if x > WIDTH - 2 * DISC:
                 break
             _disc(d, x, y + 72, kind, spec.abbrev.get(kind, "?"))
-            d.text((x + DISC + 6, y + 72), f"x{n}", font=_font(26), fill=INK, anchor="lm")
+            d.text((x + DISC + 6, y + 72), f"x{n}", font=font(26), fill=INK, anchor="lm")
             x += 2 * DISC + 56
         if not p.monsters:
-            d.text((PAD, y + 60), "no monsters yet", font=_font(26), fill=MUTED)
+            d.text((PAD, y + 60), "no monsters yet", font=font(26), fill=MUTED)
         y += ROW_H
     out = io.BytesIO()
     image.save(out, format="PNG", optimize=False)
