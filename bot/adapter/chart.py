@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import io
 import unicodedata
-from functools import lru_cache
 from typing import Any
 
-from PIL import Image, ImageDraw, ImageFont
+from PIL import Image, ImageDraw
 from pydantic import BaseModel
+
+from games.drawing import font
 
 WIDTH, HEIGHT = 720, 360
 RGB = tuple[int, int, int]
@@ -45,11 +46,6 @@ class ChartSpec(BaseModel):
     round_word: str = "round"  # the x axis: "round", "service"…
 
 
-@lru_cache(maxsize=4)
-def _font(size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
-    return ImageFont.load_default(size=size)
-
-
 def plain(text: str) -> str:
     """``text`` in the characters the bundled font can draw (Café → Cafe; emoji dropped)."""
     decomposed = unicodedata.normalize("NFKD", text)
@@ -65,7 +61,7 @@ def draw_chart(spec: dict[str, Any]) -> bytes:
     chart = ChartSpec.model_validate(spec)
     image = Image.new("RGB", (WIDTH, HEIGHT), BACKGROUND)
     pen = ImageDraw.Draw(image)
-    pen.text((LEFT, 8), plain(chart.title)[:60], fill=INK, font=_font(16))
+    pen.text((LEFT, 8), plain(chart.title)[:60], fill=INK, font=font(16))
     keys = list(chart.labels)
     values = [row.get(k, 0) for row in chart.progress for k in keys] or [0]
     low, high = min(0, *values), max(1, *values)
@@ -77,7 +73,7 @@ def draw_chart(spec: dict[str, Any]) -> bytes:
         y = y1 - (y1 - y0) * ((value - low) / (high - low))
         return x, y
 
-    small = _font(12)
+    small = font(12)
     for tick in _ticks(low, high):
         _, y = at(0, tick)
         pen.line([(x0, y), (x1, y)], fill=GRID, width=1)
@@ -107,7 +103,7 @@ def draw_chart(spec: dict[str, Any]) -> bytes:
         _marker(pen, marker, x1 + 24, ly, colour)
         pen.line([(x1 + 12, ly), (x1 + 36, ly)], fill=colour, width=3)
         label = ascii_label(chart.labels[key], f"P{n + 1}")
-        pen.text((x1 + 44, ly), label, fill=INK, font=_font(13), anchor="lm")
+        pen.text((x1 + 44, ly), label, fill=INK, font=font(13), anchor="lm")
     out = io.BytesIO()
     image.save(out, format="PNG", optimize=True)
     return out.getvalue()

@@ -18,6 +18,7 @@ from PIL import Image, ImageDraw, ImageFont
 from games.alien_cafe.catalogue import TILES
 from games.alien_cafe.scoring import evaluate
 from games.alien_cafe.state import SIDE, TARGET, AlienCafeState
+from games.drawing import font
 
 WIDTH = 800
 MARGIN = 16
@@ -48,11 +49,6 @@ FILL: dict[str, tuple[int, int, int]] = {
     "joker": (200, 200, 200),
 }
 DARK_FILLS = {"purple", "green", "blue", "orange", "alien"}  # white text on these
-
-
-@cache
-def _font(size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
-    return ImageFont.load_default(size=size)
 
 
 # -- the spec --------------------------------------------------------------------------------------
@@ -122,7 +118,7 @@ def draw(spec: Mapping[str, Any]) -> bytes:
     pen.text(
         (MARGIN, 12),
         f"Round {spec['round']}: the service {verdict}  (everyone needs {spec['target']}+)",
-        font=_font(24),
+        font=font(24),
         fill=INK,
     )
     for index, tray in enumerate(trays):
@@ -148,7 +144,7 @@ def _tray(pen: ImageDraw.ImageDraw, x: int, y: int, tray: Mapping[str, Any], tar
     pen.text(
         (x, y + 4),
         f"Player {tray['seat']}: {tray['score']} pts  (level {tray['level']})",
-        font=_font(22),
+        font=font(22),
         fill=INK,
     )
     _badge(pen, x + BLOCK_W - 30, y + 2, 28, 1 if ok else -1)
@@ -163,7 +159,7 @@ def _tray(pen: ImageDraw.ImageDraw, x: int, y: int, tray: Mapping[str, Any], tar
     for rule in tray["house"]:
         notes.append(f"house rule {rule['cond']}: {'+1' if rule['mark'] > 0 else '-1'}")
     if notes:
-        pen.text((x, top + GRID + 6), " | ".join(notes), font=_font(16), fill=INK)
+        pen.text((x, top + GRID + 6), " | ".join(notes), font=font(16), fill=INK)
 
 
 def _cell(pen: ImageDraw.ImageDraw, x: int, y: int, face: Mapping[str, Any] | None) -> None:
@@ -185,9 +181,9 @@ def _fitting(
 ) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
     """The largest of ``sizes`` in which ``text`` fits a cell (else the smallest)."""
     for size in sizes:
-        if _font(size).getlength(text) <= CELL - 10:
-            return _font(size)
-    return _font(sizes[-1])
+        if font(size).getlength(text) <= CELL - 10:
+            return font(size)
+    return font(sizes[-1])
 
 
 def _badge(pen: ImageDraw.ImageDraw, x: int, y: int, size: int, mark: int | None) -> None:
@@ -217,12 +213,12 @@ def _badge(pen: ImageDraw.ImageDraw, x: int, y: int, size: int, mark: int | None
         half = size / 2
         diamond = [(x + half, y), (x1, y + half), (x + half, y1), (x, y + half)]
         pen.polygon(diamond, fill=JOKER, outline=white)
-        pen.text((x + half, y + half), "0", font=_font(16), fill=white, anchor="mm")
+        pen.text((x + half, y + half), "0", font=font(16), fill=white, anchor="mm")
 
 
 def _legend(pen: ImageDraw.ImageDraw, y: int) -> None:
     x = MARGIN
     for mark, words in ((1, "met: +1"), (-1, "failed: -1"), (0, "Joker: 0")):
         _badge(pen, x, y, 26, mark)
-        pen.text((x + 34, y + 3), words, font=_font(18), fill=INK)
+        pen.text((x + 34, y + 3), words, font=font(18), fill=INK)
         x += 190

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import io
 import math
-from functools import lru_cache
 from typing import Any
 
-from PIL import Image, ImageDraw, ImageFont
+from PIL import Image, ImageDraw
 from pydantic import BaseModel, Field
+
+from games.drawing import font
 
 WIDTH, HEIGHT = 800, 500
 RGB = tuple[int, int, int]
@@ -82,11 +83,6 @@ class RestaurantSpec(BaseModel):
     done: bool = False
 
 
-@lru_cache(maxsize=8)
-def _font(size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
-    return ImageFont.load_default(size=size)
-
-
 def draw_restaurant(spec: dict[str, Any]) -> bytes:
     """The PNG of a restaurant spec (see :class:`RestaurantSpec`)."""
     board = RestaurantSpec.model_validate(spec)
@@ -119,7 +115,7 @@ def _text(
     fill: RGB = INK,
     anchor: str = "la",
 ) -> None:
-    pen.text(xy, text, font=_font(size), fill=fill, anchor=anchor)
+    pen.text(xy, text, font=font(size), fill=fill, anchor=anchor)
 
 
 def _box(pen: ImageDraw.ImageDraw, x: int, y: int, w: int, h: int, title: str) -> None:
