@@ -15,7 +15,7 @@ import pytest
 
 from bot.core.store import DatabaseInUse, DatabaseReadOnly
 from bot.core.store.sqlite import SqliteStore
-from emulator import DiscordEmulator, EmulatorError
+from emulator import DiscordEmulator, EmulatorError, RestCall
 from games.rng import Rng
 from tests.e2e.harness import (
     World,
@@ -270,22 +270,30 @@ async def test_a_read_only_database_stops_the_bot_with_one_clear_line(tmp_path: 
     try:
         with pytest.raises(DatabaseReadOnly, match="cannot write to its database"):
             await SqliteStore.open(db, owner=True)
-        async with DiscordEmulator() as emu:
-            guild = emu.add_guild("Game Night")
-            process = await start_bot_process(
-                _bot_env(emu, db, guild),
-                tmp_path,
-                stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.STDOUT,
-            )
-            output, _ = await asyncio.wait_for(process.communicate(), timeout=30)
-            text = output.decode()
-            assert process.returncode == 2, text
-            assert "cafebot cannot write to its database" in text
-            assert "Traceback" not in text
-            assert not any(c.method == "PUT" and "commands" in c.path for c in emu.rest_calls)
+        returncode, text, calls = await _run_bot_until_it_exits(db, tmp_path, timeout=30)
+        assert returncode == 2, text
+        assert "cafebot cannot write to its database" in text
+        assert "Traceback" not in text
+        assert not any(c.method == "PUT" and "commands" in c.path for c in calls)
     finally:
         make_writable(db)
+
+
+async def _run_bot_until_it_exits(
+    db: Path, tmp_path: Path, timeout: float
+) -> tuple[int | None, str, list[RestCall]]:
+    """A bot process on ``db`` against a fresh emulator, until it exits: its exit code, what it
+    printed, and the REST calls it made."""
+    async with DiscordEmulator() as emu:
+        guild = emu.add_guild("Game Night")
+        process = await start_bot_process(
+            _bot_env(emu, db, guild),
+            tmp_path,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT,
+        )
+        output, _ = await asyncio.wait_for(process.communicate(), timeout=timeout)
+        return process.returncode, output.decode(), list(emu.rest_calls)
 
 
 async def test_a_read_only_database_is_named_so_not_as_a_lock_file_problem(
@@ -308,17 +316,8 @@ async def test_a_read_only_database_is_named_so_not_as_a_lock_file_problem(
         try:
             with pytest.raises(DatabaseReadOnly, match="this database is read-only"):
                 await SqliteStore.open(db, owner=True)
-            async with DiscordEmulator() as emu:
-                guild = emu.add_guild("Game Night")
-                process = await start_bot_process(
-                    _bot_env(emu, db, guild),
-                    tmp_path,
-                    stdout=asyncio.subprocess.PIPE,
-                    stderr=asyncio.subprocess.STDOUT,
-                )
-                output, _ = await asyncio.wait_for(process.communicate(), timeout=60)
-            text = output.decode()
-            assert process.returncode == 2, text
+            returncode, text, _ = await _run_bot_until_it_exits(db, tmp_path, timeout=60)
+            assert returncode == 2, text
             assert "this database is read-only" in text and str(db) in text
             assert "lock file" not in text and "Traceback" not in text
         finally:

@@ -10,6 +10,8 @@ import collections
 import re
 from pathlib import Path
 
+from emulator import DiscordEmulator
+from games.presentation import Announcement
 from tests.e2e.harness import (
     controls,
     ephemeral_text,
@@ -124,20 +126,7 @@ async def test_a_post_discord_processed_but_failed_is_shown_once(tmp_path: Path)
         assert w.emu.nonce_duplicates, "Discord answered the retry with the message it made"
         s = await bot.service.load(1)
         assert s.state is not None
-        shown = [
-            e["title"]
-            for m in game_messages(w.emu, w.channel)
-            if m.id != s.row.table_message_id
-            for e in m.embeds
-        ]
-        turns = {a.title for a in s.state.announcements if a.kind == "turn"}
-        expected = [a.title for a in s.state.announcements if a.kind != "turn"]
-        assert collections.Counter(t for t in shown if t not in turns) == collections.Counter(
-            expected
-        )
-        # A turn notice on its own goes when the next comes (one told with its move stays).
-        told = [a for a in s.state.announcements if a.kind == "turn"]
-        assert len([t for t in shown if t in turns]) <= len(told), "none shown twice"
+        assert_announced_once(w.emu, w.channel, s.row.table_message_id, s.state.announcements)
         ids = [m.id for m in game_messages(w.emu, w.channel)]
         # (or deleted since: an old turn notice posted on its own)
         gone = {m.id for m in w.emu.all_messages() if m.deleted}
@@ -243,20 +232,7 @@ async def test_a_post_rate_limited_past_discord_pys_retries_is_sent_later(tmp_pa
         assert all(p.sent_at is not None and p.message_id for p in posts)
         s = await bot.service.load(1)
         assert s.state is not None
-        shown = [
-            e["title"]
-            for m in game_messages(w.emu, w.channel)
-            if m.id != s.row.table_message_id
-            for e in m.embeds
-        ]
-        turns = {a.title for a in s.state.announcements if a.kind == "turn"}
-        expected = [a.title for a in s.state.announcements if a.kind != "turn"]
-        assert collections.Counter(t for t in shown if t not in turns) == collections.Counter(
-            expected
-        )
-        # A turn notice on its own goes when the next comes (one told with its move stays).
-        told = [a for a in s.state.announcements if a.kind == "turn"]
-        assert len([t for t in shown if t in turns]) <= len(told), "none shown twice"
+        assert_announced_once(w.emu, w.channel, s.row.table_message_id, s.state.announcements)
 
 
 async def test_a_move_played_when_time_ran_out_cannot_be_taken_back(tmp_path: Path) -> None:
@@ -299,3 +275,17 @@ async def test_stats_count_only_this_servers_games(tmp_path: Path) -> None:
         board = ephemeral_text(await w.emu.slash(dave, w.channel, "game stats", {}))
         assert "dave" in board.lower() and "erin" in board.lower()
         assert "bob" not in board.lower() and "carol" not in board.lower(), board
+
+
+def assert_announced_once(
+    emu: DiscordEmulator, channel: int, table_id: int | None, announcements: list[Announcement]
+) -> None:
+    """Each announcement is shown once; a "whose turn" notice posted on its own goes when the
+    next comes (one told with its move stays as its line), so turn notices are never shown more
+    often than they were told."""
+    shown = [e["title"] for m in game_messages(emu, channel) if m.id != table_id for e in m.embeds]
+    turns = {a.title for a in announcements if a.kind == "turn"}
+    expected = [a.title for a in announcements if a.kind != "turn"]
+    assert collections.Counter(t for t in shown if t not in turns) == collections.Counter(expected)
+    told = [a for a in announcements if a.kind == "turn"]
+    assert len([t for t in shown if t in turns]) <= len(told), "none shown twice"
