@@ -278,6 +278,7 @@ async def one_game(
             post_coalesce_interval=Settings.model_fields["post_coalesce_interval"].default * scale,
             sqlite_synchronous="NORMAL",
             bot_player_delay=2.0 * scale,
+            ping_after_idle=Settings.model_fields["ping_after_idle"].default * scale,
         )
         bot = CafeBot(settings, clock=clock, new_seed=lambda: 20261123)
         async with running_bot(emu, bot):
