@@ -232,6 +232,10 @@ class TableSync:
         if change.session_id not in self._workers:
             self._workers[change.session_id] = asyncio.create_task(self._work(change.session_id))
 
+    def queue_depth(self) -> int:
+        """Sessions whose messages wait for a sync (or are being synced): a metric."""
+        return len(self._pending.keys() | self._workers.keys() | self._delayed.keys())
+
     def request_sync(self, session_id: int) -> None:
         """Bring everything of the session up to date (at start, after a failure…)."""
         self.on_change(Change(session_id, None, posted=True))

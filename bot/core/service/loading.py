@@ -57,6 +57,13 @@ class Loading:
         # the stored version (UPDATE … WHERE version = ?), and a refused or failed write drops
         # the cached copy.
         self._cache: dict[int, Session] = {}
+        # Told (game, seconds) of each move stored by act_with: the operator's metrics (None: off).
+        self.moved: Callable[[str, float], None] | None = None
+
+    def game_of(self, session_id: int) -> str | None:
+        """The game of a session in memory (None: not loaded), e.g. a click's metrics label."""
+        s = self._cache.get(session_id)
+        return None if s is None else s.game.id
 
     def lock(self, session_id: int) -> SessionLock:
         return self._locks.setdefault(session_id, SessionLock())

@@ -4,6 +4,7 @@ game replayed from its log."""
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -48,6 +49,7 @@ class Playing(Writing):
     ) -> ActResult:
         """Like :meth:`act`, with the action chosen from the freshly loaded session under the
         lock (so a click is checked against exactly the state it will change)."""
+        started = time.perf_counter()
         async with self.lock(session_id):
             s = await self.load(session_id)
             raw_action = choose(s)
@@ -73,6 +75,8 @@ class Playing(Writing):
             robots=any(is_robot(p) for p in new_state.players),
             version=committed.version,
         )
+        if self.moved is not None:
+            self.moved(game.id, time.perf_counter() - started)
         return ActResult(session=committed, applied=[(player, action)])
 
     @retry_stale_writes

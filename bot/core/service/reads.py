@@ -125,6 +125,14 @@ class Reads(Loading):
     async def open_sessions(self) -> list[SessionRow]:
         return await self.store.sessions_with_status(SessionStatus.LOBBY, SessionStatus.ACTIVE)
 
+    async def backlog(self) -> tuple[int, int]:
+        """(open sessions, posts not yet sent) as stored: the operator's gauges."""
+        return await self.store.backlog(SessionStatus.LOBBY, SessionStatus.ACTIVE)
+
+    async def reachable(self) -> None:
+        """Raises unless the database answers a query (the health check)."""
+        await self.store.schema_version()
+
     async def open_in_channel(self, channel_id: int) -> Session | None:
         """The game going on in a channel (or in the thread of its table)."""
         row = await self.store.open_session_in_channel(channel_id)

@@ -226,6 +226,17 @@ class Store(ABC):
         )
         return [session_row(r) for r in rows]
 
+    async def backlog(self, *open_statuses: str) -> tuple[int, int]:
+        """(sessions of these statuses, posts not yet sent): the operator's gauges."""
+        marks = ",".join("?" for _ in open_statuses)
+        row = await self._one(
+            f"SELECT (SELECT COUNT(*) FROM sessions WHERE status IN ({marks})) AS open_count, "
+            "(SELECT COUNT(*) FROM outbox WHERE sent_at IS NULL) AS unsent_count",
+            open_statuses,
+        )
+        assert row is not None
+        return int(row["open_count"]), int(row["unsent_count"])
+
     async def ended_in_guild(
         self, guild_id: int, *, offset: int = 0, limit: int = 10
     ) -> tuple[list[SessionRow], int]:
