@@ -28,13 +28,15 @@ from bot.adapter.commands import GameCommands
 from bot.adapter.components import Controls
 from bot.adapter.items import Handlers, install_fast_dispatch, make_items, on_message
 from bot.adapter.messenger import Messenger
+from bot.adapter.monitoring import Monitor, game_of_click, gateway_up, http_trace
 from bot.adapter.pictures import Pictures
 from bot.adapter.replay_controls import ReplayControls
 from bot.adapter.replies import GameTree, Replies
 from bot.adapter.screens import Screens
 from bot.adapter.tables import TableSync
 from bot.core.config import Settings
-from bot.core.errors import StorageFull
+from bot.core.errors import ConfigError, StorageFull
+from bot.core.metrics import Metrics
 from bot.core.presentation import Presentation
 from bot.core.robots import Robots
 from bot.core.scheduler import Scheduler
@@ -79,11 +81,16 @@ class CafeBot(commands.Bot):
         # reads no messages, and parsing the echo of its own posts cost CPU for nothing.
         intents = discord.Intents.none()
         intents.guilds = True
+        # The operator's metrics (off unless metrics_port is set): a registry of this bot's own.
+        self.metrics = Metrics() if settings.metrics_port is not None else None
+        self.monitor: Monitor | None = None
         super().__init__(
             command_prefix=commands.when_mentioned,
             intents=intents,
             help_command=None,
             tree_cls=CafeTree,
+            # discord.py's one HTTP session sends every REST request: traced once, for metrics.
+            **self._trace_options(),
             **getattr(self, "_shard_options", {}),
         )
         self.settings = settings
@@ -98,6 +105,9 @@ class CafeBot(commands.Bot):
         self.stopping = False  # a stop began: new interactions are answered STOPPING
         self._handling: set[asyncio.Task[Any]] = set()  # interactions being handled
         self._stop: asyncio.Task[None] | None = None
+
+    def _trace_options(self) -> dict[str, Any]:
+        return {} if self.metrics is None else {"http_trace": http_trace(self.metrics)}
 
     async def setup_hook(self) -> None:
         settings = self.settings
@@ -130,9 +140,13 @@ class CafeBot(commands.Bot):
         def route(name: str) -> Any:
             async def handle(interaction: Any, match: re.Match[str], values: list[str]) -> None:
                 assert controls is not None
-                async with self.handling(interaction) as go:
-                    if go:
-                        await getattr(controls, name)(interaction, match, values)
+                started = time.perf_counter()
+                try:
+                    async with self.handling(interaction) as go:
+                        if go:
+                            await getattr(controls, name)(interaction, match, values)
+                finally:
+                    self._clicked(name, match, started)
 
             return handle
 
@@ -141,9 +155,13 @@ class CafeBot(commands.Bot):
         def replayed(name: str) -> Any:
             async def handle(interaction: Any, match: re.Match[str], values: list[str]) -> None:
                 assert replays is not None
-                async with self.handling(interaction) as go:
-                    if go:
-                        await getattr(replays, name)(interaction, match, values)
+                started = time.perf_counter()
+                try:
+                    async with self.handling(interaction) as go:
+                        if go:
+                            await getattr(replays, name)(interaction, match, values)
+                finally:
+                    self._clicked(name, match, started)
 
             return handle
 
@@ -199,6 +217,7 @@ class CafeBot(commands.Bot):
         self.add_dynamic_items(*items.all())
         self.tree.add_command(GameCommands(service, screens, self.tables, replies))
         self.tree.on_error = replies.answer_error  # type: ignore[method-assign]
+        await self._start_monitor()
         await self._sync_commands()
         await self.scheduler.start()
         self.tables.start()
@@ -210,6 +229,33 @@ class CafeBot(commands.Bot):
         if self.tune_gc:
             gc.collect()
             gc.freeze()  # what start-up built lives as long as the bot: out of every collection
+
+    async def _start_monitor(self) -> None:
+        """Serve /metrics and /healthz when metrics_port is set."""
+        metrics, settings = self.metrics, self.settings
+        if metrics is None or settings.metrics_port is None:
+            return
+        service = self.service
+        service.moved = metrics.move
+        metrics.watch_sync_queue(self.tables.queue_depth)
+
+        async def refresh() -> None:
+            metrics.stored(*await service.backlog())
+
+        self.monitor = Monitor(
+            metrics,
+            host=settings.metrics_host,
+            port=settings.metrics_port,
+            gateway=lambda: gateway_up(self),
+            store_check=service.reachable,
+            refresh=refresh,
+        )
+        await self.monitor.start()
+
+    def _clicked(self, control: str, match: re.Match[str], started: float) -> None:
+        if self.metrics is not None:
+            game = game_of_click(match, self.service.game_of)
+            self.metrics.click(game, control, time.perf_counter() - started)
 
     async def _sync_commands(self) -> None:
         settings = self.settings
@@ -274,8 +320,12 @@ class CafeBot(commands.Bot):
                 self.write_stats()
                 await super().close()
         finally:
-            if hasattr(self, "store"):
-                await self.store.close()
+            try:
+                if self.monitor is not None:
+                    await self.monitor.stop()
+            finally:
+                if hasattr(self, "store"):
+                    await self.store.close()
 
     async def _wind_down(self) -> None:
         if self._handling:
@@ -383,6 +433,9 @@ def run_bot(settings: Settings) -> int:
         return 2
     except StorageFull as exc:  # at start-up: nothing served yet
         log.error("the database's disk is full (%s): free some space, then start again", exc)
+        return 2
+    except ConfigError as exc:  # a setting found unusable at start-up (metrics_port taken)
+        log.error("%s", exc)
         return 2
     return 0
 

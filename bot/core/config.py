@@ -128,6 +128,18 @@ class Settings(BaseSettings):
         "message edits); changes in between are shown together.",
     )
 
+    metrics_port: int | None = Field(
+        default=None,
+        ge=0,
+        le=65535,
+        description="Serve Prometheus metrics (/metrics) and a health check (/healthz) on this "
+        "port (unset: off; 0: any free port).",
+    )
+    metrics_host: str = Field(
+        default="127.0.0.1",
+        description="Where the metrics are served (0.0.0.0: every interface, e.g. in Docker).",
+    )
+
     @field_validator("database_url")
     @classmethod
     def _database_url(cls, value: str | None) -> str | None:
