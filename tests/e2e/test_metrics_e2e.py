@@ -21,6 +21,8 @@ from bot.app import CafeBot
 from bot.core.config import Settings
 from bot.core.errors import ConfigError
 from bot.core.metrics import Metrics, route_of
+from bot.core.sessions import SessionService
+from bot.core.store import open_store
 from emulator import DiscordEmulator, running_bot
 from games import REGISTRY
 from tests.e2e.harness import Clock
@@ -202,3 +204,31 @@ def test_routes_keep_ids_and_tokens_out_of_labels() -> None:
     assert route_of("/channels/1/messages/2/reactions/%F0%9F%8D%B0/@me") == (
         "/channels/{id}/messages/{id}/reactions/{}/@me"
     )
+
+
+async def test_the_stored_gauges_and_the_health_query_on_both_backends(database_url: str) -> None:
+    store = await open_store(database_url)
+    service = SessionService(store)
+    try:
+        assert await service.backlog() == (0, 0)
+        ids = ["1000", "1001", "1002"]
+        lobby = await service.create(
+            game_id="cafe-carnage", channel_id=1, guild_id=1, host_id=ids[0], host_name="H"
+        )
+        await service.create(
+            game_id="monster-cafe", channel_id=2, guild_id=1, host_id=ids[0], host_name="H"
+        )
+        for pid in ids[1:]:
+            await service.join(lobby.id, pid, pid)
+        await service.start(lobby.id, ids[0])
+        unsent = [p for sid in (1, 2) for p in await store.posts(sid) if p.sent_at is None]
+        assert unsent, "starting a game posts its announcement"
+        assert await service.backlog() == (2, len(unsent))
+        await service.abandon(lobby.id, ids[0], may_manage=False)
+        unsent = [p for sid in (1, 2) for p in await store.posts(sid) if p.sent_at is None]
+        assert await service.backlog() == (1, len(unsent))
+        await service.reachable()
+    finally:
+        await store.close()
+    with pytest.raises(Exception):  # noqa: B017 - whatever the backend raises once closed
+        await service.reachable()
