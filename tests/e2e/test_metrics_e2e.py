@@ -62,7 +62,7 @@ async def health(port: int) -> tuple[int, str]:
         return resp.status, await resp.text()
 
 
-async def health_becomes(port: int, wanted: Callable[[int], bool], tries: int = 400) -> str:
+async def health_becomes(port: int, wanted: Callable[[int], bool], tries: int = 1200) -> str:
     """Polls /healthz until its status is wanted (the bot reconnects on its own schedule)."""
     status, text = await health(port)
     for _ in range(tries):
