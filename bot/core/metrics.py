@@ -17,8 +17,8 @@ CLICK_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 3.0, 5.0, 1
 MOVE_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
 NO_GAME = "-"  # a click that belongs to no game (a history page)
 
-_ID = re.compile(r"\d+")
 _WORD = re.compile(r"[a-z@][a-z0-9@_-]*")
+_WORDS = frozenset(("channels", "messages", "interactions", "callback", "webhooks", "@original"))
 _TOKENED = ("interactions", "webhooks")  # /interactions/{id}/{token}/…, /webhooks/{id}/{token}…
 
 
@@ -28,17 +28,14 @@ def route_of(path: str) -> str:
     ``path`` is what follows the API's base (``/channels/1/messages/2`` →
     ``/channels/{id}/messages/{id}``)."""
     parts = path.strip("/").split("/")
-    out: list[str] = []
     for i, part in enumerate(parts):
-        if i >= 2 and parts[i - 2] in _TOKENED and out[i - 1] == "{id}":
-            out.append("{token}")
-        elif _ID.fullmatch(part):
-            out.append("{id}")
-        elif _WORD.fullmatch(part):
-            out.append(part)
-        else:
-            out.append("{}")
-    return "/" + "/".join(out)
+        if i >= 2 and parts[i - 2] in _TOKENED and parts[i - 1] == "{id}":
+            parts[i] = "{token}"
+        elif part.isascii() and part.isdigit():
+            parts[i] = "{id}"
+        elif part not in _WORDS and not _WORD.fullmatch(part):
+            parts[i] = "{}"
+    return "/" + "/".join(parts)
 
 
 class Metrics:
@@ -111,19 +108,38 @@ class Metrics:
             registry=r,
         )
 
+        # Each label set's series, found once: labels() locks and builds a key on every call,
+        # and these run a few times per click.
+        self._clicks: dict[tuple[str, str], tuple[Counter, Histogram]] = {}
+        self._moves: dict[str, tuple[Counter, Histogram]] = {}
+        self._requests: dict[tuple[str, str, int], Counter] = {}
+
     # -- recording -------------------------------------------------------------------------------
     def click(self, game: str | None, control: str, seconds: float) -> None:
-        game = game or NO_GAME
-        self.clicks.labels(game, control).inc()
-        self.click_seconds.labels(game).observe(seconds)
+        key = (game or NO_GAME, control)
+        series = self._clicks.get(key)
+        if series is None:
+            series = self._clicks[key] = (
+                self.clicks.labels(*key),
+                self.click_seconds.labels(key[0]),
+            )
+        series[0].inc()
+        series[1].observe(seconds)
 
     def move(self, game: str, seconds: float) -> None:
-        self.moves.labels(game).inc()
-        self.move_seconds.labels(game).observe(seconds)
+        series = self._moves.get(game)
+        if series is None:
+            series = self._moves[game] = (self.moves.labels(game), self.move_seconds.labels(game))
+        series[0].inc()
+        series[1].observe(seconds)
 
     def request(self, method: str, path: str, status: int, scope: str | None = None) -> None:
         """One REST answer; ``path`` follows the API's base. ``scope``: a 429's."""
-        self.requests.labels(method, route_of(path), str(status)).inc()
+        key = (method, route_of(path), status)
+        series = self._requests.get(key)
+        if series is None:
+            series = self._requests[key] = self.requests.labels(key[0], key[1], str(status))
+        series.inc()
         if 400 <= status < 500:
             self.invalid.labels(str(status)).inc()
         if status == 429:
