@@ -113,12 +113,14 @@ class SearchHints:
       move of the best. Each plan must start with a legal move.
     - ``value(start, state, player)``: stop a simulated game at ``state`` (``start`` is the
       view the search began from) and score it for ``player`` in [0, 1]; None: play on.
-    - ``others``: who plays the other seats in simulated games (else the rollout player).
+    - ``others``: who plays the other seats in simulated games (else the rollout player);
+      ``own``: who plays the searching seat's later moves there (else the rollout player).
     """
 
     plans: Callable[[Any, PlayerId], Sequence[Sequence[BaseModel]]] | None = None
     value: Callable[[Any, Any, PlayerId], float | None] | None = None
     others: Strategy | None = None
+    own: Strategy | None = None
 
 
 class Game(ABC, Generic[S, A]):

@@ -184,11 +184,12 @@ def rollout(
     start: GameState | None = None,
 ) -> tuple[GameState, float | None]:
     """Play ``state`` (a private copy: it may be changed) with ``policy`` for every seat (the
-    hints' ``others`` for the seats but ``player``'s), the seat awaited first moving first, to
+    hints' ``own`` for ``player``'s, ``others`` for the rest), the seat awaited first moving first, to
     the end or until the hints' ``value`` scores it for ``player``. The state reached, and that
     score (None at the end)."""
     value = hints.value if hints is not None and player is not None else None
     others = hints.others if hints is not None and hints.others is not None else policy
+    own = hints.own if hints is not None and hints.own is not None else policy
     for _ in range(limit):
         if value is not None:  # first: it may score the end too (the others played by hint)
             assert player is not None
@@ -201,7 +202,7 @@ def rollout(
         if not active:
             return state, None
         mover = next(p for p in state.players if p in active)
-        action = (policy if mover == player else others)(state, mover, rng)
+        action = (own if mover == player else others)(state, mover, rng)
         state = game.apply_action(state, mover, action)
     return state, None
 
