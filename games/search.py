@@ -8,12 +8,16 @@ simulation
    cannot see (the game's :meth:`~games.engine.Game.determinize` where it has one, else
    :func:`generic_determinizer`), and the RNG a fresh seed (future draws are sampled too);
 2. picks one of the seat's legal moves by UCB1 (the moves of the view, so every world ranks the
-   same moves);
-3. plays the game to its end with a rollout player (the ``normal`` level) for every seat;
-4. scores the end for the seat: its share of the win, a little for its score margin.
+   same moves) — or one of the game's *plans*, a sequence of the seat's own moves, where the
+   game's :class:`~games.engine.SearchHints` name them;
+3. plays the game to its end with a rollout player (the ``normal`` level) for every seat, or
+   until the hints' ``value`` stops it early (the hints may also name other players for the
+   other seats and for the seat's own later moves);
+4. scores the end for the seat: its share of the win, a little for its score margin (or the
+   hints' value).
 
-The move played most often wins; until every move was tried once, the rollout player's own
-move. The budget is a number of simulations and, optionally, a ``stop`` callback the caller
+The move (the plan's first) played most often wins; until every one was tried once, the rollout
+player's own move. The budget is a number of simulations and, optionally, a ``stop`` callback the caller
 polls (a clock lives outside ``games/``, which stays pure).
 """
 

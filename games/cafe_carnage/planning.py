@@ -4,8 +4,8 @@ A round's decision is one order — a starter, a main, a dessert and a ballot �
 and confirmed. Searched move by move, the first pick would be judged with the rest of the order
 left to the rollout player (who runs with the priciest meal), so a plain meal and a ballot that
 go together were never tried together. The search compares whole orders instead: every
-combination of the dishes still to pick (one card per dish value: two dishes of one value cost
-and score alike, but under no repeats the name counts) and of the ballot kinds in hand; the bot
+combination of the dishes still to pick and of the ballot kinds in hand, one per meal total and
+ballot kind (dishes of one value cost and score alike; under no repeats the names count); the bot
 plays the order's first move, and asks again for the rest, the picks it made staying put.
 """
 
@@ -55,7 +55,16 @@ def plans(state: CafeState, player: PlayerId) -> list[Sequence[BaseModel]]:
         choices.append([Play(card=card) for card in kinds.values()])
     if not choices:
         return [[Confirm()]]
-    return [[*moves, Confirm()] for moves in itertools.product(*choices)]
+    found: dict[object, list[BaseModel]] = {}
+    for moves in itertools.product(*choices):
+        # Only a meal's total counts (its points, its price, who is caught running): one order
+        # per total and ballot kind — but under no repeats each dish's name counts too.
+        key: object = tuple(m.model_dump_json() for m in moves)
+        if not state.options.no_repeats:
+            total = sum(dish(m.card).value for m in moves if isinstance(m, Pick))
+            key = (total, *(action_kind(m.card) for m in moves if isinstance(m, Play)))
+        found.setdefault(key, [*moves, Confirm()])
+    return list(found.values())
 
 
 def determinize(seen: CafeState, player: PlayerId, rng: Rng) -> CafeState | None:
