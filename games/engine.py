@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, ClassVar, Generic, TypeVar
 
@@ -100,6 +101,26 @@ A = TypeVar("A", bound=BaseModel)
 
 # A strategy picks an action for a player; used by `simulate` and property tests.
 Strategy = Callable[[Any, PlayerId, Rng], BaseModel]
+
+
+@dataclass(frozen=True)
+class SearchHints:
+    """What a game tells the searching bot (``games/search.py``) to spend its budget well; every
+    field is optional (None: the search's general way).
+
+    - ``plans(view, player)``: the moves to compare, each a sequence of the player's own moves
+      played one after another (a whole order, not its first pick); the bot plays the first
+      move of the best. Each plan must start with a legal move.
+    - ``value(start, state, player)``: stop a simulated game at ``state`` (``start`` is the
+      view the search began from) and score it for ``player`` in [0, 1]; None: play on.
+    - ``others``: who plays the other seats in simulated games (else the rollout player);
+      ``own``: who plays the searching seat's later moves there (else the rollout player).
+    """
+
+    plans: Callable[[Any, PlayerId], Sequence[Sequence[BaseModel]]] | None = None
+    value: Callable[[Any, Any, PlayerId], float | None] | None = None
+    others: Strategy | None = None
+    own: Strategy | None = None
 
 
 class Game(ABC, Generic[S, A]):
@@ -244,6 +265,10 @@ class Game(ABC, Generic[S, A]):
         """Whether a searching bot should choose ``player``'s move now. False for a choice that
         is a preference rather than a play (a difficulty level): its normal player makes it."""
         return True
+
+    def search_hints(self) -> SearchHints:
+        """How a searching bot should compare moves and cut its simulated games short."""
+        return SearchHints()
 
     # -- helpers ---------------------------------------------------------------------------------
     def parse_options(self, raw: dict[str, Any]) -> BaseModel:

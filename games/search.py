@@ -8,12 +8,16 @@ simulation
    cannot see (the game's :meth:`~games.engine.Game.determinize` where it has one, else
    :func:`generic_determinizer`), and the RNG a fresh seed (future draws are sampled too);
 2. picks one of the seat's legal moves by UCB1 (the moves of the view, so every world ranks the
-   same moves);
-3. plays the game to its end with a rollout player (the ``normal`` level) for every seat;
-4. scores the end for the seat: its share of the win, a little for its score margin.
+   same moves) — or one of the game's *plans*, a sequence of the seat's own moves, where the
+   game's :class:`~games.engine.SearchHints` name them;
+3. plays the game to its end with a rollout player (the ``normal`` level) for every seat, or
+   until the hints' ``value`` stops it early (the hints may also name other players for the
+   other seats and for the seat's own later moves);
+4. scores the end for the seat: its share of the win, a little for its score margin (or the
+   hints' value).
 
-The move played most often wins; until every move was tried once, the rollout player's own
-move. The budget is a number of simulations and, optionally, a ``stop`` callback the caller
+The move (the plan's first) played most often wins; until every one was tried once, the rollout
+player's own move. The budget is a number of simulations and, optionally, a ``stop`` callback the caller
 polls (a clock lives outside ``games/``, which stays pure).
 """
 
@@ -26,7 +30,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from games.engine import Game, GameState, PlayerId, Strategy
+from games.engine import Game, GameState, PlayerId, SearchHints, Strategy
 from games.rng import V2_SEEDS, Rng
 
 TOKEN_PREFIX = "?"  # seat_view's tokens: "?1", "?2", …
@@ -111,20 +115,16 @@ def generic_determinizer(universe: Universe) -> Determinizer:
     string per token, as a token stands for one hidden string wherever it occurs."""
     everything = frozenset().union(*universe.values()) if universe else frozenset()
 
+    # The search asks again and again about one view: what it shows is worked out once.
+    last: list[Any] = [None, None, None]  # the view, its tokens' pools (by token), its dump
+
     def determinize(seen: GameState, player: PlayerId, rng: Rng) -> GameState:
-        where = slots_of(seen)
-        shown = set().union(*where.values()) if where else set()
-        tokens: dict[str, frozenset[str]] = {}
-        for slot, strings in where.items():
-            for token in (s for s in strings if is_token(s)):
-                fits = universe.get(slot)
-                if fits is not None:
-                    tokens[token] = tokens.get(token, fits) & fits
-                else:
-                    tokens.setdefault(token, everything)
+        if last[0] is not seen:
+            last[:] = [seen, *_token_pools(seen, universe, everything)]
+        tokens: dict[str, frozenset[str]] = last[1]
         if not tokens:
             return seen.model_copy(deep=True)
-        used = set(shown)
+        used: set[str] = set(last[2][1])
         mapping: dict[str, str] = {}
         # The most constrained first, so a wide slot does not take what a narrow one needs.
         for token in sorted(tokens, key=lambda t: (len(tokens[t]), int(t[1:]))):
@@ -133,11 +133,29 @@ def generic_determinizer(universe: Universe) -> Determinizer:
                 raise CannotDeterminize(f"nothing left for {token}")
             mapping[token] = rng.choice(pool)
             used.add(mapping[token])
-        data = _replace(seen.model_dump(mode="json", round_trip=True), mapping)
+        data = _replace(last[2][0], mapping)
         world: GameState = type(seen).model_validate(data)
         return world
 
     return determinize
+
+
+def _token_pools(
+    seen: GameState, universe: Universe, everything: frozenset[str]
+) -> tuple[dict[str, frozenset[str]], tuple[Any, set[str]]]:
+    """The hidden strings each token of ``seen`` may stand for; its dump and every string it
+    shows."""
+    where = slots_of(seen)
+    shown = set().union(*where.values()) if where else set()
+    tokens: dict[str, frozenset[str]] = {}
+    for slot, strings in where.items():
+        for token in (s for s in strings if is_token(s)):
+            fits = universe.get(slot)
+            if fits is not None:
+                tokens[token] = tokens.get(token, fits) & fits
+            else:
+                tokens.setdefault(token, everything)
+    return tokens, (seen.model_dump(mode="json", round_trip=True), shown)
 
 
 def reward(game: Game[Any, Any], state: GameState, player: PlayerId) -> float:
@@ -159,20 +177,38 @@ def reward(game: Game[Any, Any], state: GameState, player: PlayerId) -> float:
 
 
 def rollout(
-    game: Game[Any, Any], state: GameState, policy: Strategy, rng: Rng, limit: int
-) -> GameState:
-    """Play ``state`` (a private copy: it may be changed) to the end with ``policy`` for every
-    seat; the seat awaited first moves first."""
+    game: Game[Any, Any],
+    state: GameState,
+    policy: Strategy,
+    rng: Rng,
+    limit: int,
+    *,
+    player: PlayerId | None = None,
+    hints: SearchHints | None = None,
+    start: GameState | None = None,
+) -> tuple[GameState, float | None]:
+    """Play ``state`` (a private copy: it may be changed) with ``policy`` for every seat (the
+    hints' ``own`` for ``player``'s, ``others`` for the rest), the seat awaited first moving first, to
+    the end or until the hints' ``value`` scores it for ``player``. The state reached, and that
+    score (None at the end)."""
+    value = hints.value if hints is not None and player is not None else None
+    others = hints.others if hints is not None and hints.others is not None else policy
+    own = hints.own if hints is not None and hints.own is not None else policy
     for _ in range(limit):
+        if value is not None:  # first: it may score the end too (the others played by hint)
+            assert player is not None
+            score = value(start if start is not None else state, state, player)
+            if score is not None:
+                return state, score
         if game.outcome(state) is not None:
-            return state
+            return state, None
         active = game.active_players(state)
         if not active:
-            return state
+            return state, None
         mover = next(p for p in state.players if p in active)
-        action = policy(state, mover, rng)
+        action = (own if mover == player else others)(state, mover, rng)
         state = game.apply_action(state, mover, action)
-    return state
+    return state, None
 
 
 def search(
@@ -188,57 +224,65 @@ def search(
     rollout_limit: int = MAX_ROLLOUT_MOVES,
 ) -> SearchResult:
     """The seat's best move found within ``simulations`` (or until ``stop()`` says so; it is
-    asked between simulations). ``seen`` is the seat's view; it is not changed."""
-    moves: Sequence[BaseModel] = list(game.legal_actions(seen, player))
-    if not moves:
+    asked between simulations). ``seen`` is the seat's view; it is not changed. The game's
+    :class:`~games.engine.SearchHints` say which plans to compare and where a simulated game
+    may stop."""
+    legal: Sequence[BaseModel] = list(game.legal_actions(seen, player))
+    if not legal:
         raise ValueError(f"{player} has no legal move")
     rng = Rng(seed=seed)
-    if len(moves) == 1 or not game.searchable(seen, player):
+    if len(legal) == 1 or not game.searchable(seen, player):
         return SearchResult(action=policy(seen, player, rng), simulations=0)
+    hints = game.search_hints()
+    plans: list[Sequence[BaseModel]] = (
+        [list(plan) for plan in hints.plans(seen, player) if plan]
+        if hints.plans is not None
+        else [[move] for move in legal]
+    )
+    if len(plans) == 1:
+        return SearchResult(action=plans[0][0], simulations=0)
     # The rollout player's own move: the answer until the search has tried every move (a
     # budget too short to compare them all must not play whichever came first).
     try:
         fallback: BaseModel | None = policy(seen, player, Rng(seed=seed))
     except Exception:
         fallback = None  # it reached for a token: the search alone decides
-    visits = [0] * len(moves)
-    totals = [0.0] * len(moves)
+    visits = [0] * len(plans)
+    totals = [0.0] * len(plans)
     done = 0
     for _ in range(simulations):
         if stop is not None and done and stop():
             break
         index = _ucb(visits, totals, done)
+        visits[index] += 1
+        done += 1
         try:
             world = determinize(seen, player, rng)
             world.rng = Rng(seed=rng.randint(V2_SEEDS, (1 << 63) - 1))
-            move = moves[index]
-            if not game.is_legal(world, player, move):
-                visits[index] += 1  # impossible in this world: counts as no gain
-                done += 1
-                continue
-            world = game.apply_action(world, player, move)
-            end = rollout(game, world, policy, rng, rollout_limit)
+            for move in plans[index]:
+                if not game.is_legal(world, player, move):
+                    break  # impossible in this world: counts as no gain
+                world = game.apply_action(world, player, move)
+            else:
+                end, score = rollout(
+                    game, world, policy, rng, rollout_limit, player=player, hints=hints, start=seen
+                )
+                totals[index] += reward(game, end, player) if score is None else score
         except CannotDeterminize:
             raise
         except Exception:
             # A rollout player that stumbles in a sampled world (a rule it never met): this
             # world tells nothing; the budget still moves on.
-            visits[index] += 1
             totals[index] += 0.5
-            done += 1
-            continue
-        visits[index] += 1
-        totals[index] += reward(game, end, player)
-        done += 1
-    best = max(range(len(moves)), key=lambda i: (visits[i], totals[i]))
-    action = moves[best]
-    if fallback is not None and fallback in moves and 0 in visits:
+    best = max(range(len(plans)), key=lambda i: (visits[i], totals[i]))
+    action = plans[best][0]
+    if fallback is not None and fallback in legal and 0 in visits:
         action = fallback
     return SearchResult(
         action=action,
         simulations=done,
         visits={i: v for i, v in enumerate(visits) if v},
-        values={i: totals[i] / visits[i] for i in range(len(moves)) if visits[i]},
+        values={i: totals[i] / visits[i] for i in range(len(plans)) if visits[i]},
     )
 
 

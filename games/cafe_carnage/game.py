@@ -7,7 +7,16 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel, TypeAdapter
 
-from games.cafe_carnage import announce, deal, invariants, present, rules, scoring, views
+from games.cafe_carnage import (
+    announce,
+    deal,
+    invariants,
+    planning,
+    present,
+    rules,
+    scoring,
+    views,
+)
 from games.cafe_carnage.help import HELP_TEXT
 from games.cafe_carnage.state import ACTION_ADAPTER, AutoPlay, CafeAction, CafeOptions, CafeState
 from games.cafe_carnage.strategies import STRATEGIES
@@ -17,11 +26,13 @@ from games.engine import (
     Outcome,
     PlayerId,
     PrivatePanel,
+    SearchHints,
     Strategy,
     TurnStyle,
     Undo,
 )
 from games.presentation import Panel
+from games.rng import Rng
 
 
 class CafeCarnage(Game[CafeState, CafeAction]):
@@ -116,6 +127,12 @@ class CafeCarnage(Game[CafeState, CafeAction]):
 
     def strategies(self) -> dict[str, Strategy]:
         return dict(STRATEGIES)
+
+    def search_hints(self) -> SearchHints:
+        return planning.HINTS
+
+    def determinize(self, seen: CafeState, player: PlayerId, rng: Rng) -> CafeState | None:
+        return planning.determinize(seen, player, rng)
 
 
 GAME = CafeCarnage()

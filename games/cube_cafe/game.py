@@ -7,7 +7,7 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel, TypeAdapter
 
-from games.cube_cafe import present, rounds, rules, scoring
+from games.cube_cafe import planning, present, rounds, rules, scoring
 from games.cube_cafe.actions import ACTION_ADAPTER, Action, Done
 from games.cube_cafe.catalogue import (
     CARS_PER_COLOUR,
@@ -39,12 +39,14 @@ from games.engine import (
     Outcome,
     PlayerId,
     PrivatePanel,
+    SearchHints,
     Strategy,
     TurnStyle,
     Undo,
 )
 from games.kit import replace
 from games.presentation import Panel
+from games.rng import Rng
 
 
 class CubeCafe(Game[CubeCafeState, Action]):
@@ -182,6 +184,13 @@ class CubeCafe(Game[CubeCafeState, Action]):
 
     def secret_words(self, secret: str) -> set[str]:
         return {VIPS[secret].name} if secret in VIPS else set()
+
+    # -- for the searching bot -------------------------------------------------------------------
+    def determinize(self, seen: CubeCafeState, player: PlayerId, rng: Rng) -> CubeCafeState:
+        return planning.determinize(seen, player, rng)
+
+    def search_hints(self) -> SearchHints:
+        return planning.HINTS
 
     # -- checks ----------------------------------------------------------------------------------
     def check_invariants(self, state: CubeCafeState) -> None:
