@@ -25,11 +25,11 @@ from collections import Counter
 from collections.abc import Callable
 
 from games.alien_cafe.actions import Action, DoneAction, DrawAction, MoveAction, PlaceAction
-from games.alien_cafe.catalogue import BLUE_BAG, RED_BAG, TILES
-from games.alien_cafe.scoring import score
+from games.alien_cafe.catalogue import BLUE_BAG, RED_BAG, TILES, Cond
+from games.alien_cafe.scoring import NEIGHBOURS, Eff, cond_points, effective, score
 from games.alien_cafe.state import CELLS, TARGET, AlienCafeState, Seat
 from games.alien_cafe.strategies import (
-    _best_place,
+    HOPE,
     _faces,
     _failing,
     _value,
@@ -78,14 +78,70 @@ class Budget:
         return self.used > 0 and self.stop is not None and self.stop()
 
 
+class Tray:
+    """A tray's marks, read once, to weigh single placements on it quickly: a placement
+    changes only its cell's and its neighbours' marks, the House Rules and the hope of failing
+    tiles around it (the greedy player's value, but for Jokers: they keep the types they
+    count as now, and a drawn one counts as its kind only)."""
+
+    def __init__(self, seat: Seat) -> None:
+        ev = score(seat.tray, seat.house, len(seat.hand), seat.declared)
+        self.tray = seat.tray
+        self.effs: list[Eff | None] = [
+            None if t is None else effective(t, ev.declarations) for t in seat.tray
+        ]
+        self.marks = ev.marks
+        self.house = [TILES[h].cond.target for h in seat.house]
+        self.present = Counter(e[1] for e in self.effs if e is not None)
+
+    def _mark(self, cell: int, effs: list[Eff | None]) -> int:
+        tid = self.tray[cell]
+        assert tid is not None
+        return cond_points(TILES[tid].cond, [e for n in NEIGHBOURS[cell] if (e := effs[n])])
+
+    def _hope(self, cond: Cond, cell: int, mark: int, effs: list[Eff | None]) -> float:
+        if mark != -1:
+            return 0.0
+        empty = sum(1 for n in NEIGHBOURS[cell] if effs[n] is None)
+        if cond.kind == "next_to" and empty:
+            return HOPE
+        if cond.kind == "at_least":
+            have = sum(1 for n in NEIGHBOURS[cell] if (e := effs[n]) and e[0] == cond.target)
+            if have + empty >= cond.n:
+                return HOPE
+        return 0.0
+
+    def gain(self, tid: str, cell: int) -> float:
+        """What placing a drawn ``tid`` on the empty ``cell`` adds to the value (a tile kept
+        in hand: −1)."""
+        tile = TILES[tid]
+        eff: Eff = (tile.kind, None if tile.joker else tile.type)
+        effs = list(self.effs)
+        effs[cell] = eff
+        mark = cond_points(tile.cond, [e for n in NEIGHBOURS[cell] if (e := effs[n])])
+        total = mark + self._hope(tile.cond, cell, mark, effs)
+        for n in NEIGHBOURS[cell]:
+            if self.tray[n] is None:
+                continue
+            cond = TILES[self.tray[n]].cond  # type: ignore[index]
+            before = self.marks[n] or 0
+            after = self._mark(n, effs)
+            total += after - before
+            total += self._hope(cond, n, after, effs) - self._hope(cond, n, before, self.effs)
+        if eff[1] is not None and eff[1] in self.house and not self.present[eff[1]]:
+            total -= 2 * self.house.count(eff[1])  # a House Rule kept until now is broken
+        return total
+
+
 def draw_gain(seat: Seat, faces: Faces, budget: Budget) -> float:
     """The expected gain in value of drawing one of ``faces`` and placing it at its best (−1
     when it is better kept in hand)."""
-    base = _value(seat, seat.tray, len(seat.hand))
+    tray = Tray(seat)
+    empty = [c for c in range(CELLS) if seat.tray[c] is None]
     total = weight = 0.0
     for tid, count in faces.values():
-        gain, _ = _best_place(seat, tid, base)
-        total += count * max(gain, -1.0)
+        best = max((tray.gain(tid, c) for c in empty), default=-1.0)
+        total += count * max(best, -1.0)  # placed at its best, or kept in hand: −1
         weight += count
         budget.used += 1
     return total / weight if weight else -1.0
