@@ -38,8 +38,9 @@ DMs sent to them), DMs sent and edited, 401/403/429 answers, and how many steps 
 
 ``--thinkers N``: the first N tables seat a hard bot player too (it searches each round's move
 in the bot's worker process, ``bot_think_seconds`` each, while the players click); with
-``--pairs K``, K runs without them and K with them, alternating, each printing its click p99,
-then both medians (no bare bot runs). The GIL must not starve the clicks: with 10 thinking,
+``--pairs K``, K runs each without bots, with normal bots there instead (the same moves to
+play, no search: the control) and with the hard ones, in turn, each printing its click p99,
+then their medians (no bare bot runs). The GIL must not starve the clicks: with 10 thinking,
 p99 should stay within 10 % of the figure without them.
 """
 
@@ -605,21 +606,28 @@ def spread(values: list[float], digits: int = 2) -> str:
 async def with_and_without_thinkers(args: argparse.Namespace) -> None:
     """Click p99 without and with ``--thinkers`` hard bots, runs alternating (the machine may
     be shared: paired runs, medians)."""
-    p99: dict[int, list[float]] = {0: [], args.thinkers: []}
+    # The control: the same tables with normal bots, whose moves cost the bot the same work
+    # but no search: what the thinking alone costs the clicks is hard against normal.
+    kinds = [("none", 0), ("normal", args.thinkers), ("hard", args.thinkers)]
+    p99: dict[str, list[float]] = {name: [] for name, _ in kinds}
     for k in range(args.pairs):
-        order = (0, args.thinkers) if k % 2 == 0 else (args.thinkers, 0)
-        for thinkers in order:
-            p99[thinkers].append(await one_pair(args, thinkers=thinkers, bare=False))
-    without, with_ = p99[0], p99[args.thinkers]
+        for name, thinkers in kinds[k % 3 :] + kinds[: k % 3]:
+            p99[name].append(await one_pair(args, thinkers=thinkers, bare=False, level=name))
     print()
-    print(f"{args.pairs} runs each, alternating")
-    print(f"p99 ms without hard bots:        {spread(without, 1)}")
-    print(f"p99 ms with {args.thinkers} thinking:         {spread(with_, 1)}")
-    ratio = statistics.median(with_) / statistics.median(without)
-    print(f"with / without (medians):        {ratio:.2f}")
+    print(f"{args.pairs} runs each, in turn")
+    print(f"p99 ms, no bot players:            {spread(p99['none'], 1)}")
+    print(f"p99 ms, {args.thinkers} normal bots (no search): {spread(p99['normal'], 1)}")
+    print(f"p99 ms, {args.thinkers} hard bots thinking:     {spread(p99['hard'], 1)}")
+    median = {name: statistics.median(values) for name, values in p99.items()}
+    print(
+        f"hard / normal bots: {median['hard'] / median['normal']:.2f}; "
+        f"hard / no bots: {median['hard'] / median['none']:.2f} (medians)"
+    )
 
 
-async def one_pair(args: argparse.Namespace, thinkers: int = 0, bare: bool = True) -> Any:
+async def one_pair(
+    args: argparse.Namespace, thinkers: int = 0, bare: bool = True, level: str = "hard"
+) -> Any:
     async with DiscordEmulator(shard_count=args.processes) as emu:
         guild = emu.add_guild("Bench")
         guilds = [guild]
@@ -674,9 +682,10 @@ async def one_pair(args: argparse.Namespace, thinkers: int = 0, bare: bool = Tru
                     table = await result.final()
                     for user in users[1:]:
                         await emu.click(user, table.id, emu.get_message(table.id).button("Join"))
-                    if channel in thinking:  # a seat more, played by a hard bot
-                        hard = emu.get_message(table.id).button("Hard bot")
-                        await emu.click(users[0], table.id, hard)
+                    if channel in thinking:  # a seat more, played by a bot
+                        label = "Hard bot" if level == "hard" else "Add a bot player"
+                        button = emu.get_message(table.id).button(label)
+                        await emu.click(users[0], table.id, button)
                     await emu.click(users[0], table.id, emu.get_message(table.id).button("Start"))
 
                 thinking = {c for c, _ in tables[:thinkers]}
@@ -739,7 +748,7 @@ async def one_pair(args: argparse.Namespace, thinkers: int = 0, bare: bool = Tru
                 q = statistics.quantiles(latencies, n=100)
                 searched = read_simulations(Path(tmp), len(bots))
                 print(
-                    f"{args.sessions} sessions, {thinkers} with a hard bot "
+                    f"{args.sessions} sessions, {thinkers} with a {level} bot "
                     f"({searched} simulations searched): {len(latencies)} clicks, "
                     f"p50 {q[49] * 1000:.1f} ms, p99 {q[98] * 1000:.1f} ms, "
                     f"401/403/429 {show_invalid(ours_invalid)}"
