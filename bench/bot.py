@@ -36,6 +36,13 @@ interaction's own callback, messages in the channel and in the game's thread, th
 "whose turn" notices, the first player's badge after the game (messages mentioning them and
 DMs sent to them), DMs sent and edited, 401/403/429 answers, and how many steps timed out.
 ``--bots N``: one human player, bot players in the other seats (N at most).
+
+``--thinkers N``: the first N tables seat a hard bot player too (it searches each round's move
+in the bot's worker process, ``bot_think_seconds`` each, while the players click); with
+``--pairs K``, K runs each without bots, with normal bots there instead (the same moves to
+play, no search: the control) and with the hard ones, in turn, each printing its click p99,
+then their medians (no bare bot runs). The GIL must not starve the clicks: with 10 thinking,
+p99 should stay within 10 % of the figure without them.
 """
 
 from __future__ import annotations
@@ -53,6 +60,7 @@ import time
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -463,6 +471,14 @@ def read_counters(folder: Path, processes: int) -> Counter[str]:
     return renders
 
 
+def read_simulations(folder: Path, processes: int) -> int:
+    """The hard bot players' simulations, as the bot processes last wrote them."""
+    return sum(
+        int(json.loads((folder / f"stats.{i}.json").read_text()).get("simulations", 0))
+        for i in range(processes)
+    )
+
+
 async def counters_now(bots: list[asyncio.subprocess.Process], folder: Path) -> Counter[str]:
     """Ask each bot process for its counters (SIGUSR1) and read them."""
     for index, bot in enumerate(bots):
@@ -521,7 +537,15 @@ async def main() -> None:
         default=0,
         help="--game: one human player and bot players in the other seats (this many at most)",
     )
+    parser.add_argument(
+        "--thinkers",
+        type=int,
+        default=0,
+        help="tables that also seat a hard bot player; runs alternate without and with them",
+    )
     args = parser.parse_args()
+    if args.thinkers > args.sessions:
+        parser.error("--thinkers: at most --sessions")
     if args.pairs < 1:
         parser.error("--pairs: at least 1")
     if args.processes > 1 and args.database_url == "sqlite":
@@ -535,6 +559,9 @@ async def main() -> None:
         await per_game(ids, args.pace, args.time_scale, args.clicks_per_player, args.bots)
         return
 
+    if args.thinkers:
+        await with_and_without_thinkers(args)
+        return
     pairs = [await one_pair(args) for _ in range(args.pairs)]
     if len(pairs) > 1:
         ratios = [p.ours / p.bare for p in pairs]
@@ -578,7 +605,31 @@ def spread(values: list[float], digits: int = 2) -> str:
     return f"{low:.{digits}f}–{high:.{digits}f} (median {mid:.{digits}f})"
 
 
-async def one_pair(args: argparse.Namespace) -> Pair:
+async def with_and_without_thinkers(args: argparse.Namespace) -> None:
+    """Click p99 without and with ``--thinkers`` hard bots, runs alternating (the machine may
+    be shared: paired runs, medians)."""
+    # The control: the same tables with normal bots, whose moves cost the bot the same work
+    # but no search: what the thinking alone costs the clicks is hard against normal.
+    kinds = [("none", 0), ("normal", args.thinkers), ("hard", args.thinkers)]
+    p99: dict[str, list[float]] = {name: [] for name, _ in kinds}
+    for k in range(args.pairs):
+        for name, thinkers in kinds[k % 3 :] + kinds[: k % 3]:
+            p99[name].append(await one_pair(args, thinkers=thinkers, bare=False, level=name))
+    print()
+    print(f"{args.pairs} runs each, in turn")
+    print(f"p99 ms, no bot players:            {spread(p99['none'], 1)}")
+    print(f"p99 ms, {args.thinkers} normal bots (no search): {spread(p99['normal'], 1)}")
+    print(f"p99 ms, {args.thinkers} hard bots thinking:     {spread(p99['hard'], 1)}")
+    median = {name: statistics.median(values) for name, values in p99.items()}
+    print(
+        f"hard / normal bots: {median['hard'] / median['normal']:.2f}; "
+        f"hard / no bots: {median['hard'] / median['none']:.2f} (medians)"
+    )
+
+
+async def one_pair(
+    args: argparse.Namespace, thinkers: int = 0, bare: bool = True, level: str = "hard"
+) -> Any:
     async with DiscordEmulator(shard_count=args.processes) as emu:
         guild = emu.add_guild("Bench")
         guilds = [guild]
@@ -635,8 +686,13 @@ async def one_pair(args: argparse.Namespace) -> Pair:
                     table = await result.final()
                     for user in users[1:]:
                         await emu.click(user, table.id, emu.get_message(table.id).button("Join"))
+                    if channel in thinking:  # a seat more, played by a bot
+                        label = "Hard bot" if level == "hard" else "Add a bot player"
+                        button = emu.get_message(table.id).button(label)
+                        await emu.click(users[0], table.id, button)
                     await emu.click(users[0], table.id, emu.get_message(table.id).button("Start"))
 
+                thinking = {c for c, _ in tables[:thinkers]}
                 await asyncio.gather(*(open_table(c, u) for c, u in tables))
                 everyone = [u for _, users in tables for u in users]
                 played: set[int] = set()
@@ -691,6 +747,17 @@ async def one_pair(args: argparse.Namespace) -> Pair:
             ours_invalid = invalid_since(emu, ours_since)
             renders = read_counters(Path(tmp), len(bots))
             renders.subtract(renders_before)
+            if not bare:
+                emu.assert_clean()
+                q = statistics.quantiles(latencies, n=100)
+                searched = read_simulations(Path(tmp), len(bots))
+                print(
+                    f"{args.sessions} sessions, {thinkers} with a {level} bot "
+                    f"({searched} simulations searched): {len(latencies)} clicks, "
+                    f"p50 {q[49] * 1000:.1f} ms, p99 {q[98] * 1000:.1f} ms, "
+                    f"401/403/429 {show_invalid(ours_invalid)}"
+                )
+                return q[98] * 1000
             # The same clicks, each table's players in turn, for the bare discord.py bot.
             table_of = {u: n for n, (_, users) in enumerate(tables) for u in users}
             by_table: list[list[list[Click]]] = [[] for _ in tables]

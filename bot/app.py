@@ -342,7 +342,11 @@ class CafeBot(commands.Bot):
         """For benchmarks: the counters so far, to ``stats_path`` (at exit, and on SIGUSR1 so a
         bench can count from the start of its measured phase)."""
         if self.settings.stats_path is not None and self.screens is not None:
-            stats = {"renders": dict(self.screens.renders), "clicks": self.clicks}
+            stats = {
+                "renders": dict(self.screens.renders),
+                "clicks": self.clicks,
+                "simulations": self.robots.simulations if hasattr(self, "robots") else 0,
+            }
             path = self.settings.stats_path
             partial = path.with_name(path.name + ".partial")
             partial.write_text(json.dumps(stats), encoding="utf-8")

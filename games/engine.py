@@ -261,6 +261,19 @@ class Game(ABC, Generic[S, A]):
         None: the generic determinizer (distinct strings from the game's secrets) will do."""
         return None
 
+    def search_move(
+        self,
+        seen: S,
+        player: PlayerId,
+        *,
+        simulations: int,
+        stop: Callable[[], bool] | None = None,
+    ) -> tuple[A, int] | None:
+        """A searching bot's move from ``seen`` (``player``'s view) by the game's own search,
+        and how much of ``simulations`` it used (``stop`` is polled as the budget runs); None:
+        the generic search. Asked only where :meth:`searchable` says yes."""
+        return None
+
     def searchable(self, state: S, player: PlayerId) -> bool:
         """Whether a searching bot should choose ``player``'s move now. False for a choice that
         is a preference rather than a play (a difficulty level): its normal player makes it."""

@@ -102,7 +102,12 @@ def hard_move(
     stop: Callable[[], bool] | None = None,
 ) -> tuple[BaseModel, int]:
     """The search's move from the seat's view ``seen``, and how many simulations it ran; the
-    normal move when the view cannot be filled in."""
+    normal move when the view cannot be filled in. A game with a search of its own
+    (``Game.search_move``) plays that instead."""
+    if game.searchable(seen, player):
+        own = game.search_move(seen, player, simulations=simulations, stop=stop)
+        if own is not None:
+            return own
     try:
         result = run_search(
             game,

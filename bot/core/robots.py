@@ -16,6 +16,7 @@ import hashlib
 import json
 import logging
 import multiprocessing
+import os
 import random
 from collections.abc import Awaitable, Callable
 from concurrent.futures import Executor, ProcessPoolExecutor
@@ -78,12 +79,24 @@ class Thought:
     simulations: int
 
 
+THINK_NICENESS = 10  # the searches' scheduling priority, below the bot's own process
+
+
+def think_nicely() -> None:
+    """A worker's start: lower its priority, so that on a busy machine a search gives way to
+    the clicks (it plays its best so far at the budget anyway)."""
+    os.nice(THINK_NICENESS)
+
+
 def thinking_pool(workers: int) -> ProcessPoolExecutor:
     """Worker processes for hard bots' searches: a search holds the GIL for its whole budget,
-    so in a thread it would starve the event loop (the clicks). A forkserver starts them: the
-    bot's process has threads (SQLite's), which a plain fork would copy mid-flight."""
+    so in a thread it would starve the event loop (the clicks); at a lower priority, so it
+    does not take a core from them either. A forkserver starts them: the bot's process has
+    threads (SQLite's), which a plain fork would copy mid-flight."""
     return ProcessPoolExecutor(
-        max_workers=workers, mp_context=multiprocessing.get_context("forkserver")
+        max_workers=workers,
+        mp_context=multiprocessing.get_context("forkserver"),
+        initializer=think_nicely,
     )
 
 

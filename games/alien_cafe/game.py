@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
 
 from pydantic import BaseModel, TypeAdapter
@@ -12,6 +12,7 @@ from games.alien_cafe.actions import DONE, LEVELS, Action, action_adapter
 from games.alien_cafe.catalogue import TILES, tile
 from games.alien_cafe.help import HELP_TEXT
 from games.alien_cafe.invariants import check_invariants
+from games.alien_cafe.planner import hard_action
 from games.alien_cafe.present import private_panel, table_panel
 from games.alien_cafe.state import AlienCafeOptions, AlienCafeState
 from games.alien_cafe.strategies import strategies
@@ -117,6 +118,18 @@ class AlienCafe(Game[AlienCafeState, Action]):
 
     def searchable(self, state: AlienCafeState, player: str) -> bool:
         return state.phase != "levels"  # a seat's level is its preference, not a play
+
+    def search_move(
+        self,
+        seen: AlienCafeState,
+        player: str,
+        *,
+        simulations: int,
+        stop: Callable[[], bool] | None = None,
+    ) -> tuple[Action, int] | None:
+        # A simulation plays out every remaining round (seconds): the seat's own tray is
+        # searched instead (planner.py).
+        return hard_action(seen, player, simulations, stop)
 
     def strategies(self) -> dict[str, Strategy]:
         return strategies()

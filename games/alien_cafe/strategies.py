@@ -95,9 +95,7 @@ def greedy_action(state: AlienCafeState, pid: str, level: int) -> Action:
         return LevelAction(level=level)
     seat = state.seats[pid]
     base = _value(seat, seat.tray, len(seat.hand))
-    faces: dict[str, str] = {}
-    for tid in seat.hand:
-        faces.setdefault(TILES[tid].label, tid)
+    faces = _faces(seat)
     # 1. The best placement of a hand tile.
     stuck: set[str] = set()
     best: tuple[float, str, int] | None = None
@@ -109,9 +107,45 @@ def greedy_action(state: AlienCafeState, pid: str, level: int) -> Action:
             stuck.add(face)
     if best is not None:
         return PlaceAction(tile=best[1], cell=best[2])
-    # 2. Move a failing tile where it does better.
+    # 2.–3. Move or replace a failing tile.
+    mended = mend(seat, base)
+    if mended is not None:
+        return mended
+    # 4. Give a stuck tile to someone who can place it well.
+    gift = give_away(state, pid, stuck)
+    if gift is not None:
+        return gift
+    # 5. Draw while short of points, with room on the tray and few tiles waiting in hand.
     ev = score(seat.tray, seat.house, len(seat.hand), seat.declared)
-    failing = [c for c, t in enumerate(seat.tray) if t is not None and ev.marks[c] == -1]
+    if ev.total < GOAL and may_draw(seat, MAX_STUCK):
+        alien, order = _needs(seat)
+        if alien == order:
+            aliens_held = sum(1 for t in seat.hand if TILES[t].kind == "alien")
+            alien, order = (0, 1) if aliens_held > len(seat.hand) - aliens_held else (1, 0)
+        first, second = ("red", "blue") if alien > order else ("blue", "red")
+        for bag in (first, second):
+            if state.red if bag == "red" else state.blue:
+                return DrawAction(bag="red" if bag == "red" else "blue")
+    return DoneAction()
+
+
+def _faces(seat: Seat) -> dict[str, str]:
+    """One tile of the hand per face (tiles with one label play alike)."""
+    faces: dict[str, str] = {}
+    for tid in seat.hand:
+        faces.setdefault(TILES[tid].label, tid)
+    return faces
+
+
+def _failing(seat: Seat) -> list[int]:
+    ev = score(seat.tray, seat.house, len(seat.hand), seat.declared)
+    return [c for c, t in enumerate(seat.tray) if t is not None and ev.marks[c] == -1]
+
+
+def mend(seat: Seat, base: float) -> Action | None:
+    """Move a failing tile where it does better; else take one back that a hand tile would
+    replace with a gain (the placement follows)."""
+    failing = _failing(seat)
     tray = list(seat.tray)
     for cell in failing:
         placed = tray[cell]
@@ -123,16 +157,20 @@ def greedy_action(state: AlienCafeState, pid: str, level: int) -> Action:
             tray[target], tray[cell] = tray[cell], placed
             if gain > 0 and placed is not None:
                 return MoveAction(tile=placed, cell=target)
-    # 3. Replace a failing tile by a hand tile that does better there (take it back first).
     for cell in failing:
         placed = tray[cell]
-        for tid in faces.values():
+        for tid in _faces(seat).values():
             tray[cell] = tid
             gain = _value(seat, tray, len(seat.hand)) - base
             tray[cell] = placed
             if gain > 0 and placed is not None:
                 return TakeBackAction(tile=placed)
-    # 4. Give a stuck tile to someone who can place it well.
+    return None
+
+
+def give_away(state: AlienCafeState, pid: str, stuck: set[str]) -> GiveAction | None:
+    """A stuck hand tile (by face) for the player who places it best, if anyone gains."""
+    seat = state.seats[pid]
     for tid in seat.hand:
         if TILES[tid].special or TILES[tid].label not in stuck:
             continue
@@ -149,18 +187,14 @@ def greedy_action(state: AlienCafeState, pid: str, level: int) -> Action:
                 offers.append((o_gain, other))
         if offers:
             return GiveAction(tile=tid, to=max(offers)[1])
-    # 5. Draw while short of points, with room on the tray and few tiles waiting in hand.
-    room = sum(1 for t in seat.tray if t is None) + len(failing)
-    if ev.total < GOAL and room > len(seat.hand) and len(seat.hand) <= MAX_STUCK:
-        alien, order = _needs(seat)
-        if alien == order:
-            aliens_held = sum(1 for t in seat.hand if TILES[t].kind == "alien")
-            alien, order = (0, 1) if aliens_held > len(seat.hand) - aliens_held else (1, 0)
-        first, second = ("red", "blue") if alien > order else ("blue", "red")
-        for bag in (first, second):
-            if state.red if bag == "red" else state.blue:
-                return DrawAction(bag="red" if bag == "red" else "blue")
-    return DoneAction()
+    return None
+
+
+def may_draw(seat: Seat, max_stuck: int) -> bool:
+    """Room on the tray (empty or failing cells) for more than the hand, and at most
+    ``max_stuck`` tiles waiting in it."""
+    room = sum(1 for t in seat.tray if t is None) + len(_failing(seat))
+    return room > len(seat.hand) and len(seat.hand) <= max_stuck
 
 
 def _make(level: int) -> Callable[[AlienCafeState, str, Rng], Action]:
