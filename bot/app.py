@@ -117,6 +117,7 @@ class CafeBot(commands.Bot):
             now=lambda: self.clock(),
             undo_wait=settings.undo_wait,
             post_coalesce=settings.post_coalesce_interval,
+            cache_size=settings.session_cache_size,
         )
         if self.new_seed is not None:
             service.new_seed = self.new_seed
