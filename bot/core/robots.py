@@ -119,10 +119,11 @@ class Robots:
         service.subscribe(self.on_change)
 
     async def start(self) -> None:
-        """Look at every open session: after a restart, awaited bot seats move again."""
+        """Look at every open session with a bot seat: after a restart, awaited bot seats
+        move again."""
         self._running = True
-        for row in await self.service.open_sessions():
-            self.request(row.id)
+        for session_id in await self.service.open_sessions_with_robots():
+            self.request(session_id)
 
     async def stop(self) -> None:
         self._running = False
