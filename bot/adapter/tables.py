@@ -58,6 +58,7 @@ ANSWER_BUDGET = 2.5  # seconds after the interaction was created: past this, def
 PRESENTED_ELSEWHERE_RETRY = 0.05  # another process is showing the session: after it, again
 SYNC_SLOTS = 4  # sessions whose messages are brought up to date at once (see TableSync._work)
 SLOT_WAIT = 0.5  # seconds a sync waits for a slot before it goes anyway
+CATCH_UP_AT_ONCE = 8  # at a start, sessions behind synced at once (see TableSync._catch_up)
 # Seconds a stop spends checking what the messages of the sessions it showed show (part of the
 # stop's budget; a session not checked is synced at the next start).
 RECORD_SHOWN_WITHIN = 1.5
@@ -234,6 +235,7 @@ class TableSync:
         self._touched: set[int] = set()
         self._shown_at: dict[int, int] = {}
         self._short: set[int] = set()  # sessions whose pass left something for later
+        self._catching_up: asyncio.Task[None] | None = None  # a start's syncs (catch_up)
         service.subscribe(self.on_change)
 
     # -- scheduling ------------------------------------------------------------------------------
@@ -259,13 +261,24 @@ class TableSync:
         posts are found by the outbox's retries. Returns how many were asked to sync."""
         shown = await self.service.shown_versions() if self.records_shown else {}
         moved = set(moved)
-        synced = 0
-        for session_id, _, version in heads:
-            if shown.get(session_id) == version and session_id not in moved:
-                continue
+        behind = [
+            session_id
+            for session_id, _, version in heads
+            if shown.get(session_id) != version or session_id in moved
+        ]
+        if behind:
+            self._catching_up = asyncio.create_task(self._catch_up(behind), name="cafebot-catch-up")
+        return len(behind)
+
+    async def _catch_up(self, behind: list[int]) -> None:
+        """Sync these sessions a few at a time: thousands of workers at once would each load
+        their game together (memory) and hold up the clicks that arrive meanwhile."""
+        for session_id in behind:
+            while len(self._workers) >= CATCH_UP_AT_ONCE:
+                await asyncio.wait(
+                    list(self._workers.values()), return_when=asyncio.FIRST_COMPLETED
+                )
             self.request_sync(session_id)
-            synced += 1
-        return synced
 
     async def record_shown(self, within: float) -> None:
         """At a stop, after the last syncs: a full pass over each session this process
@@ -354,11 +367,16 @@ class TableSync:
     async def idle(self, *, delayed: bool = True) -> None:
         """Wait until every pending sync is done, delayed edits included unless ``delayed`` is
         False (retries of failed posts are not waited for)."""
-        while self._workers or (delayed and self._delayed):
-            if self._workers:
+        while self._workers or (delayed and self._delayed) or self._still_catching_up():
+            if self._catching_up is not None and self._still_catching_up():
+                await asyncio.wait([self._catching_up], timeout=0.05)
+            elif self._workers:
                 await asyncio.gather(*list(self._workers.values()), return_exceptions=True)
             else:
                 await asyncio.sleep(0.01)
+
+    def _still_catching_up(self) -> bool:
+        return self._catching_up is not None and not self._catching_up.done()
 
     async def flush(self) -> None:
         """At a stop: what waits goes now (posts held for later moves' posts or for their
@@ -366,6 +384,10 @@ class TableSync:
         fails again is left in the outbox, for the next start. Then what the messages show is
         recorded (see record_shown)."""
         self._flushing = True
+        if self._catching_up is not None:  # what it did not reach is synced at the next start
+            self._catching_up.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._catching_up
         waiting, self._delayed = self._delayed, {}
         for session_id, (handle, later) in waiting.items():
             handle.cancel()
@@ -378,6 +400,10 @@ class TableSync:
         self._retries = asyncio.create_task(self._retry_posts(), name="cafebot-outbox")
 
     async def stop(self) -> None:
+        if self._catching_up is not None:
+            self._catching_up.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._catching_up
         if self._retries is not None:
             self._retries.cancel()
             with contextlib.suppress(asyncio.CancelledError):
