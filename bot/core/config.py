@@ -42,7 +42,7 @@ class Settings(BaseSettings):
     )
     database_pool_size: int = Field(default=10, ge=1, le=100, description="PostgreSQL only.")
     session_cache_size: int = Field(
-        default=2000,
+        default=1000,
         ge=1,
         le=1_000_000,
         description="Games kept loaded in memory (the most recently played); an idle one is "

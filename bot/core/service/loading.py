@@ -22,7 +22,7 @@ from games.engine import GameState
 
 # Sessions kept loaded in memory by default: a big server's open games are mostly idle (played a
 # move a day), and an evicted one is read again from the database at its next move.
-CACHE_SIZE = 2_000
+CACHE_SIZE = 1_000
 
 
 class Loading:
