@@ -128,6 +128,7 @@ class CafeBot(commands.Bot):
             undo_wait=settings.undo_wait,
             post_coalesce=settings.post_coalesce_interval,
             ping_after_idle=settings.ping_after_idle,
+            cache_size=settings.session_cache_size,
         )
         if self.new_seed is not None:
             service.new_seed = self.new_seed
@@ -202,6 +203,7 @@ class CafeBot(commands.Bot):
             settings.dm_edit_interval,
             presentation=Presentation(self.store if self.store.shared else None),
             closed_dms=closed_dms,
+            records_shown=not self.store.shared,
         )
         controls = Controls(service, screens, replies, self.tables)
         replays = ReplayControls(service, replies, items)
@@ -224,8 +226,11 @@ class CafeBot(commands.Bot):
         await self.robots.start()  # bot seats awaited before a restart move again
         # Anything committed but not yet shown (a crash between commit and post) is shown now.
         await service.enqueue_unposted_announcements()
-        for row in await service.open_sessions():
-            self.tables.request_sync(row.id)
+        # What is shown already is not touched (nor loaded): a big server's idle games.
+        behind = await self.tables.catch_up(
+            await service.open_session_heads(), self.scheduler.refunded
+        )
+        log.info("%d open session(s) to bring up to date", behind)
         if self.tune_gc:
             gc.collect()
             gc.freeze()  # what start-up built lives as long as the bot: out of every collection

@@ -26,7 +26,7 @@ import contextlib
 import json
 import logging
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
@@ -58,6 +58,10 @@ ANSWER_BUDGET = 2.5  # seconds after the interaction was created: past this, def
 PRESENTED_ELSEWHERE_RETRY = 0.05  # another process is showing the session: after it, again
 SYNC_SLOTS = 4  # sessions whose messages are brought up to date at once (see TableSync._work)
 SLOT_WAIT = 0.5  # seconds a sync waits for a slot before it goes anyway
+CATCH_UP_AT_ONCE = 8  # at a start, sessions behind synced at once (see TableSync._catch_up)
+# Seconds a stop spends checking what the messages of the sessions it showed show (part of the
+# stop's budget; a session not checked is synced at the next start).
+RECORD_SHOWN_WITHIN = 1.5
 POST_TABLE_TRIES = 40  # a rematch's first table: while another process shows it, wait (2 s)
 
 
@@ -177,6 +181,7 @@ class TableSync:
         *,
         presentation: Presentation | None = None,
         closed_dms: ClosedDms | None = None,
+        records_shown: bool = False,
     ) -> None:
         self.service = service
         self.closed_dms = closed_dms or ClosedDms(service)
@@ -222,10 +227,21 @@ class TableSync:
         self._taken_over: set[int] = set()
         self._retries: asyncio.Task[None] | None = None
         self._flushing = False  # stopping: held posts go at once (see flush)
+        # What a restart need not show again (only with a database of its own: another process
+        # may show a shared one's sessions). Each session this process changed or showed, and
+        # the version at which a full pass found every message of it showing its state (the
+        # table, the DMs, the posts): recorded at a stop, read at the next start.
+        self.records_shown = records_shown
+        self._touched: set[int] = set()
+        self._shown_at: dict[int, int] = {}
+        self._short: set[int] = set()  # sessions whose pass left something for later
+        self._catching_up: asyncio.Task[None] | None = None  # a start's syncs (catch_up)
         service.subscribe(self.on_change)
 
     # -- scheduling ------------------------------------------------------------------------------
     def on_change(self, change: Change) -> None:
+        self._touched.add(change.session_id)
+        self._shown_at.pop(change.session_id, None)
         if self._held_for_answers(change):
             return
         self._pending.setdefault(change.session_id, Pending()).add(change)
@@ -239,6 +255,57 @@ class TableSync:
     def request_sync(self, session_id: int) -> None:
         """Bring everything of the session up to date (at start, after a failure…)."""
         self.on_change(Change(session_id, None, posted=True))
+
+    async def catch_up(
+        self, heads: list[tuple[int, SessionStatus, int]], moved: Iterable[int] = ()
+    ) -> int:
+        """At a start: sync each open session (``heads``: id, status, version) unless its
+        messages were found to show this very version in full before the stop (none is loaded
+        then; ``moved``: sessions whose deadlines the start moved, synced anyway). Unsent
+        posts are found by the outbox's retries. Returns how many were asked to sync."""
+        shown = await self.service.shown_versions() if self.records_shown else {}
+        moved = set(moved)
+        behind = [
+            session_id
+            for session_id, _, version in heads
+            if shown.get(session_id) != version or session_id in moved
+        ]
+        if behind:
+            self._catching_up = asyncio.create_task(self._catch_up(behind), name="cafebot-catch-up")
+        return len(behind)
+
+    async def _catch_up(self, behind: list[int]) -> None:
+        """Sync these sessions a few at a time: thousands of workers at once would each load
+        their game together (memory) and hold up the clicks that arrive meanwhile."""
+        for session_id in behind:
+            while len(self._workers) >= CATCH_UP_AT_ONCE:
+                await asyncio.wait(
+                    list(self._workers.values()), return_when=asyncio.FIRST_COMPLETED
+                )
+            self.request_sync(session_id)
+
+    async def record_shown(self, within: float) -> None:
+        """At a stop, after the last syncs: a full pass over each session this process
+        changed or showed (for ``within`` seconds at most; what a pass changes nothing of is
+        already up to date), then one write of the versions found shown in full. A session
+        left out is synced at the next start, as is any after a crash."""
+        if not self.records_shown or not self._touched:
+            return
+        loop = asyncio.get_running_loop()
+        until = loop.time() + within
+        for session_id in sorted(self._touched):
+            if loop.time() >= until:
+                break
+            if session_id in self._shown_at:
+                continue  # a full pass found it shown since its last change
+            try:
+                await self.sync(session_id, Pending(views=None, posts=True))
+            except Exception:
+                log.warning("session %s: could not check its messages", session_id, exc_info=True)
+        await self.service.record_shown(
+            {sid: self._shown_at.get(sid) for sid in self._touched | set(self._shown_at)}
+        )
+        self._touched.clear()
 
     def _sync_later(
         self,
@@ -304,28 +371,43 @@ class TableSync:
     async def idle(self, *, delayed: bool = True) -> None:
         """Wait until every pending sync is done, delayed edits included unless ``delayed`` is
         False (retries of failed posts are not waited for)."""
-        while self._workers or (delayed and self._delayed):
-            if self._workers:
+        while self._workers or (delayed and self._delayed) or self._still_catching_up():
+            if self._catching_up is not None and self._still_catching_up():
+                await asyncio.wait([self._catching_up], timeout=0.05)
+            elif self._workers:
                 await asyncio.gather(*list(self._workers.values()), return_exceptions=True)
             else:
                 await asyncio.sleep(0.01)
 
+    def _still_catching_up(self) -> bool:
+        return self._catching_up is not None and not self._catching_up.done()
+
     async def flush(self) -> None:
         """At a stop: what waits goes now (posts held for later moves' posts or for their
         next try, syncs put off by the edit spacing), and every sync started ends. A post that
-        fails again is left in the outbox, for the next start."""
+        fails again is left in the outbox, for the next start. Then what the messages show is
+        recorded (see record_shown)."""
         self._flushing = True
+        if self._catching_up is not None:  # what it did not reach is synced at the next start
+            self._catching_up.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._catching_up
         waiting, self._delayed = self._delayed, {}
         for session_id, (handle, later) in waiting.items():
             handle.cancel()
             self.on_change(later.change(session_id))
         await self.idle(delayed=False)
+        await self.record_shown(RECORD_SHOWN_WITHIN)
 
     def start(self) -> None:
         """Start retrying failed posts when their time comes."""
         self._retries = asyncio.create_task(self._retry_posts(), name="cafebot-outbox")
 
     async def stop(self) -> None:
+        if self._catching_up is not None:
+            self._catching_up.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._catching_up
         if self._retries is not None:
             self._retries.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -408,6 +490,7 @@ class TableSync:
     def _leave_to_click(self, message_id: int, session_id: int, view: str | None) -> bool:
         if message_id in self._claimed:
             self._left_to_claim[message_id] = (session_id, view)
+            self._short.add(session_id)
             return True
         return False
 
@@ -456,6 +539,8 @@ class TableSync:
             self._dm_shown.pop((s.id, player.user_id), None)
 
     async def _sync_held(self, session_id: int, pending: Pending) -> None:
+        self._shown_at.pop(session_id, None)  # true again only after this pass, if full
+        self._short.discard(session_id)
         try:
             s = await self.service.load(session_id)
         except UserError as exc:
@@ -480,20 +565,24 @@ class TableSync:
                 held_until = await self._flush_outbox(where)
 
             await self._part(s.id, "posts", flush)
-        if s.state is None or s.game.private_panel is not PrivatePanel.DM:
-            return
-        if s.status is SessionStatus.LOBBY:
-            return
-        if held_until is not None:  # the DMs of a step go after the posts that announce it
-            views = None if pending.views is None else pending.views - {TABLE}
-            self._sync_later(s.id, max(0.0, held_until - time.time()), views, posts=True)
-            return
-        for player in s.players:
-            uid = player.user_id
-            if is_robot(uid):
-                continue  # a bot player reads the state, not DMs
-            if pending.wants(uid):
-                await self._part(s.id, f"DM of {uid}", partial(self._sync_dm, s, uid))
+        if (
+            s.state is not None
+            and s.game.private_panel is PrivatePanel.DM
+            and s.status is not SessionStatus.LOBBY
+        ):
+            if held_until is not None:  # the DMs of a step go after the posts that announce it
+                views = None if pending.views is None else pending.views - {TABLE}
+                self._sync_later(s.id, max(0.0, held_until - time.time()), views, posts=True)
+                return
+            for player in s.players:
+                uid = player.user_id
+                if is_robot(uid):
+                    continue  # a bot player reads the state, not DMs
+                if pending.wants(uid):
+                    await self._part(s.id, f"DM of {uid}", partial(self._sync_dm, s, uid))
+        full = pending.views is None and pending.posts and s.status.is_open
+        if full and s.id not in self._short and s.id not in self._delayed:
+            self._shown_at[s.id] = s.version
 
     async def _part(
         self, session_id: int, what: str, sync: Callable[[], Awaitable[object]]
@@ -503,6 +592,7 @@ class TableSync:
         except StorageFull:  # logged by the store, once per episode: shown again later
             self._sync_later(session_id, RESYNC_AFTER_FAILURE, None)
         except Exception as exc:
+            self._short.add(session_id)
             failure = failure_of(exc)
             if failure is Failure.REFUSED:
                 log.exception("session %s: showing the %s failed", session_id, what)

@@ -41,6 +41,13 @@ class Settings(BaseSettings):
         "(several); unset: sqlite:///<database_path>.",
     )
     database_pool_size: int = Field(default=10, ge=1, le=100, description="PostgreSQL only.")
+    session_cache_size: int = Field(
+        default=1000,
+        ge=1,
+        le=1_000_000,
+        description="Games kept loaded in memory (the most recently played); an idle one is "
+        "read from the database again at its next move.",
+    )
     # Cluster mode: this process runs these shards of the bot (several processes need
     # PostgreSQL). cluster_index/cluster_count derive them: shards i with i % count == index.
     shard_count: int | None = Field(default=None, ge=1, le=10000)

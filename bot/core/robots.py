@@ -35,6 +35,7 @@ from games.engine import Game, GameState, PlayerId, Strategy
 from games.rng import Rng
 
 log = logging.getLogger(__name__)
+START_CHECKS_AT_ONCE = 8  # at a start, sessions looked at at once (see Robots._look_at)
 DISK_FULL_RETRY = 5.0  # a bot player's move refused for a full disk is tried again after this
 
 
@@ -125,6 +126,7 @@ class Robots:
         self.simulations = 0  # the hard bots' searches, in all (tests, benchmarks)
         self._random = random.Random()
         self._checks: dict[int, asyncio.Task[None]] = {}
+        self._looking: asyncio.Task[None] | None = None  # the start's look at every session
         self._again: set[int] = set()
         self._moves: dict[tuple[int, str], asyncio.Task[None]] = {}
         self._running = False
@@ -132,13 +134,26 @@ class Robots:
         service.subscribe(self.on_change)
 
     async def start(self) -> None:
-        """Look at every open session: after a restart, awaited bot seats move again."""
+        """Look at every open session with a bot seat: after a restart, awaited bot seats
+        move again."""
         self._running = True
-        for row in await self.service.open_sessions():
-            self.request(row.id)
+        ids = await self.service.open_sessions_with_robots()
+        self._looking = asyncio.create_task(self._look_at(ids), name="cafebot-robots-start")
+
+    async def _look_at(self, session_ids: list[int]) -> None:
+        """A few at a time: thousands of checks at once would each load their game together."""
+        for session_id in session_ids:
+            while len(self._checks) >= START_CHECKS_AT_ONCE:
+                await asyncio.wait(list(self._checks.values()), return_when=asyncio.FIRST_COMPLETED)
+            self.request(session_id)
 
     async def stop(self) -> None:
         self._running = False
+        if self._looking is not None:
+            self._looking.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._looking
+            self._looking = None
         tasks = [*self._checks.values(), *self._moves.values()]
         for task in tasks:
             task.cancel()
@@ -153,6 +168,8 @@ class Robots:
 
     async def idle(self) -> None:
         """Wait until no bot seat is awaited or about to move (tests)."""
+        if self._looking is not None:
+            await asyncio.gather(self._looking, return_exceptions=True)
         while self._checks or self._moves:
             await asyncio.gather(
                 *self._checks.values(), *self._moves.values(), return_exceptions=True

@@ -52,6 +52,7 @@ class Scheduler:
         # a loop, and never hold up the other sessions' timers.
         self._reported: set[int] = set()
         self._broken: set[int] = set()
+        self.refunded: list[int] = []  # sessions whose deadlines the start moved (downtime)
         # A move within a timed step leaves the timers as they were: no need to read them.
         service.subscribe(lambda change: self.wake() if change.timers else None)
 
@@ -89,13 +90,14 @@ class Scheduler:
                 # Another process was writing the heartbeat: the bot was not down.
                 downtime = 0.0
             refunded = [
-                row.id
-                for row in await self.store.sessions_with_status(SessionStatus.ACTIVE)
-                if row.game_id in REGISTRY and REGISTRY[row.game_id].refund_downtime
+                sid
+                for sid, game_id, _ in await self.store.session_heads(SessionStatus.ACTIVE)
+                if game_id in REGISTRY and REGISTRY[game_id].refund_downtime
             ]
             if downtime > 0 and refunded:
                 await self.store.shift_timers(refunded, after=down_since, by=downtime)
                 self.service.timers_changed()
+                self.refunded = refunded  # their tables show the deadlines moved
                 log.info("gave %.0f s of downtime back to %d session(s)", downtime, len(refunded))
 
     async def _heartbeat(self, force: bool = False) -> None:

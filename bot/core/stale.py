@@ -31,22 +31,33 @@ class SessionLock:
         self._lock = asyncio.Lock()
         self._owner: asyncio.Task[Any] | None = None
         self._depth = 0
+        self._tasks = 0  # tasks holding it or waiting for it
 
     def locked(self) -> bool:
         return self._lock.locked()
+
+    def in_use(self) -> bool:
+        """Held or waited for (a lock not in use may be dropped and made anew)."""
+        return self._tasks > 0
 
     async def __aenter__(self) -> None:
         task = asyncio.current_task()
         if self._owner is not None and self._owner is task:
             self._depth += 1
             return
-        await self._lock.acquire()
+        self._tasks += 1
+        try:
+            await self._lock.acquire()
+        except BaseException:
+            self._tasks -= 1
+            raise
         self._owner, self._depth = task, 1
 
     async def __aexit__(self, *exc: object) -> None:
         self._depth -= 1
         if self._depth == 0:
             self._owner = None
+            self._tasks -= 1
             self._lock.release()
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import time
+from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from dataclasses import replace
 from typing import Any
@@ -19,6 +20,10 @@ from bot.core.store import SessionRow, SessionStatus, Store, TimerRow
 from games import REGISTRY, rng
 from games.engine import GameState
 
+# Sessions kept loaded in memory by default: a big server's open games are mostly idle (played a
+# move a day), and an evicted one is read again from the database at its next move.
+CACHE_SIZE = 1_000
+
 
 class Loading:
     """The state every part of the service shares, and how a session is loaded and cached."""
@@ -31,6 +36,7 @@ class Loading:
         undo_wait: float = 60.0,
         post_coalesce: float = 0.0,
         ping_after_idle: float = 0.0,
+        cache_size: int = CACHE_SIZE,
     ) -> None:
         self.store = store
         self.now = now
@@ -55,8 +61,10 @@ class Loading:
         # session from memory after the first load; with a shared database (``store.shared``)
         # the cached copy is served only while it is still the stored one. Every write checks
         # the stored version (UPDATE … WHERE version = ?), and a refused or failed write drops
-        # the cached copy.
-        self._cache: dict[int, Session] = {}
+        # the cached copy. Least recently used first: past ``cache_size`` the oldest idle
+        # sessions go (see _evict), with what is kept beside them.
+        self._cache: OrderedDict[int, Session] = OrderedDict()
+        self.cache_size = cache_size
         # Told (game, seconds) of each move stored by act_with: the operator's metrics (None: off).
         self.moved: Callable[[str, float], None] | None = None
 
@@ -98,10 +106,13 @@ class Loading:
             cached = self._cache.get(session_id)
             if cached is None or not await self._still_stored(cached):
                 self.forget(session_id)
-        if session_id not in self._deadlines:
-            timers = await self.store.timers(session_id)
-            self._deadlines[session_id] = next((t for t in timers if t.kind == "deadline"), None)
-        return self._deadlines[session_id]
+        if session_id in self._deadlines:
+            return self._deadlines[session_id]
+        timers = await self.store.timers(session_id)
+        deadline = next((t for t in timers if t.kind == "deadline"), None)
+        if session_id in self._cache:  # remembered with its session only: bounded with it
+            self._deadlines[session_id] = deadline
+        return deadline
 
     def timers_changed(self, session_id: int | None = None) -> None:
         """Timers were changed in the store directly (fired, deleted, shifted): read them again
@@ -116,6 +127,7 @@ class Loading:
         cached = self._cache.get(session_id)
         if cached is not None:
             if not self.store.shared or await self._still_stored(cached):
+                self._cache.move_to_end(session_id)
                 return cached
             self.forget(session_id)  # another process changed it (and maybe its timers)
         row = await self.store.get_session(session_id)
@@ -136,6 +148,35 @@ class Loading:
         self._cache.pop(session_id, None)
         self._state_json.forget(session_id)
         self._deadlines.pop(session_id, None)
+
+    def cached_sessions(self) -> int:
+        """How many sessions are kept loaded now (at most ``cache_size``, but for those a
+        change in progress holds)."""
+        return len(self._cache)
+
+    def _cached(self, session: Session) -> None:
+        """Keep ``session`` as the newest cached copy, and the cache within its size."""
+        self._cache[session.id] = session
+        self._cache.move_to_end(session.id)
+        if len(self._cache) > self.cache_size:
+            self._evict()
+
+    def _evict(self) -> None:
+        """Drop the least recently used sessions past ``cache_size``, with their state JSON,
+        remembered deadline and lock. A session whose lock is held or awaited (a change in
+        progress, which will cache its result) is kept until the next time: dropping it could
+        lose what the sync worker recorded meanwhile (see Writing._commit), and a new lock
+        beside the awaited one would let two changes in at once."""
+        excess = len(self._cache) - self.cache_size
+        for session_id in list(self._cache):
+            if excess <= 0:
+                break
+            lock = self._locks.get(session_id)
+            if lock is not None and lock.in_use():
+                continue
+            self.forget(session_id)
+            self._locks.pop(session_id, None)
+            excess -= 1
 
     @contextlib.contextmanager
     def _rewrite(self, session_id: int) -> Iterator[None]:
@@ -159,7 +200,7 @@ class Loading:
             self.forget(session_id)
             return None
         cached = replace(cached, row=replace(cached.row, shown=shown))
-        self._cache[session_id] = cached
+        self._cache[session_id] = cached  # the same key: its place in the order stays
         return cached
 
     def _patch(self, session_id: int, **cols: Any) -> None:
@@ -181,7 +222,7 @@ class Loading:
             ) from None
         players = await self.store.players(row.id)
         session = Session(row=row, players=players, game=game, options=options, state=state)
-        self._cache[row.id] = session
+        self._cached(session)
         return session
 
     # -- guards ----------------------------------------------------------------------------------

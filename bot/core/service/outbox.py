@@ -9,6 +9,9 @@ from bot.core.service.loading import Loading
 from bot.core.store import NewPost, PostRow, SessionStatus
 from games.engine import clock_key
 
+# Meta key: every announcement stored before the outbox existed has been put in it.
+ALL_ANNOUNCED = "outbox:all_announced"
+
 
 class Outbox(Loading):
     """The posts waiting to go out, and the reminders that add to them."""
@@ -43,7 +46,11 @@ class Outbox(Loading):
 
     async def enqueue_unposted_announcements(self) -> int:
         """Announcements a database from before the outbox holds but never posted go to the
-        outbox now (once: ``announced`` moves past them). Returns how many."""
+        outbox now (once: ``announced`` moves past them). Returns how many. Done once per
+        database: since, every change puts its announcements in the outbox as it is written,
+        and a start-up need not load every game ever played to find none."""
+        if await self.store.get_meta(ALL_ANNOUNCED) is not None:
+            return 0
         count = 0
         for row in await self.store.sessions_with_status(
             SessionStatus.ACTIVE, SessionStatus.FINISHED
@@ -64,6 +71,7 @@ class Outbox(Loading):
                     )
             count += len(pending)
             self._changed(s.id)
+        await self.store.set_meta(ALL_ANNOUNCED, "1")
         return count
 
     async def remind(self, session_id: int, key: str, deadline: float) -> bool:

@@ -8,10 +8,13 @@ from dataclasses import replace
 
 from bot.core.errors import NotAllowed, NotFound, UserError
 from bot.core.record import GameRecord, RecordedAction, commitment
+from bot.core.seats import ROBOT_PREFIX
 from bot.core.service.loading import Loading
 from bot.core.service.model import HistoryPage, Leaderboard, SeatedGame, Session
 from bot.core.store import SessionRow, SessionStatus, StatRow
 from games import REGISTRY
+
+SHOWN = "shown:"  # memo key of the version a session's messages show in full
 
 
 class Reads(Loading):
@@ -133,6 +136,21 @@ class Reads(Loading):
         """Raises unless the database answers a query (the health check)."""
         await self.store.schema_version()
 
+    async def open_session_heads(self) -> list[tuple[int, SessionStatus, int]]:
+        """(id, status, version) of every open session, none loaded (a start-up's look)."""
+        lobbies = await self.store.session_heads(SessionStatus.LOBBY)
+        games = await self.store.session_heads(SessionStatus.ACTIVE)
+        return sorted(
+            [(sid, SessionStatus.LOBBY, version) for sid, _, version in lobbies]
+            + [(sid, SessionStatus.ACTIVE, version) for sid, _, version in games]
+        )
+
+    async def open_sessions_with_robots(self) -> list[int]:
+        """The open sessions that seat a bot player (none loaded)."""
+        return await self.store.sessions_seating(
+            ROBOT_PREFIX, SessionStatus.LOBBY, SessionStatus.ACTIVE
+        )
+
     async def open_in_channel(self, channel_id: int) -> Session | None:
         """The game going on in a channel (or in the thread of its table)."""
         row = await self.store.open_session_in_channel(channel_id)
@@ -165,6 +183,23 @@ class Reads(Loading):
 
     async def remember(self, key: str, value: str) -> None:
         await self.store.set_meta(f"memo:{key}", value)
+
+    async def shown_versions(self) -> dict[int, int]:
+        """The version of each session that its messages were last found to show in full
+        (table, DMs, posts), as a front end recorded it (see ``record_shown``)."""
+        prefix = f"memo:{SHOWN}"
+        entries = await self.store.metas(prefix)
+        return {int(k[len(prefix) :]): int(v) for k, v in entries.items()}
+
+    async def record_shown(self, versions: dict[int, int | None]) -> None:
+        """Record at once that these sessions' messages show these versions in full (None:
+        forget it; e.g. the session ended)."""
+        await self.store.set_metas(
+            {
+                f"memo:{SHOWN}{sid}": None if version is None else str(version)
+                for sid, version in versions.items()
+            }
+        )
 
     async def record_dm(
         self,

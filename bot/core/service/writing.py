@@ -47,7 +47,7 @@ class Writing(Loading):
                 table_message_id=latest.row.table_message_id,
             )
             committed = replace(committed, row=row, players=latest.players)
-        self._cache[s.id] = committed
+        self._cached(committed)
         return committed
 
     async def _write_state(

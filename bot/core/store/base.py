@@ -237,6 +237,27 @@ class Store(ABC):
         assert row is not None
         return int(row["open_count"]), int(row["unsent_count"])
 
+    async def session_heads(self, *statuses: str) -> list[tuple[int, str, int]]:
+        """(id, game, version) of the sessions with these statuses, oldest first: what a
+        start-up looks at before it loads any (not their states)."""
+        marks = ",".join("?" for _ in statuses)
+        rows = await self._fetch(
+            f"SELECT id, game_id, version FROM sessions WHERE status IN ({marks}) ORDER BY id",
+            statuses,
+        )
+        return [(int(r["id"]), str(r["game_id"]), int(r["version"])) for r in rows]
+
+    async def sessions_seating(self, prefix: str, *statuses: str) -> list[int]:
+        """The sessions with these statuses that seat a player whose id starts with
+        ``prefix`` (e.g. bot players'), oldest first."""
+        marks = ",".join("?" for _ in statuses)
+        rows = await self._fetch(
+            "SELECT DISTINCT s.id FROM sessions s JOIN players p ON p.session_id = s.id "
+            f"WHERE s.status IN ({marks}) AND p.user_id LIKE ? ORDER BY s.id",
+            (*statuses, prefix.replace("%", "").replace("_", "") + "%"),
+        )
+        return [int(r["id"]) for r in rows]
+
     async def ended_in_guild(
         self, guild_id: int, *, offset: int = 0, limit: int = 10
     ) -> tuple[list[SessionRow], int]:
@@ -512,6 +533,29 @@ class Store(ABC):
             "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
             (key, value),
         )
+
+    async def metas(self, prefix: str) -> dict[str, str]:
+        """Every meta entry whose key starts with ``prefix`` (a range of the key's index)."""
+        end = prefix[:-1] + chr(ord(prefix[-1]) + 1)
+        rows = await self._fetch(
+            "SELECT key, value FROM meta WHERE key >= ? AND key < ?", (prefix, end)
+        )
+        return {str(r["key"]): str(r["value"]) for r in rows}
+
+    async def set_metas(self, entries: dict[str, str | None]) -> None:
+        """Set (or, with None, delete) several meta entries in one transaction."""
+        if not entries:
+            return
+        async with self._transaction() as tx:
+            for key, value in entries.items():
+                if value is None:
+                    await tx.execute("DELETE FROM meta WHERE key = ?", (key,))
+                else:
+                    await tx.execute(
+                        "INSERT INTO meta (key, value) VALUES (?, ?) "
+                        "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                        (key, value),
+                    )
 
     async def swap_meta(self, key: str, value: str) -> str | None:
         """Set ``key`` and return its previous value, atomically (of processes starting at
