@@ -28,6 +28,7 @@ from bot.adapter.commands import GameCommands
 from bot.adapter.components import Controls
 from bot.adapter.items import Handlers, install_fast_dispatch, make_items, on_message
 from bot.adapter.messenger import Messenger
+from bot.adapter.pacing import Pacer
 from bot.adapter.pictures import Pictures
 from bot.adapter.replay_controls import ReplayControls
 from bot.adapter.replies import GameTree, Replies
@@ -94,6 +95,11 @@ class CafeBot(commands.Bot):
         self.tune_gc = False  # run_bot: freeze what start-up built (see GC_THRESHOLDS)
         self.replies: Replies | None = None
         self.screens: Screens | None = None
+        # Discord's global limit, kept before Discord must refuse (None: not paced): every
+        # request of discord.py's HTTP client, log-in included, waits for the budget.
+        self.pacer = Pacer(settings.rest_budget) if settings.rest_budget else None
+        if self.pacer is not None:
+            self.pacer.install(self.http)
         self.clicks = 0  # component interactions received (for benchmarks)
         self.stopping = False  # a stop began: new interactions are answered STOPPING
         self._handling: set[asyncio.Task[Any]] = set()  # interactions being handled
@@ -183,6 +189,7 @@ class CafeBot(commands.Bot):
             settings.dm_edit_interval,
             presentation=Presentation(self.store if self.store.shared else None),
             closed_dms=closed_dms,
+            pacer=self.pacer,
         )
         controls = Controls(service, screens, replies, self.tables)
         replays = ReplayControls(service, replies, items)

@@ -36,6 +36,7 @@ import discord
 from bot.adapter.answer import ACK, Answer, edit
 from bot.adapter.closed_dms import TOLD, ClosedDms
 from bot.adapter.messenger import ChannelGone, Failure, Messenger, failure_of
+from bot.adapter.pacing import Pacer, pass_paced
 from bot.adapter.pictures import Pictures
 from bot.adapter.render import embed_of, mention_line, names_in
 from bot.adapter.screens import DM_CLOSED_TABLE_HELP, Rendered, Screens
@@ -177,8 +178,12 @@ class TableSync:
         *,
         presentation: Presentation | None = None,
         closed_dms: ClosedDms | None = None,
+        pacer: Pacer | None = None,
     ) -> None:
         self.service = service
+        # Under Discord's global limit: a pass waits for the budget before it loads the session
+        # (its changes meanwhile are shown together, with the newest state).
+        self.pacer = pacer
         self.closed_dms = closed_dms or ClosedDms(service)
         self.presentation = presentation or Presentation()
         self.screens = screens
@@ -267,7 +272,7 @@ class TableSync:
     async def _work(self, session_id: int) -> None:
         try:
             while session_id in self._pending:
-                async with self._slot():
+                async with self._slot(), pass_paced(self.pacer):
                     pending = self._pending.pop(session_id, None)
                     if pending is None:
                         break
