@@ -97,8 +97,9 @@ class CafeBot(commands.Bot):
         self.screens: Screens | None = None
         # Discord's global limit, kept before Discord must refuse (None: not paced): every
         # request of discord.py's HTTP client, log-in included, waits for the budget.
-        self.pacer = Pacer(settings.rest_budget) if settings.rest_budget else None
-        if self.pacer is not None:
+        self.pacer: Pacer | None = None
+        if settings.rest_budget:
+            self.pacer = Pacer(settings.rest_budget, window=settings.rest_budget_window)
             self.pacer.install(self.http)
         self.clicks = 0  # component interactions received (for benchmarks)
         self.stopping = False  # a stop began: new interactions are answered STOPPING
@@ -298,7 +299,9 @@ class CafeBot(commands.Bot):
         """For benchmarks: the counters so far, to ``stats_path`` (at exit, and on SIGUSR1 so a
         bench can count from the start of its measured phase)."""
         if self.settings.stats_path is not None and self.screens is not None:
-            stats = {"renders": dict(self.screens.renders), "clicks": self.clicks}
+            stats: dict[str, Any] = {"renders": dict(self.screens.renders), "clicks": self.clicks}
+            if self.pacer is not None:  # requests let through, and of them those that waited
+                stats["paced"] = {"sent": self.pacer.sent, "waited": self.pacer.waited}
             path = self.settings.stats_path
             partial = path.with_name(path.name + ".partial")
             partial.write_text(json.dumps(stats), encoding="utf-8")

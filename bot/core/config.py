@@ -127,6 +127,9 @@ class Settings(BaseSettings):
         "limit is 50 per second, more for a bot Discord granted more): table and DM edits wait "
         "for room and are shown together, a click's own answer never waits (0: not paced).",
     )
+    # For tests and benchmarks against the emulator with its windows scaled down: the window
+    # the budget is counted over (Discord's: one second).
+    rest_budget_window: float = Field(default=1.0, gt=0, le=60)
 
     @field_validator("database_url")
     @classmethod
