@@ -105,3 +105,37 @@ async def test_a_task_started_in_a_pass_does_not_inherit_its_slot() -> None:
     task.cancel()
     with contextlib.suppress(asyncio.CancelledError):
         await task
+
+
+async def test_a_request_under_a_lock_waits_for_its_slot_before_the_lock() -> None:
+    """What a click's answer needs (a message's lock) is never held while waiting for the
+    budget: the edit's slot is waited for first (``ahead``), and the edit then uses it."""
+    pacer = Pacer(1, window=HOUR)
+    done: list[str] = []
+    lock = asyncio.Lock()
+    await one_request(pacer, done, "spent")  # the only slot cools down for an hour
+
+    async def edit() -> None:
+        async with pacer.ahead(), lock:
+            await one_request(pacer, done, "edit")
+
+    waiting = asyncio.create_task(edit())
+    await settled()
+    assert pacer.waiting == 1 and not lock.locked(), "it waits for the budget, not holding it"
+    waiting.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await waiting
+    assert done == ["spent"]
+
+
+async def test_ahead_inside_a_pass_uses_the_pass_slot_and_gives_back_an_unused_one() -> None:
+    pacer = Pacer(1, window=HOUR)
+    done: list[str] = []
+    async with pacer.turn(), pacer.ahead():  # the pass's slot, not a second one
+        await one_request(pacer, done, "edit")
+    assert done == ["edit"] and pacer.waiting == 0
+    other = Pacer(1, window=HOUR)
+    async with other.ahead():  # taken, then not needed (a click showed it meanwhile)
+        pass
+    await one_request(other, done, "next")  # would wait an hour if the slot were kept
+    assert done == ["edit", "next"]

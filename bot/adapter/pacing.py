@@ -13,6 +13,8 @@ limit from a 429. :class:`Pacer` keeps the bot under a budget before a request g
   while the budget is tight, a session's changes pile up behind it and its table and DMs are
   edited once, with the newest state, not once per move. The pass's first request uses that
   slot; a pass that sends nothing gives it back at once.
+- A request made under a message's lock (a table or DM edit) waits for its slot before the
+  lock (:meth:`Pacer.ahead`): a click's answer takes that lock, and must not wait behind it.
 
 Interaction callbacks and their webhooks (a click's own answer and follow-ups) are exempt from
 the global limit and never go through the pacer: a click is never held back by it.
@@ -105,6 +107,25 @@ class Pacer:
     async def turn(self) -> AsyncIterator[None]:
         """Around a sync pass: wait for a slot before it begins (see the module's docstring)."""
         await self._take(self._passes)
+        async with self._spending():
+            yield
+
+    @contextlib.asynccontextmanager
+    async def ahead(self) -> AsyncIterator[None]:
+        """Around a request made under a lock a click's answer may want (a message's): its slot
+        is waited for before the lock is taken, so a click never waits for the budget behind
+        it. Inside a pass whose slot is still unused, that slot."""
+        ticket = _ticket.get()
+        if ticket is not None and not ticket.used:
+            yield
+            return
+        await self._take(self._requests)
+        async with self._spending():
+            yield
+
+    @contextlib.asynccontextmanager
+    async def _spending(self) -> AsyncIterator[None]:
+        """A slot just taken, for the first request made inside."""
         ticket = _Ticket()
         token = _ticket.set(ticket)
         try:
@@ -152,3 +173,8 @@ class Pacer:
 def pass_paced(pacer: Pacer | None) -> contextlib.AbstractAsyncContextManager[None]:
     """``pacer.turn()``, or nothing when the bot is not paced."""
     return pacer.turn() if pacer is not None else contextlib.nullcontext()
+
+
+def slot_ahead(pacer: Pacer | None) -> contextlib.AbstractAsyncContextManager[None]:
+    """``pacer.ahead()``, or nothing when the bot is not paced."""
+    return pacer.ahead() if pacer is not None else contextlib.nullcontext()

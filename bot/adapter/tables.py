@@ -36,7 +36,7 @@ import discord
 from bot.adapter.answer import ACK, Answer, edit
 from bot.adapter.closed_dms import TOLD, ClosedDms
 from bot.adapter.messenger import ChannelGone, Failure, Messenger, failure_of
-from bot.adapter.pacing import Pacer, pass_paced
+from bot.adapter.pacing import Pacer, pass_paced, slot_ahead
 from bot.adapter.pictures import Pictures
 from bot.adapter.render import embed_of, mention_line, names_in
 from bot.adapter.screens import DM_CLOSED_TABLE_HELP, Rendered, Screens
@@ -561,9 +561,14 @@ class TableSync:
                 interval *= PROGRESS_ONLY_SLOWDOWN
         if self._throttled(s, TABLE, interval):
             return
-        async with self._lock(message_id):
+        async with slot_ahead(self.pacer), self._lock(message_id):
             if self._table_digests.get(s.id) == parts.digest:
                 return  # a click's answer showed it meanwhile
+            if self.pacer is not None and (await self.service.load(s.id)).version != s.version:
+                # A click's answer may have drawn a newer state while this waited for the
+                # budget: draw the newest, in a pass of its own, rather than go back.
+                self.on_change(Change(s.id, frozenset({TABLE}), posted=False))
+                return
             table = self.screens.render_table(s, parts)
             self._edited_at[(s.id, TABLE)] = time.monotonic()
             try:
@@ -1001,7 +1006,7 @@ class TableSync:
                 return
             if self._throttled(s, user_id, self.dm_edit_interval):
                 return
-            async with self._lock(message_id):
+            async with slot_ahead(self.pacer), self._lock(message_id):
                 if self._dm_state(s, user_id) == (panel.stamp, digest):
                     return  # a click's answer showed it meanwhile
                 if (await self.service.load(s.id)).version != s.version:

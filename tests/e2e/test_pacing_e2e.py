@@ -93,8 +93,8 @@ async def test_a_burst_beyond_the_budget_gets_no_429_and_every_message_ends_at_t
     tmp_path: Path, budget: int
 ) -> None:
     """Three tables of three play a round as fast as clicks are answered, asking several times
-    the budget. Paced: no 429, each table edited fewer times than it had moves, and a restart
-    finds every table and DM at the final state. Not paced (budget 0), the same burst is
+    the budget. Paced: no 429, and a restart finds every table and DM at the final state (how
+    edits coalesce: the test below, where the wait does not depend on the machine's speed). Not paced (budget 0), the same burst is
     refused 429s: the check above can fail."""
     async with DiscordEmulator() as emu:
         limit_globally(emu, BUDGET)
@@ -133,9 +133,7 @@ async def test_a_burst_beyond_the_budget_gets_no_429_and_every_message_ends_at_t
                 return
             assert refused == [], "paced under the global limit: no 429"
             assert bot.pacer is not None and bot.pacer.waited > 0, "the budget was tight"
-            for message_id in messages:
-                # Three confirms each changed the table, and the round's end once more.
-                assert edits_of(emu, message_id, since) < 4, "the table's edits coalesced"
+            assert all(edits_of(emu, m, since) for m in messages), "every table shows the round"
         await restart_changes_nothing(w, [channel for channel, _ in tables])
         emu.assert_clean()
 
