@@ -289,6 +289,7 @@ async def one_game(
             sqlite_synchronous="NORMAL",
             bot_player_delay=2.0 * scale,
             rest_budget_window=scale,  # Discord's global limit, as the emulator scales it
+            ping_after_idle=Settings.model_fields["ping_after_idle"].default * scale,
         )
         bot = CafeBot(settings, clock=clock, new_seed=lambda: 20261123)
         async with running_bot(emu, bot):

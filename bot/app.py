@@ -124,6 +124,7 @@ class CafeBot(commands.Bot):
             now=lambda: self.clock(),
             undo_wait=settings.undo_wait,
             post_coalesce=settings.post_coalesce_interval,
+            ping_after_idle=settings.ping_after_idle,
         )
         if self.new_seed is not None:
             service.new_seed = self.new_seed

@@ -407,7 +407,8 @@ def help_overview() -> discord.Embed:
         description=(
             "`/game new` opens a lobby here; friends press **Join**, the host presses **Start**. "
             "Secret hands come by DM (or `/game hand`); the table stays up to date in one "
-            "message, and the play-by-play goes to its thread."
+            "message, and the play-by-play goes to its thread. When it is your move the thread "
+            "says so; it pings you only if you have been away from that game for a few minutes."
         ),
         colour=0xC8814B,
     )

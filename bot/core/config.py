@@ -112,6 +112,14 @@ class Settings(BaseSettings):
         description="In a quick game, seconds a play-by-play post waits so that the moves made "
         "meanwhile share its message (0: every move's post goes at once).",
     )
+    ping_after_idle: float = Field(
+        default=180.0,
+        ge=0,
+        le=86400,
+        description="A turn notice pings the players it awaits only if they made no move in "
+        "that game for this many seconds: a player at the table sees the notice without a "
+        "ping, one who stepped away is called back (0: always ping).",
+    )
     table_edit_interval: float = Field(
         default=1.0,
         ge=0,

@@ -18,7 +18,8 @@ from PIL import Image, ImageDraw, ImageFont
 from games.alien_cafe.catalogue import TILES
 from games.alien_cafe.scoring import evaluate
 from games.alien_cafe.state import SIDE, TARGET, AlienCafeState
-from games.drawing import font
+from games.drawing import font, label_of
+from games.presentation import player
 
 WIDTH = 800
 MARGIN = 16
@@ -62,7 +63,8 @@ def _short_name(tile_id: str) -> str:
 
 
 def results_spec(state: AlienCafeState) -> dict[str, Any]:
-    """The picture's spec for the last service: faces and marks only (never tile ids)."""
+    """The picture's spec for the last service: faces and marks only (never tile ids); players
+    as tokens, which front ends write as names."""
     result = state.results[-1]
     trays = []
     for seat_no, pid in enumerate(state.players, start=1):
@@ -81,6 +83,7 @@ def results_spec(state: AlienCafeState) -> dict[str, Any]:
         house = [{"cond": TILES[h].cond.words(), "mark": points} for h, points in ev.house]
         trays.append(
             {
+                "label": player(pid),  # a token: front ends write the name
                 "seat": seat_no,
                 "score": ev.total,
                 "level": result.levels.get(pid, 0),
@@ -100,9 +103,7 @@ def results_alt(spec: Mapping[str, Any]) -> str:
         marks = [c["mark"] for c in tray["cells"] if c is not None]
         met, failed = marks.count(1), marks.count(-1)
         hand = f", {tray['in_hand']} left in hand" if tray["in_hand"] else ""
-        parts.append(
-            f"Player {tray['seat']}: {tray['score']} points ({met} met, {failed} failed{hand})."
-        )
+        parts.append(f"{tray['label']}: {tray['score']} points ({met} met, {failed} failed{hand}).")
     return " ".join(parts)[:1024]
 
 
@@ -143,7 +144,7 @@ def _tray(pen: ImageDraw.ImageDraw, x: int, y: int, tray: Mapping[str, Any], tar
     ok = tray["score"] >= target
     pen.text(
         (x, y + 4),
-        f"Player {tray['seat']}: {tray['score']} pts  (level {tray['level']})",
+        f"{label_of(tray['label'], tray['seat'])}: {tray['score']} pts  (level {tray['level']})",
         font=font(22),
         fill=INK,
     )

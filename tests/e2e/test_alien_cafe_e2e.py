@@ -23,6 +23,7 @@ from typing import Any, cast
 
 import pytest
 
+from bot.adapter.screens import named_picture
 from bot.core.store import TimerRow
 from emulator import EmulatorError, InteractionResult, Message
 from games.alien_cafe.actions import (
@@ -41,6 +42,7 @@ from games.alien_cafe.scoring import score
 from games.alien_cafe.state import TARGET, AlienCafeState
 from games.alien_cafe.strategies import greedy_action
 from games.alien_cafe.words import offer_words, type_words
+from games.presentation import Picture
 from tests.e2e.harness import (
     Control,
     World,
@@ -381,7 +383,12 @@ async def check_picture(w: World, table_id: int) -> None:
     assert verdict in str(attachment.get("description"))
     assert table.embeds[0]["image"]["url"] == attachment["url"], "the embed shows the attachment"
     assert table.embed_images() == [attachment["url"]]
-    assert table.file(name) == draw(results_spec(state)), "the picture of these trays"
+    # The picture of these trays, with the players' names written in (not "Player 1").
+    names = (await w.running.service.load(1)).names()
+    spec = named_picture(Picture(name=name, alt="", spec=results_spec(state)), names).spec
+    assert table.file(name) == draw(spec), "the picture of these trays"
+    assert all(names[p] in str(attachment.get("description")) for p in state.players)
+    assert "Player 1" not in str(attachment.get("description"))
     assert table.file(name).startswith(b"\x89PNG")
     assert w.emu.unresolved_attachments == []
 

@@ -594,6 +594,56 @@ async def test_one_ping_per_turn_start_not_one_per_move(tmp_path: Path) -> None:
         assert len(expected) < played.decisions < sum(played.taps.values())
 
 
+async def test_a_player_at_the_table_is_not_pinged_one_who_stepped_away_is(
+    tmp_path: Path,
+) -> None:
+    """``ping_after_idle``: a turn notice pings the awaited player only if they made no move in
+    the game for that long (one at the table sees it come; one who left is called back). The
+    notice itself still comes, naming them."""
+    idle = 300.0
+    async with world(tmp_path, 3) as w:
+        w.ping_after_idle = idle
+        async with w.bot_running() as bot:
+            await open_game(w, GAME)
+            state = await cafe_state(bot)
+            assert state.current is not None
+            expected = [int(state.current)]  # nobody has moved yet: the first player is pinged
+            rng = Rng(seed=7)
+            played = Played(refused=set(ALL_KINDS))
+            moved: set[str] = set()
+            unpinged: list[str] = []  # turns that came back to a player who had just moved
+            while len(unpinged) < 3:
+                before = (state.round, state.current)
+                assert state.current is not None
+                moved.add(state.current)
+                await decide(w, bot, rng, played, [])
+                state = await cafe_state(bot)
+                assert not state.over and state.current is not None
+                if (state.round, state.current) != before:
+                    if state.current in moved:
+                        unpinged.append(state.current)
+                    else:
+                        expected.append(int(state.current))
+                assert ping_sequence(w) == expected
+            # Each of those turns was still announced in the thread, naming the player.
+            names = await names_of(bot)
+            notices = [m for m in posted(w) if "it's your turn" in m.text()]
+            for player in unpinged:
+                assert any(
+                    f"{names[player]}, it's your turn" in m.text()
+                    and f"<@{player}>" not in first_content(m)
+                    for m in notices
+                )
+            # Everyone steps away for longer than the window: the next turn's player is pinged.
+            w.clock.advance(idle + 1)
+            before = (state.round, state.current)
+            while (state.round, state.current) == before:
+                await decide(w, bot, rng, played, [])
+                state = await cafe_state(bot)
+            assert state.current is not None
+            assert ping_sequence(w) == [*expected, int(state.current)]
+
+
 def default_moves(state: MonsterCafeState, user: int) -> tuple[MonsterCafeState, list[Any]]:
     """What the game's own on_timeout plays for ``user`` at one deadline, and the state after."""
     assert state.current == str(user)

@@ -25,7 +25,7 @@ from games.alien_cafe.picture import (
 )
 from games.alien_cafe.state import AlienCafeState
 from games.engine import apply
-from games.presentation import panel_problems
+from games.presentation import panel_problems, player
 from tests.games.test_alien_cafe import (
     ORDER_JOKERS,
     P1,
@@ -87,10 +87,9 @@ def test_the_table_shows_the_last_service_as_a_picture_with_alt_text() -> None:
     assert table.image.name == "service-1.png"
     alt = table.image.alt
     assert alt.startswith("Round 1: the service failed.")
-    assert (
-        "Player 1: 0 points (2 met, 1 failed, 1 left in hand)." in alt
-    )  # +1 +1 −1 −1, the Joker 0
-    assert "Player 2: -6 points (0 met, 0 failed, 6 left in hand)." in alt
+    # Players are tokens, which front ends write as names. +1 +1 −1 −1, the Joker 0:
+    assert f"{player(P1)}: 0 points (2 met, 1 failed, 1 left in hand)." in alt
+    assert f"{player(P2)}: -6 points (0 met, 0 failed, 6 left in hand)." in alt
     # The text stays as the fallback: the results announcement has every tray as a grid.
     assert "✅" in state.announcements[-1].fields[0].value
     # Faces and marks only: no tile id in the spec.

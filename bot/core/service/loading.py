@@ -30,6 +30,7 @@ class Loading:
         new_seed: Callable[[], int] = rng.new_seed,
         undo_wait: float = 60.0,
         post_coalesce: float = 0.0,
+        ping_after_idle: float = 0.0,
     ) -> None:
         self.store = store
         self.now = now
@@ -39,6 +40,11 @@ class Loading:
         # when the session posted less than that ago (a quick game; 0: never wait).
         self.post_coalesce = post_coalesce
         self._last_posted: dict[int, float] = {}  # session → wall time of its last channel post
+        # Seconds since a player's last move in a game under which a turn notice does not ping
+        # them (they are at the table); 0: always ping. When each player last moved, by session
+        # (in memory: after a restart everyone awaited is pinged once more, which is safe).
+        self.ping_after_idle = ping_after_idle
+        self._last_moved: dict[int, dict[str, float]] = {}
         self._locks: dict[int, SessionLock] = {}
         self._state_json = StateJson()  # each cached session's last state JSON, by field
         self._listeners: list[Callable[[Change], None]] = []

@@ -80,7 +80,7 @@ class Writing(Loading):
             posts=self._held(
                 s.id,
                 _news_posts(s.game, old, new, s.row.announced)
-                + _announcement_posts(new, s.row.announced)
+                + _announcement_posts(new, s.row.announced, self._at_the_table(s.id, log))
                 + posts
                 + _result_posts(s, outcome),
             ),
@@ -115,6 +115,21 @@ class Writing(Loading):
         hold = {"hold": self.post_coalesce}
         return [NewPost({**p.payload, **hold}, p.target) if p.joins_others else p for p in posts]
 
+    def _at_the_table(self, session_id: int, log: list[NewAction]) -> frozenset[str]:
+        """The players of the session who moved less than ``ping_after_idle`` seconds ago,
+        counting the moves being written (a deadline's or a bot's move is nobody's presence)."""
+        if self.ping_after_idle <= 0:
+            return frozenset()
+        now = self.now()
+        moved = self._last_moved.pop(session_id, {})
+        self._last_moved[session_id] = moved  # newest last: the oldest go first past the cap
+        if len(self._last_moved) > LAST_POSTED_KEPT:
+            del self._last_moved[next(iter(self._last_moved))]
+        for entry in log:
+            if entry.source == "player" and entry.undoes is None:
+                moved[entry.player] = now
+        return frozenset(p for p, at in moved.items() if now - at < self.ping_after_idle)
+
     def _timers(self, game: Game[Any, Any], state: GameState) -> list[TimerRow]:
         clock = game.clock(state)
         if clock is None or game.outcome(state) is not None:
@@ -126,16 +141,19 @@ class Writing(Loading):
         return timers
 
 
-def _announcement_posts(state: GameState, already: int) -> list[NewPost]:
+def _announcement_posts(
+    state: GameState, already: int, at_the_table: frozenset[str] = frozenset()
+) -> list[NewPost]:
     """The new announcements. A "whose turn" notice is for the people awaited: it pings the
-    human players it names, and a bot seat's turn is not announced (nobody needs it)."""
+    human players it names, and a bot seat's turn is not announced (nobody needs it). No
+    announcement pings a player at the table (see ``ping_after_idle``): they see it come."""
     posts = []
     for a in state.announcements[already:]:
-        if a.kind == "turn":
-            humans = [p for p in a.ping if not is_robot(p)]
-            if a.ping and not humans:
-                continue
-            a = a.model_copy(update={"ping": humans})
+        humans = [p for p in a.ping if not is_robot(p)]
+        if a.kind == "turn" and a.ping and not humans:
+            continue
+        if a.ping:
+            a = a.model_copy(update={"ping": [p for p in humans if p not in at_the_table]})
         posts.append(NewPost({"announcement": a.model_dump(mode="json")}, target=CHANNEL))
     return posts
 
