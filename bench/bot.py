@@ -43,6 +43,15 @@ in the bot's worker process, ``bot_think_seconds`` each, while the players click
 play, no search: the control) and with the hard ones, in turn, each printing its click p99,
 then their medians (no bare bot runs). The GIL must not starve the clicks: with 10 thinking,
 p99 should stay within 10 % of the figure without them.
+
+With --paced: Discord's global limit (``--budget``, 50 requests a second, its window at its real
+length), the bot's budget the same, and clicks arriving at twice the rate the budget can show in
+time (``--rate``, else 2 × budget / 0.30 REST calls per click), run twice: not paced (budget 0:
+Discord answers 429s) then paced. For each: the REST calls it asked for and sent, their busiest
+second, the 429s, how far behind the tables and the DMs fell (seconds from the round's last
+confirm to the table's next edit and to each player's next menu, p50/p99), and whether every
+table and DM showed the final state once the bot was done: a second bot started on the same
+database redraws every open game and must find nothing to change.
 """
 
 from __future__ import annotations
@@ -71,6 +80,7 @@ from bench.cluster import cpu_seconds, database  # noqa: E402
 from bot.app import GC_THRESHOLDS  # noqa: E402
 from emulator import DiscordEmulator, EmulatorError, Message, RestCall  # noqa: E402
 from emulator.models import version_text  # noqa: E402
+from emulator.ratelimits import GLOBAL_WINDOW  # noqa: E402
 
 CONFIRM = "Confirm order & ballot"
 # --game: each player the step awaits clicks up to this many times in it (a person finishing
@@ -287,6 +297,7 @@ async def one_game(
             post_coalesce_interval=Settings.model_fields["post_coalesce_interval"].default * scale,
             sqlite_synchronous="NORMAL",
             bot_player_delay=2.0 * scale,
+            rest_budget_window=scale,  # Discord's global limit, as the emulator scales it
             ping_after_idle=Settings.model_fields["ping_after_idle"].default * scale,
         )
         bot = CafeBot(settings, clock=clock, new_seed=lambda: 20261123)
@@ -543,9 +554,23 @@ async def main() -> None:
         default=0,
         help="tables that also seat a hard bot player; runs alternate without and with them",
     )
+    parser.add_argument(
+        "--paced",
+        action="store_true",
+        help="Discord's global limit at its real window, clicks at twice what the budget shows "
+        "in time: not paced, then paced (see above)",
+    )
+    parser.add_argument(
+        "--budget", type=int, default=50, help="--paced: the bot's REST requests per second"
+    )
     args = parser.parse_args()
     if args.thinkers > args.sessions:
         parser.error("--thinkers: at most --sessions")
+    if args.paced:
+        rate = args.rate or 2 * args.budget / CALLS_PER_CLICK
+        for budget in (0, args.budget):
+            await paced_run(args, budget, rate)
+        return
     if args.pairs < 1:
         parser.error("--pairs: at least 1")
     if args.processes > 1 and args.database_url == "sqlite":
@@ -653,6 +678,8 @@ async def one_pair(
                 "CAFEBOT_DATABASE_URL": url,
                 "CAFEBOT_GUILD_READY_TIMEOUT": "0.05",
                 "CAFEBOT_LOG_LEVEL": os.environ.get("BENCH_LOG_LEVEL", "WARNING"),
+                # The budget over the emulator's scaled window: its global limit, no less.
+                "CAFEBOT_REST_BUDGET_WINDOW": str(emu.rate_limiter.scale),
                 "PYTHONPATH": str(ROOT),
             }
             if len(guilds) == 1:
@@ -848,6 +875,243 @@ async def one_pair(
     if unclean is not None:
         raise unclean
     return Pair(ours, bare, q[98] * 1000, bq[98] * 1000, floor, fq[98] * 1000)
+
+
+CALLS_PER_CLICK = 0.30  # REST calls per click beyond its callback (the saturated run's)
+
+
+def global_calls(calls: list[RestCall]) -> list[RestCall]:
+    """Calls that count against Discord's global limit (not interactions' own)."""
+    return [c for c in calls if "/interactions/" not in c.path and "/webhooks/" not in c.path]
+
+
+def busiest_second(calls: list[RestCall]) -> int:
+    """The most calls that arrived within any one second."""
+    times = sorted(c.time for c in calls)
+    most, start = 0, 0
+    for end, t in enumerate(times):
+        while times[start] <= t - 1.0:
+            start += 1
+        most = max(most, end - start + 1)
+    return most
+
+
+def shown(emu: DiscordEmulator, tables: list[tuple[int, list[int]]]) -> dict[int, object]:
+    """What every table and DM shows (text, embeds, controls), by message."""
+    messages = [m for channel, _ in tables for m in emu.channel_messages(channel)]
+    messages += [m for _, users in tables for u in users for m in emu.dm_messages(u)]
+    return {m.id: (m.content, m.embeds, m.components) for m in messages}
+
+
+async def quiet(emu: DiscordEmulator, for_seconds: float = 2.0, at_most: float = 300.0) -> None:
+    """Wait until the bot has made no REST call for ``for_seconds`` (it is done showing)."""
+    deadline = time.monotonic() + at_most
+    while time.monotonic() < deadline:
+        count = len(emu.rest_calls)
+        await asyncio.sleep(for_seconds)
+        if len(emu.rest_calls) == count:
+            return
+    raise RuntimeError("the bot kept calling Discord")
+
+
+def lags(
+    rounds_ended: list[tuple[int, float]],
+    tables: list[tuple[int, list[int]]],
+    table_ids: list[int],
+    emu: DiscordEmulator,
+    calls: list[RestCall],
+) -> tuple[list[float], list[float]]:
+    """Seconds from each round's last confirm (session, time) to its table's next edit, and
+    to each of its players' next DM (the next round's menu)."""
+    dm_of = {u: emu.dm_channel_id(u) for _, users in tables for u in users}
+    table_at: dict[int, list[float]] = {}
+    dm_at: dict[int, list[float]] = {}
+    for call in calls:
+        parts = call.path.split("/")
+        if "channels" not in parts or len(parts) <= parts.index("channels") + 2:
+            continue
+        channel = int(parts[parts.index("channels") + 1])
+        if call.method == "PATCH" and parts[-1].isdigit():
+            table_at.setdefault(int(parts[-1]), []).append(call.time)
+        elif call.method == "POST" and parts[-1] == "messages":
+            dm_at.setdefault(channel, []).append(call.time)
+    table_lags, dm_lags = [], []
+    for n, ended in rounds_ended:
+        table_lags += [t - ended for t in table_at.get(table_ids[n], []) if t >= ended][:1]
+        for user in tables[n][1]:
+            channel = dm_of[user]
+            dm_lags += [t - ended for t in dm_at.get(channel or 0, []) if t >= ended][:1]
+    return table_lags, dm_lags
+
+
+def p50_p99(values: list[float]) -> str:
+    if len(values) < 2:
+        return "n/a"
+    q = statistics.quantiles(values, n=100)
+    return f"p50 {q[49]:.2f} s, p99 {q[98]:.2f} s, max {max(values):.2f} s ({len(values)})"
+
+
+async def paced_run(args: argparse.Namespace, budget: int, rate: float) -> None:
+    """One run of --paced (see the module's docstring); ``budget`` 0: not paced."""
+    async with DiscordEmulator() as emu:
+        # The global limit at its real window (the buckets of each route keep the emulator's
+        # short windows, as in the saturated run: opening 400 DM channels at Discord's 5 per
+        # 5 s would take the run's first seven minutes).
+        emu.rate_limiter.global_window = GLOBAL_WINDOW / emu.rate_limiter.scale
+        emu.rate_limiter.global_limit = args.budget  # the budget is Discord's limit here
+        guild = emu.add_guild("Bench")
+        tables = []
+        for n in range(args.sessions):
+            channel = emu.add_text_channel(guild, f"table-{n}")
+            tables.append(
+                (channel, [emu.add_user(f"p{n}-{i}", guild=guild) for i in range(args.players)])
+            )
+        everyone = [u for _, users in tables for u in users]
+        with tempfile.TemporaryDirectory(prefix="cafebot-bench-") as tmp:
+            env = {
+                k: v for k, v in os.environ.items() if not k.startswith(("CAFEBOT_", "DISCORD_"))
+            }
+            env |= emu.env() | {
+                "CAFEBOT_DATABASE_URL": f"sqlite:///{Path(tmp) / 'bench.sqlite3'}",
+                "CAFEBOT_GUILD_READY_TIMEOUT": "0.05",
+                "CAFEBOT_LOG_LEVEL": os.environ.get("BENCH_LOG_LEVEL", "ERROR"),
+                "CAFEBOT_DEV_GUILD_ID": str(guild),
+                "CAFEBOT_REST_BUDGET": str(budget),
+                "CAFEBOT_STATS_PATH": str(Path(tmp) / "stats.0.json"),
+                "PYTHONPATH": str(ROOT),
+            }
+
+            async def start() -> asyncio.subprocess.Process:
+                bot = await asyncio.create_subprocess_exec(
+                    sys.executable, "-m", "bot", cwd=tmp, env=env
+                )
+                await emu.wait_for_bot_ready(timeout=60)
+                return bot
+
+            async def stop(bot: asyncio.subprocess.Process) -> None:
+                bot.send_signal(signal.SIGINT)
+                await bot.wait()
+
+            bot = await start()
+            table_ids: list[int] = []
+            late: list[str] = []
+            try:
+
+                async def open_table(channel: int, users: list[int]) -> int:
+                    result = await emu.slash(
+                        users[0], channel, "game new", {"game": "cafe-carnage"}
+                    )
+                    table = await result.final()
+                    for user in users[1:]:
+                        await emu.click(user, table.id, emu.get_message(table.id).button("Join"))
+                    await emu.click(users[0], table.id, emu.get_message(table.id).button("Start"))
+                    return table.id
+
+                opening = asyncio.Semaphore(10)  # not the measured part: gently
+
+                async def open_gently(channel: int, users: list[int]) -> int:
+                    async with opening:
+                        return await open_table(channel, users)
+
+                table_ids = list(await asyncio.gather(*(open_gently(c, u) for c, u in tables)))
+                played: set[int] = set()
+                await wait_for_menus(emu, everyone, played)
+                await quiet(emu)
+                PACE.rate, PACE.next_slot = rate, 0.0
+                freeze_heap()  # see freeze_heap: no full collection pauses the emulator
+                since, limited = len(emu.rest_calls), len(emu.rate_limited)
+                rounds_ended: list[tuple[int, float]] = []
+                latencies: list[float] = []
+                started = time.perf_counter()
+
+                async def click(user: int, message_id: int, custom_id: str) -> None:
+                    """A click, again if it was not answered within Discord's 3 s (as a
+                    player would: counted, and printed)."""
+                    await PACE.wait()
+                    for _ in range(3):
+                        try:
+                            result = await emu.click(user, message_id, custom_id)
+                        except EmulatorError as exc:
+                            late.append(str(exc)[:120])
+                            continue
+                        latencies.append(result.latency)
+                        return
+                    raise RuntimeError(f"a click failed three times: {late[-1]}")
+
+                async def play(user: int) -> None:
+                    menu = new_menu(emu, user, played)
+                    assert menu is not None
+                    played.add(menu)
+                    for custom_id in first_choices(emu, menu):
+                        await click(user, menu, custom_id)
+
+                    def confirm_enabled() -> bool:
+                        buttons = emu.get_message(menu).buttons()
+                        return any(label == CONFIRM and not off for label, _, off in buttons)
+
+                    await emu.wait_until(confirm_enabled, timeout=60)
+                    await click(user, menu, emu.get_message(menu).button(CONFIRM))
+
+                async def play_table(n: int, users: list[int]) -> None:
+                    for user in users:
+                        await play(user)
+                    rounds_ended.append((n, emu.clock()))
+
+                for _ in range(args.rounds):
+                    await asyncio.gather(
+                        *(play_table(n, users) for n, (_, users) in enumerate(tables))
+                    )
+                    await wait_for_menus(emu, everyone, played)
+                elapsed = time.perf_counter() - started
+                await quiet(emu)
+                done = shown(emu, tables)  # once the bot is done: what it shows now
+                calls = emu.rest_calls[since:]
+                refused = len(emu.rate_limited) - limited
+                await counters_now([bot], Path(tmp))  # writes its stats file
+                stats = json.loads((Path(tmp) / "stats.0.json").read_text()).get("paced")
+            finally:
+                await stop(bot)
+            # A second bot on the same database redraws every open game from what is stored.
+            await asyncio.sleep(1.0)  # the first one's requests out of Discord's window
+            bot = await start()
+            try:
+                await quiet(emu)
+            finally:
+                await stop(bot)
+            after = shown(emu, tables)
+            stale = [m for m in done if done[m] != after.get(m)]
+            new = len(after.keys() - done.keys())
+        emu.assert_clean(allow_rate_limited=True)
+
+    sent = global_calls(calls)
+    clicks = len(latencies)
+    table_lags, dm_lags = lags(rounds_ended, tables, table_ids, emu, calls)
+    print(
+        f"{'paced, budget ' + str(budget) + '/s' if budget else 'not paced'}: "
+        f"{args.sessions} sessions × {args.players} players × {args.rounds} rounds, "
+        f"clicks arriving at {rate:.0f}/s; Discord's global limit {args.budget}/s"
+    )
+    print(
+        f"  clicks: {clicks} in {elapsed:.1f} s = {clicks / elapsed:.0f}/s "
+        "(each round waits for the next round's menus)"
+    )
+    print(
+        f"  REST calls beyond the callbacks (429s included): {len(sent)} = {len(sent) / clicks:.2f} per click, "
+        f"{len(sent) / elapsed:.0f}/s; busiest second: {busiest_second(sent)}"
+    )
+    print(f"  429 answers: {refused}")
+    if late:
+        print(f"  clicks not answered within 3 s (clicked again): {len(late)}")
+    if stats:
+        print(f"  waited for the budget: {stats['waited']} (requests and sync passes)")
+    print(f"  table behind: {p50_p99(table_lags)}")
+    print(f"  DMs behind:   {p50_p99(dm_lags)}")
+    print(
+        f"  at the final state: {len(done) - len(stale)} of {len(done)} tables and DMs "
+        f"({len(stale)} changed by a fresh bot, {new} sent by it)"
+    )
+    q = statistics.quantiles(latencies, n=100)
+    print(f"  INTERACTION_CREATE → callback: p50 {q[49] * 1000:.1f} ms, p99 {q[98] * 1000:.1f} ms")
 
 
 if __name__ == "__main__":

@@ -29,6 +29,7 @@ from bot.adapter.components import Controls
 from bot.adapter.items import Handlers, install_fast_dispatch, make_items, on_message
 from bot.adapter.messenger import Messenger
 from bot.adapter.monitoring import Monitor, game_of_click, gateway_up, http_trace
+from bot.adapter.pacing import Pacer
 from bot.adapter.pictures import Pictures
 from bot.adapter.replay_controls import ReplayControls
 from bot.adapter.replies import GameTree, Replies
@@ -101,6 +102,12 @@ class CafeBot(commands.Bot):
         self.tune_gc = False  # run_bot: freeze what start-up built (see GC_THRESHOLDS)
         self.replies: Replies | None = None
         self.screens: Screens | None = None
+        # Discord's global limit, kept before Discord must refuse (None: not paced): every
+        # request of discord.py's HTTP client, log-in included, waits for the budget.
+        self.pacer: Pacer | None = None
+        if settings.rest_budget:
+            self.pacer = Pacer(settings.rest_budget, window=settings.rest_budget_window)
+            self.pacer.install(self.http)
         self.clicks = 0  # component interactions received (for benchmarks)
         self.stopping = False  # a stop began: new interactions are answered STOPPING
         self._handling: set[asyncio.Task[Any]] = set()  # interactions being handled
@@ -204,6 +211,7 @@ class CafeBot(commands.Bot):
             presentation=Presentation(self.store if self.store.shared else None),
             closed_dms=closed_dms,
             records_shown=not self.store.shared,
+            pacer=self.pacer,
         )
         controls = Controls(service, screens, replies, self.tables)
         replays = ReplayControls(service, replies, items)
@@ -243,6 +251,9 @@ class CafeBot(commands.Bot):
         service = self.service
         service.moved = metrics.move
         metrics.watch_sync_queue(self.tables.queue_depth)
+        if self.pacer is not None:
+            pacer = self.pacer
+            metrics.watch_behind_budget(lambda: pacer.behind)
 
         async def refresh() -> None:
             metrics.stored(*await service.backlog())
@@ -347,11 +358,13 @@ class CafeBot(commands.Bot):
         """For benchmarks: the counters so far, to ``stats_path`` (at exit, and on SIGUSR1 so a
         bench can count from the start of its measured phase)."""
         if self.settings.stats_path is not None and self.screens is not None:
-            stats = {
+            stats: dict[str, Any] = {
                 "renders": dict(self.screens.renders),
                 "clicks": self.clicks,
                 "simulations": self.robots.simulations if hasattr(self, "robots") else 0,
             }
+            if self.pacer is not None:  # requests let through, and of them those that waited
+                stats["paced"] = {"sent": self.pacer.sent, "waited": self.pacer.waited}
             path = self.settings.stats_path
             partial = path.with_name(path.name + ".partial")
             partial.write_text(json.dumps(stats), encoding="utf-8")

@@ -36,6 +36,7 @@ import discord
 from bot.adapter.answer import ACK, Answer, edit
 from bot.adapter.closed_dms import TOLD, ClosedDms
 from bot.adapter.messenger import ChannelGone, Failure, Messenger, failure_of
+from bot.adapter.pacing import Pacer, pass_paced, slot_ahead
 from bot.adapter.pictures import Pictures
 from bot.adapter.render import embed_of, mention_line, names_in
 from bot.adapter.screens import DM_CLOSED_TABLE_HELP, Rendered, Screens
@@ -182,8 +183,12 @@ class TableSync:
         presentation: Presentation | None = None,
         closed_dms: ClosedDms | None = None,
         records_shown: bool = False,
+        pacer: Pacer | None = None,
     ) -> None:
         self.service = service
+        # Under Discord's global limit: a pass waits for the budget before it loads the session
+        # (its changes meanwhile are shown together, with the newest state).
+        self.pacer = pacer
         self.closed_dms = closed_dms or ClosedDms(service)
         self.presentation = presentation or Presentation()
         self.screens = screens
@@ -338,7 +343,7 @@ class TableSync:
     async def _work(self, session_id: int) -> None:
         try:
             while session_id in self._pending:
-                async with self._slot():
+                async with self._slot(), pass_paced(self.pacer):
                     pending = self._pending.pop(session_id, None)
                     if pending is None:
                         break
@@ -650,9 +655,14 @@ class TableSync:
                 interval *= PROGRESS_ONLY_SLOWDOWN
         if self._throttled(s, TABLE, interval):
             return
-        async with self._lock(message_id):
+        async with slot_ahead(self.pacer), self._lock(message_id):
             if self._table_digests.get(s.id) == parts.digest:
                 return  # a click's answer showed it meanwhile
+            if self.pacer is not None and (await self.service.load(s.id)).version != s.version:
+                # A click's answer may have drawn a newer state while this waited for the
+                # budget: draw the newest, in a pass of its own, rather than go back.
+                self.on_change(Change(s.id, frozenset({TABLE}), posted=False))
+                return
             table = self.screens.render_table(s, parts)
             self._edited_at[(s.id, TABLE)] = time.monotonic()
             try:
@@ -1090,7 +1100,7 @@ class TableSync:
                 return
             if self._throttled(s, user_id, self.dm_edit_interval):
                 return
-            async with self._lock(message_id):
+            async with slot_ahead(self.pacer), self._lock(message_id):
                 if self._dm_state(s, user_id) == (panel.stamp, digest):
                     return  # a click's answer showed it meanwhile
                 if (await self.service.load(s.id)).version != s.version:

@@ -134,6 +134,17 @@ class Settings(BaseSettings):
         description="Seconds between edits of a table message (Discord rate-limits channel "
         "message edits); changes in between are shown together.",
     )
+    rest_budget: int = Field(
+        default=50,
+        ge=0,
+        le=100000,
+        description="REST requests per second the bot allows itself in all (Discord's global "
+        "limit is 50 per second, more for a bot Discord granted more): table and DM edits wait "
+        "for room and are shown together, a click's own answer never waits (0: not paced).",
+    )
+    # For tests and benchmarks against the emulator with its windows scaled down: the window
+    # the budget is counted over (Discord's: one second).
+    rest_budget_window: float = Field(default=1.0, gt=0, le=60)
 
     metrics_port: int | None = Field(
         default=None,

@@ -70,6 +70,7 @@ class World:
     table_edit_interval: float = 0.0
     post_coalesce_interval: float = 0.0  # every move's posts go at once: tests read them after
     bot_player_delay: float = 0.0  # bot players move at once: tests wait for them, not a clock
+    rest_budget: int = 50  # REST requests per second the bot allows itself (0: not paced)
     ping_after_idle: float = 0.0  # every turn notice pings (tests of the idle rule set it)
     bot: CafeBot | None = None
 
@@ -88,6 +89,7 @@ class World:
             dm_edit_interval=self.table_edit_interval,
             post_coalesce_interval=self.post_coalesce_interval,
             bot_player_delay=self.bot_player_delay,
+            rest_budget=self.rest_budget,
             ping_after_idle=self.ping_after_idle,
         )
         return CafeBot(settings, clock=self.clock, new_seed=lambda: self.seed)
