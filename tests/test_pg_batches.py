@@ -6,6 +6,7 @@ nothing applied."""
 from __future__ import annotations
 
 import asyncio
+import random
 from collections.abc import AsyncIterator
 from dataclasses import replace
 from typing import Any
@@ -176,6 +177,32 @@ async def test_a_process_holders_share_its_presentation_lock(pg_url: str) -> Non
         assert (await b.acquire_presentation(s.id))[0] is False
         await a.release_presentation(s.id)
         assert (await b.acquire_presentation(s.id))[0] is True
+    finally:
+        await a.close()
+        await b.close()
+
+
+async def test_holders_coming_and_going_leave_no_lock_behind(pg_url: str) -> None:
+    """Fifty holders in one process take and give back five sessions' presentation at random,
+    with takes on their way as others give back: once all are done, another process can take
+    each of them (no lock was taken twice and given back once)."""
+    a, b = await open_store(pg_url), await open_store(pg_url)
+    rng = random.Random(7)
+    try:
+        sessions = [(await started(SessionService(a), channel=760 + n)).id for n in range(5)]
+
+        async def holder() -> None:
+            for _ in range(200):
+                session_id = rng.choice(sessions)
+                held, _ = await a.acquire_presentation(session_id)
+                assert held  # nobody else asks for them
+                await asyncio.sleep(0)
+                await asyncio.sleep(rng.random() / 1000)  # interleaved as it happens
+                await a.release_presentation(session_id)
+
+        await asyncio.gather(*(holder() for _ in range(50)))
+        for session_id in sessions:
+            assert (await b.acquire_presentation(session_id))[0] is True
     finally:
         await a.close()
         await b.close()

@@ -34,37 +34,54 @@ SELECT o.ord, o.got, o.sid IN (SELECT id FROM u) AS taken_over FROM o ORDER BY o
 Taken = tuple[bool, bool]  # (held, taken over)
 
 
+class _Taking:
+    """A take on its way, shared by the holders that asked for it meanwhile."""
+
+    def __init__(self, future: asyncio.Future[Taken]) -> None:
+        self.future = future
+        self.holders = 0
+
+
 class PresentationLocks:
     def __init__(self, conn: asyncpg.Connection, url: str, process_id: str) -> None:
         self._conn = conn
         self._url = url
         self._process_id = process_id
-        self._holders: dict[int, int] = {}  # sessions whose lock this process holds: how many
-        self._taking: dict[int, asyncio.Future[Taken]] = {}  # a take on its way, shared
+        # Sessions whose lock this process holds, and how many holders it has here. Counted
+        # when the server's answer is read (not when each holder wakes up), so a take and a
+        # give are never sent for a lock this process already holds or no longer does.
+        self._holders: dict[int, int] = {}
+        self._taking: dict[int, _Taking] = {}
         self._queue: list[tuple[bool, int, asyncio.Future[Taken]]] = []
         self._sender: asyncio.Task[None] | None = None
 
     async def acquire(self, session_id: int) -> Taken:
-        if self._holders.get(session_id, 0) > 0:
+        if session_id in self._holders:
             self._holders[session_id] += 1
             return True, False  # already this process's: it is the presenter
-        future = self._taking.get(session_id)
-        if future is None:
-            future = self._send(True, session_id)
-            self._taking[session_id] = future
-            future.add_done_callback(lambda _: self._taking.pop(session_id, None))
-        held, taken_over = await asyncio.shield(future)
-        if held:
-            self._holders[session_id] = self._holders.get(session_id, 0) + 1
-        return held, taken_over
+        taking = self._taking.get(session_id)
+        if taking is None:
+            taking = self._taking[session_id] = _Taking(self._send(True, session_id))
+        taking.holders += 1
+        try:
+            return await asyncio.shield(taking.future)
+        except asyncio.CancelledError:  # counted as a holder if the take succeeds: give it back
+            taking.future.add_done_callback(lambda done: self._give_back(session_id, done))
+            raise
+
+    def _give_back(self, session_id: int, done: asyncio.Future[Taken]) -> None:
+        if not done.cancelled() and done.exception() is None and done.result()[0]:
+            task = asyncio.ensure_future(self.release(session_id))
+            task.add_done_callback(lambda t: t.cancelled() or t.exception())
 
     async def release(self, session_id: int) -> None:
-        count = self._holders.get(session_id, 0) - 1
-        if count > 0:
-            self._holders[session_id] = count
+        count = self._holders.get(session_id, 0)
+        if count > 1:
+            self._holders[session_id] = count - 1
             return
-        if self._holders.pop(session_id, None) is None:
+        if count == 0:
             return  # not held (its connection was lost meanwhile: the server let it go)
+        del self._holders[session_id]
         await self._send(False, session_id)
 
     def _send(self, take: bool, session_id: int) -> asyncio.Future[Taken]:
@@ -89,15 +106,22 @@ class PresentationLocks:
                     self._process_id,
                 )
             except BaseException as exc:
-                for _, _, future in batch:
+                for take, session_id, future in batch:
+                    if take:
+                        self._taking.pop(session_id, None)
                     if not future.done():
                         future.set_exception(exc)
                 if not isinstance(exc, Exception):
                     raise
                 continue
-            for (_, _, future), row in zip(batch, rows, strict=True):
+            for (take, session_id, future), row in zip(batch, rows, strict=True):
+                got = bool(row["got"])
+                if take:
+                    taking = self._taking.pop(session_id, None)
+                    if got and taking is not None:
+                        self._holders[session_id] = taking.holders
                 if not future.done():
-                    future.set_result((bool(row["got"]), bool(row["taken_over"])))
+                    future.set_result((got, bool(row["taken_over"])))
 
     async def close(self) -> None:
         await self._conn.close()
