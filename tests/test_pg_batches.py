@@ -206,3 +206,22 @@ async def test_holders_coming_and_going_leave_no_lock_behind(pg_url: str) -> Non
     finally:
         await a.close()
         await b.close()
+
+
+async def test_without_a_connection_each_waiting_move_and_stamp_fails(pg_url: str) -> None:
+    """The pool closing (the bot stopping, the server gone) under moves and stamp reads that
+    wait: each fails with the reason, none waits for an answer that never comes."""
+    store = await open_store(pg_url)
+    assert isinstance(store, PostgresStore)
+    sessions = [await started(SessionService(store), channel=770 + n) for n in range(3)]
+    await store._pool.close()
+    results = await asyncio.wait_for(
+        asyncio.gather(
+            *(store._commit_move(a_move(s)) for s in sessions),
+            *(store.session_stamp(s.id) for s in sessions),
+            return_exceptions=True,
+        ),
+        timeout=60,  # a guard against a hang, not a measure: each fails at once
+    )
+    assert all(isinstance(r, asyncpg.InterfaceError) for r in results), results
+    await store.close()

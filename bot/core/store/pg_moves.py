@@ -26,6 +26,7 @@ from typing import Any
 import asyncpg
 
 from bot.core.errors import StaleWrite
+from bot.core.store.pg_stamps import fail
 from bot.core.store.rows import MoveWrite
 
 # $1 the time; then the moves', the actions', the posts' and the timers' columns.
@@ -173,30 +174,38 @@ class MoveBatches:
     async def _drain(self) -> None:
         try:
             while self._waiting:
-                async with self._pool.acquire() as conn:
-                    batch = self._next_batch()  # taken once a connection is ready: a bigger one
-                    if not batch:  # what waits is another writer's to send, once its batch is in
-                        return
-                    sessions = {move.session_id for move, _ in batch}
-                    self._in_flight |= sessions
-                    try:
+                try:
+                    async with self._pool.acquire() as conn:
+                        batch = self._next_batch()  # taken once a connection is ready: bigger
+                        if not batch:  # what waits is another writer's, once its batch is in
+                            return
                         await self._send(conn, batch)
-                    finally:
-                        self._in_flight -= sessions
+                except BaseException as exc:
+                    # No connection (the pool is closing, the server is gone): the moves still
+                    # waiting fail (none was sent), none waits for an answer that never comes.
+                    waiting, self._waiting = self._waiting, []
+                    error = self._on_error(exc)
+                    for _, future in waiting:
+                        fail(future, error)
+                    if not isinstance(exc, Exception):
+                        raise
         finally:
             self._busy -= 1
 
     async def _send(self, conn: Any, batch: list[Waiting]) -> None:
+        sessions = {move.session_id for move, _ in batch}
+        self._in_flight |= sessions
         try:
             rows = await conn.fetch(MOVES_SQL, *moves_args([m for m, _ in batch], time.time()))
         except BaseException as exc:
             error = self._on_error(exc)
             for _, future in batch:
-                if not future.done():
-                    future.set_exception(error)
+                fail(future, error)
             if not isinstance(exc, Exception):  # cancelled: the writer stops too
                 raise
             return
+        finally:
+            self._in_flight -= sessions
         self._on_commit()
         self.batches += 1
         self.moves += len(batch)

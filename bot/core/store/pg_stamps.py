@@ -10,12 +10,23 @@ before it asked, as a read of its own would.
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 import asyncpg
 
 Stamp = tuple[int, int] | None
 
 STAMPS_SQL = "SELECT id, version, shown FROM sessions WHERE id = ANY($1::bigint[])"
+
+
+def fail(future: asyncio.Future[Any], exc: BaseException) -> None:
+    """``future`` raises ``exc`` (or is cancelled, when that is what happened)."""
+    if future.done():
+        return
+    if isinstance(exc, asyncio.CancelledError):
+        future.cancel()
+    else:
+        future.set_exception(exc)
 
 
 class StampReads:
@@ -39,18 +50,22 @@ class StampReads:
     async def _drain(self) -> None:
         try:
             while self._waiting:
-                async with self._pool.acquire() as conn:
-                    batch, self._waiting = self._waiting, {}
-                    try:
+                batch: dict[int, list[asyncio.Future[Stamp]]] = {}
+                try:
+                    async with self._pool.acquire() as conn:
+                        batch, self._waiting = self._waiting, {}
                         rows = await conn.fetch(STAMPS_SQL, list(batch))
-                    except BaseException as exc:
-                        for futures in batch.values():
-                            for future in futures:
-                                if not future.done():
-                                    future.set_exception(exc)
-                        if not isinstance(exc, Exception):
-                            raise
-                        continue
+                except BaseException as exc:
+                    # No connection (the pool is closing, the server is gone): those waiting
+                    # fail too, none is left waiting for an answer that never comes.
+                    if not batch:
+                        batch, self._waiting = self._waiting, {}
+                    for futures in batch.values():
+                        for future in futures:
+                            fail(future, exc)
+                    if not isinstance(exc, Exception):
+                        raise
+                    continue
                 found = {int(r["id"]): (int(r["version"]), int(r["shown"])) for r in rows}
                 for session_id, futures in batch.items():
                     for future in futures:
