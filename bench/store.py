@@ -132,6 +132,9 @@ async def service_loop(
         *(drive(service, s, deadline, latencies) for s in started_sessions)
     )
     elapsed = time.perf_counter() - t0
+    batches = getattr(store, "moves", None)  # PostgreSQL: moves written a batch at a time
+    if batches is not None and batches.batches:
+        print(f"moves per statement (and commit): {batches.moves / batches.batches:.1f}")
     await store.close()
     return sum(counts) / elapsed, latencies
 

@@ -14,6 +14,7 @@ outbox rows taken by one process for a lease, and the right to show a session in
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import os
@@ -31,6 +32,7 @@ from bot.core.store.migrations import MIGRATIONS, SCHEMA_VERSION
 from bot.core.store.rows import (
     ActionRow,
     LevelLine,
+    MoveWrite,
     NewAction,
     NewerDatabase,
     NewPost,
@@ -663,47 +665,57 @@ class Store(ABC):
         returns once committed (durable). Concurrent calls for different sessions may share a
         commit. ``results``: the game ended with these (for /game stats); ``settle_undo``: the
         session's undo request is settled by this change."""
+        await self._commit_move(
+            MoveWrite(
+                session_id=session_id,
+                version=version,
+                state=state,
+                status=status,
+                outcome=outcome,
+                announced=announced,
+                actions=new_actions,
+                posts=posts or [],
+                timers=None if keep_timers else (timers or []),
+                settle_undo=settle_undo,
+                results=results or [],
+            )
+        )
 
-        async def work(tx: Tx) -> None:
-            # The guarded UPDATE comes first: a stale version fails before anything is written.
-            cols: dict[str, Any] = {"state": state, "status": status, "outcome": outcome}
-            if announced is not None:
-                cols["announced"] = announced
-            await self._bump(tx, session_id, version, **cols)
-            now = time.time()
-            rated: rating_sql.Changes = {}
-            for r in results or []:
-                await _insert_result(tx, session_id, r, now)
-            if results:
-                await _add_to_totals(tx, session_id)
-                rated = await rating_sql.rate_session(tx, session_id, self._for_update)
-            await self._insert_posts(tx, session_id, _with_ratings(posts or [], rated))
-            for a in new_actions:  # the next seq is computed in the INSERT: one trip each
+    async def _commit_move(self, move: MoveWrite) -> None:
+        """A backend may write many moves at once (PostgreSQL: one statement for them all)."""
+        await self._write(functools.partial(self._write_move, move))
+
+    async def _write_move(self, move: MoveWrite, tx: Tx) -> None:
+        session_id = move.session_id
+        # The guarded UPDATE comes first: a stale version fails before anything is written.
+        cols: dict[str, Any] = {"state": move.state, "status": move.status, "outcome": move.outcome}
+        if move.announced is not None:
+            cols["announced"] = move.announced
+        await self._bump(tx, session_id, move.version, **cols)
+        now = time.time()
+        rated: rating_sql.Changes = {}
+        for r in move.results:
+            await _insert_result(tx, session_id, r, now)
+        if move.results:
+            await _add_to_totals(tx, session_id)
+            rated = await rating_sql.rate_session(tx, session_id, self._for_update)
+        await self._insert_posts(tx, session_id, _with_ratings(move.posts, rated))
+        for a in move.actions:  # the next seq is computed in the INSERT: one trip each
+            await tx.execute(
+                "INSERT INTO actions (session_id, seq, player, action, source, created_at, "
+                "undoes) SELECT ?, COALESCE(MAX(seq), 0) + 1, ?, ?, ?, ?, ? FROM actions "
+                "WHERE session_id = ?",
+                (session_id, a.player, json.dumps(a.action), a.source, now, a.undoes, session_id),
+            )
+        if move.settle_undo:
+            await tx.execute("DELETE FROM undo_requests WHERE session_id = ?", (session_id,))
+        if move.timers is not None:
+            await tx.execute("DELETE FROM timers WHERE session_id = ?", (session_id,))
+            for t in move.timers:
                 await tx.execute(
-                    "INSERT INTO actions (session_id, seq, player, action, source, created_at, "
-                    "undoes) SELECT ?, COALESCE(MAX(seq), 0) + 1, ?, ?, ?, ?, ? FROM actions "
-                    "WHERE session_id = ?",
-                    (
-                        session_id,
-                        a.player,
-                        json.dumps(a.action),
-                        a.source,
-                        now,
-                        a.undoes,
-                        session_id,
-                    ),
+                    "INSERT INTO timers (session_id, kind, key, due_at) VALUES (?, ?, ?, ?)",
+                    (session_id, t.kind, t.key, t.due_at),
                 )
-            if settle_undo:
-                await tx.execute("DELETE FROM undo_requests WHERE session_id = ?", (session_id,))
-            if not keep_timers:
-                await tx.execute("DELETE FROM timers WHERE session_id = ?", (session_id,))
-                for t in timers or []:
-                    await tx.execute(
-                        "INSERT INTO timers (session_id, kind, key, due_at) VALUES (?, ?, ?, ?)",
-                        (session_id, t.kind, t.key, t.due_at),
-                    )
-
-        await self._write(work)
 
     async def set_status(
         self,

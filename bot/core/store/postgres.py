@@ -11,7 +11,6 @@ What one process may assume of SQLite, several must claim here:
 
 from __future__ import annotations
 
-import asyncio
 import functools
 import re
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
@@ -23,13 +22,14 @@ import asyncpg
 from asyncpg.pool import PoolConnectionProxy
 
 from bot.core.store.base import Record, Store, Tx
-from bot.core.store.rows import DatabaseUnreachable, PostRow, TimerRow, row_of
+from bot.core.store.pg_locks import PRESENT_LOCKS, PresentationLocks
+from bot.core.store.pg_moves import MoveBatches
+from bot.core.store.pg_stamps import StampReads
+from bot.core.store.rows import DatabaseUnreachable, MoveWrite, PostRow, TimerRow, row_of
 
 T = TypeVar("T")
 
-# Advisory lock keys: this namespace in the high 32 bits, the session id in the low ones.
-PRESENT_LOCKS = 0x63616665 << 32  # "cafe"
-SCHEMA_LOCK = PRESENT_LOCKS - 1
+SCHEMA_LOCK = PRESENT_LOCKS - 1  # an advisory lock key, beside the presentation locks
 
 
 @functools.lru_cache(maxsize=512)
@@ -55,6 +55,13 @@ def redacted(url: str) -> str:
     return parts._replace(netloc=netloc).geturl()
 
 
+async def _kept(conn: asyncpg.Connection) -> None:
+    """A connection given back to the pool is kept as it is: by default asyncpg resets it (a
+    round trip per use, most of a read's cost), but nothing here leaves state on a pooled
+    connection (no SET, no LISTEN; the advisory locks live on their own connection). asyncpg
+    still rolls back a transaction left open."""
+
+
 class _PgTx:
     def __init__(self, conn: asyncpg.Connection | PoolConnectionProxy) -> None:
         self._conn = conn
@@ -77,8 +84,10 @@ class PostgresStore(Store):
         super().__init__()
         self._pool = pool
         self._url = url
-        self._locks = locks  # holds this process's advisory locks (the right to present)
-        self._locks_guard = asyncio.Lock()  # one query at a time on that connection
+        # Holds this process's advisory locks (the right to present), on a connection of its own.
+        self._locks = PresentationLocks(locks, url, self.process_id)
+        self.moves = MoveBatches(pool, self._failed_batch, self._wrote)
+        self._stamps = StampReads(pool)
 
     @classmethod
     async def connect(
@@ -89,7 +98,7 @@ class PostgresStore(Store):
         settings = {"default_transaction_read_only": "on"} if read_only else None
         try:
             pool = await asyncpg.create_pool(
-                url, min_size=1, max_size=pool_size, server_settings=settings
+                url, min_size=1, max_size=pool_size, server_settings=settings, reset=_kept
             )
             locks = await asyncpg.connect(url)
         except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
@@ -125,6 +134,20 @@ class PostgresStore(Store):
         # PostgreSQL groups the WAL flushes of concurrent commits itself.
         async with self._transaction() as tx:
             return await work(tx)
+
+    async def _commit_move(self, move: MoveWrite) -> None:
+        if move.results:  # a game's last move rates its players: the statements one by one
+            await super()._commit_move(move)
+        else:  # shares one statement (one round trip, one commit) with the moves waiting
+            await self.moves.write(move)
+
+    async def session_stamp(self, session_id: int) -> tuple[int, int] | None:
+        return await self._stamps.read(session_id)  # with the others asked meanwhile
+
+    def _failed_batch(self, exc: BaseException) -> BaseException:
+        if isinstance(exc, asyncpg.DiskFullError):  # the server's disk: refused, one warning
+            return self._refused_for_space(exc)
+        return exc
 
     async def _fetch(self, sql: str, args: Sequence[Any] = ()) -> list[Record]:
         try:
@@ -200,27 +223,8 @@ class PostgresStore(Store):
         )
         return [int(r["session_id"]) for r in rows]
 
-    async def _on_lock_connection(self, sql: str, *args: Any) -> asyncpg.Record | None:
-        async with self._locks_guard:
-            if self._locks.is_closed():  # e.g. the server restarted: its locks went with it
-                self._locks = await asyncpg.connect(self._url)
-            row: asyncpg.Record | None = await self._locks.fetchrow(sql, *args)
-            return row
-
     async def acquire_presentation(self, session_id: int) -> tuple[bool, bool]:
-        # Try the lock and, when held, record this process as the presenter, in one trip;
-        # `taken_over` is whether that changed anything.
-        row = await self._on_lock_connection(
-            "WITH l AS (SELECT pg_try_advisory_lock($1) AS got), "
-            "u AS (UPDATE sessions SET presenter = $2 WHERE id = $3 AND (SELECT got FROM l) "
-            "AND presenter IS DISTINCT FROM $2 RETURNING 1) "
-            "SELECT (SELECT got FROM l) AS got, EXISTS (SELECT 1 FROM u) AS taken_over",
-            PRESENT_LOCKS + session_id,
-            self.process_id,
-            session_id,
-        )
-        assert row is not None
-        return bool(row["got"]), bool(row["taken_over"])
+        return await self._locks.acquire(session_id)
 
     async def release_presentation(self, session_id: int) -> None:
-        await self._on_lock_connection("SELECT pg_advisory_unlock($1)", PRESENT_LOCKS + session_id)
+        await self._locks.release(session_id)

@@ -122,6 +122,24 @@ class NewAction:
 
 
 @dataclass
+class MoveWrite:
+    """A new state of a session and all that goes with it (``Store.commit_state``), as data: a
+    backend may write many of these in one statement."""
+
+    session_id: int
+    version: int  # as read: the write is refused if the stored one differs
+    state: str
+    status: str
+    outcome: str | None
+    announced: int | None  # None: unchanged
+    actions: list[NewAction]
+    posts: list[NewPost]
+    timers: list[TimerRow] | None  # None: keep the session's timers
+    settle_undo: bool
+    results: list[NewResult]
+
+
+@dataclass
 class NewResult:
     """One player's result in a finished game (a cooperative game: won = the table won)."""
 
