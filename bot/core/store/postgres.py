@@ -7,6 +7,12 @@ What one process may assume of SQLite, several must claim here:
 - a session's unsent posts are claimed, in order, by one process at a time;
 - the right to edit a session's messages is a session-level advisory lock, held on a
   connection of its own (PostgreSQL releases it if the process dies).
+
+Each round trip costs the bot CPU (asyncpg, the event loop), so a click's are few: the moves
+that arrive together are one statement and one commit (``pg_moves``), the stamps asked together
+one query (``pg_stamps``), a process's holders of a session's presentation share its lock
+(``pg_locks``), a write of one statement runs without BEGIN and COMMIT around it, and a pooled
+connection is not reset on every use.
 """
 
 from __future__ import annotations
