@@ -225,3 +225,26 @@ async def test_without_a_connection_each_waiting_move_and_stamp_fails(pg_url: st
     )
     assert all(isinstance(r, asyncpg.InterfaceError) for r in results), results
     await store.close()
+
+
+async def test_one_statement_writes_write_all_they_did(service: SessionService) -> None:
+    """A DM noted, the table message set, a meta value: each one statement now, each as the
+    transaction of several was (the player's DM and the session's ``shown`` together)."""
+    store = pg(service)
+    s = await started(service, channel=780)
+    before = await store.session_stamp(s.id)
+    assert before is not None
+    shown = await store.set_dm(s.id, "1001", channel_id=5, message_id=6, stamp="st", digest="dg")
+    assert shown == before[1] + 1
+    player = next(p for p in await store.players(s.id) if p.user_id == "1001")
+    assert (player.dm_channel_id, player.dm_message_id, player.dm_stamp, player.dm_digest) == (
+        5,
+        6,
+        "st",
+        "dg",
+    )
+    assert await store.set_table_message(s.id, 77) == before[1] + 2
+    assert await store.session_stamp(s.id) == (before[0], before[1] + 2)
+    await store.set_meta("k", "v")
+    await store.set_meta("k", "w")
+    assert await store.get_meta("k") == "w"

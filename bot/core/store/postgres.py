@@ -7,13 +7,19 @@ What one process may assume of SQLite, several must claim here:
 - a session's unsent posts are claimed, in order, by one process at a time;
 - the right to edit a session's messages is a session-level advisory lock, held on a
   connection of its own (PostgreSQL releases it if the process dies).
+
+Each round trip costs the bot CPU (asyncpg, the event loop), so a click's are few: the moves
+that arrive together are one statement and one commit (``pg_moves``), the stamps asked together
+one query (``pg_stamps``), a process's holders of a session's presentation share its lock
+(``pg_locks``), a write of one statement runs without BEGIN and COMMIT around it, and a pooled
+connection is not reset on every use.
 """
 
 from __future__ import annotations
 
 import functools
 import re
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
 from contextlib import asynccontextmanager
 from typing import Any, TypeVar
 from urllib.parse import urlsplit
@@ -166,6 +172,52 @@ class PostgresStore(Store):
                 f"COALESCE(MAX(id), 0) + 1, false) FROM {table}"
             )
 
+    # -- writes of one statement: no transaction around them (BEGIN and COMMIT would be two more
+    # round trips); one statement alone is atomic, and durable once answered.
+    async def _alone(self, sql: str, args: Sequence[Any] = ()) -> list[asyncpg.Record]:
+        try:
+            async with self._pool.acquire() as conn:
+                rows: list[asyncpg.Record] = await conn.fetch(to_dollar(sql), *args)
+        except asyncpg.DiskFullError as exc:
+            raise self._refused_for_space(exc) from None
+        self._wrote()
+        return rows
+
+    async def _run(self, sql: str, args: Iterable[Any] = ()) -> int:
+        try:
+            async with self._pool.acquire() as conn:
+                status = await conn.execute(to_dollar(sql), *tuple(args))
+        except asyncpg.DiskFullError as exc:
+            raise self._refused_for_space(exc) from None
+        self._wrote()
+        return _changed(status)
+
+    async def set_table_message(self, session_id: int, message_id: int | None) -> int | None:
+        rows = await self._alone(
+            "UPDATE sessions SET table_message_id = ?, shown = shown + 1 WHERE id = ? "
+            "RETURNING shown",
+            (message_id, session_id),
+        )
+        return int(rows[0]["shown"]) if rows else None
+
+    async def set_dm(
+        self,
+        session_id: int,
+        user_id: str,
+        *,
+        channel_id: int | None,
+        message_id: int | None,
+        stamp: str | None,
+        digest: str | None,
+    ) -> int | None:
+        rows = await self._alone(
+            "WITH p AS (UPDATE players SET dm_channel_id = ?, dm_message_id = ?, dm_stamp = ?, "
+            "dm_digest = ? WHERE session_id = ? AND user_id = ?) "
+            "UPDATE sessions SET shown = shown + 1 WHERE id = ? RETURNING shown",
+            (channel_id, message_id, stamp, digest, session_id, user_id, session_id),
+        )
+        return int(rows[0]["shown"]) if rows else None
+
     # -- claims ----------------------------------------------------------------------------------
     async def claim_due_timers(self, now: float) -> tuple[list[TimerRow], float | None]:
         rows = await self._fetch(
@@ -191,25 +243,20 @@ class PostgresStore(Store):
             "SELECT id FROM outbox WHERE session_id = ? AND sent_at IS NULL LIMIT 1", (session_id,)
         ):
             return []
-        me = self.process_id
-        async with self._transaction() as tx:
-            # FOR UPDATE (no SKIP): a process claiming at the same moment waits, then sees
-            # this one's claim.
-            rows = await tx.fetch(
-                "SELECT * FROM outbox WHERE session_id = ? AND sent_at IS NULL ORDER BY id "
-                "FOR UPDATE",
-                (session_id,),
-            )
-            if any(
-                r["claimed_by"] not in (None, me) and (r["claimed_until"] or 0) >= now for r in rows
-            ):
-                return []
-            await tx.execute(
-                "UPDATE outbox SET claimed_by = ?, claimed_until = ? "
-                "WHERE session_id = ? AND sent_at IS NULL",
-                (me, now + self.claim_seconds, session_id),
-            )
-        return [row_of(PostRow, r) for r in rows]
+        # One statement: the rows locked (FOR UPDATE, no SKIP: a process claiming at the same
+        # moment waits, then sees this one's claim), and claimed unless another process's claim
+        # on one of them still runs; returned as they were.
+        rows = await self._alone(
+            "WITH r AS (SELECT * FROM outbox WHERE session_id = ? AND sent_at IS NULL "
+            "ORDER BY id FOR UPDATE), "
+            "other AS (SELECT EXISTS (SELECT 1 FROM r WHERE r.claimed_by <> ? "
+            "AND COALESCE(r.claimed_until, 0) >= ?) AS taken), "
+            "u AS (UPDATE outbox o SET claimed_by = ?, claimed_until = ? FROM r "
+            "WHERE o.id = r.id AND NOT (SELECT taken FROM other)) "
+            "SELECT r.* FROM r WHERE NOT (SELECT taken FROM other) ORDER BY r.id",
+            (session_id, self.process_id, now, self.process_id, now + self.claim_seconds),
+        )
+        return [row_of(PostRow, dict(r)) for r in rows]
 
     async def sessions_with_posts_due(self, now: float) -> list[int]:
         # A fresh post is posted by the process that wrote it, at once; the others take it only
