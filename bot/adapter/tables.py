@@ -577,7 +577,7 @@ class TableSync:
                     files=await self._files(table),
                     **table.message(),
                 )
-                await self.pictures.after_edit(new.id, table.pictures, new.attachments)
+                await self.pictures.after_edit(new.id, table.pictures, new.attachments, new=True)
                 await self.service.record_table_message(s.id, new.id)
                 self._threads.pop(s.id, None)
             self._table_digests[s.id] = table.digest
@@ -1048,7 +1048,7 @@ class TableSync:
                 s.id, user_id, channel_id=None, message_id=None, stamp=panel.stamp, digest=digest
             )
             return
-        await self.pictures.after_edit(sent.id, rendered.pictures, sent.attachments)
+        await self.pictures.after_edit(sent.id, rendered.pictures, sent.attachments, new=True)
         await self.service.record_dm(
             s.id,
             user_id,
