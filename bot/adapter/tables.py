@@ -529,6 +529,15 @@ class TableSync:
             return True
         return False
 
+    def _table_interval(self, s: Session) -> float:
+        """How long after an edit of the table the next one waits."""
+        interval = self.table_edit_interval
+        if s.game.turn_style is TurnStyle.SIMULTANEOUS:
+            interval *= SIMULTANEOUS_TABLE_SLOWDOWN
+            if self._table_awaited.get(s.id) == awaited(s):
+                interval *= PROGRESS_ONLY_SLOWDOWN
+        return interval
+
     async def _sync_table(self, s: Session) -> None:
         message_id = s.row.table_message_id
         if s.row.channel_id in self._gone_channels:
@@ -536,6 +545,11 @@ class TableSync:
         if message_id is None:
             if s.row.rematch_of is not None and s.status is SessionStatus.LOBBY:
                 await self.post_table(s.id)  # a rematch's lobby that was not posted yet
+            return
+        interval = self._table_interval(s)
+        if s.id in self._table_digests and self._throttled(s, TABLE, interval):
+            # Edited a moment ago: the pass it puts off draws whatever is newest then (moves
+            # made meanwhile, e.g. each player's confirm, are not drawn one by one).
             return
         parts = await self.screens.table_parts(s)
         pictured = any(p.image is not None for p in parts.panels)
@@ -549,11 +563,6 @@ class TableSync:
             return
         if self._leave_to_click(message_id, s.id, TABLE):
             return
-        interval = self.table_edit_interval
-        if s.game.turn_style is TurnStyle.SIMULTANEOUS:
-            interval *= SIMULTANEOUS_TABLE_SLOWDOWN
-            if self._table_awaited.get(s.id) == awaited(s):
-                interval *= PROGRESS_ONLY_SLOWDOWN
         if self._throttled(s, TABLE, interval):
             return
         async with self._lock(message_id):
