@@ -78,17 +78,20 @@ class Pictures:
         self.capacity = capacity
         self._cache: OrderedDict[tuple[str, str], bytes] = OrderedDict()
         self._drawing: dict[tuple[str, str], asyncio.Future[bytes]] = {}
-        self._shown: dict[int, Shown] = {}  # the pictures each message shows, by message id
+        # The pictures each message shows, by message id ({}: none, or none the memo knows of:
+        # an edit treats both alike, so a message without pictures asks the memo only once).
+        self._shown: dict[int, Shown] = {}
         self.stats = PictureStats()
 
-    async def shown(self, message_id: int) -> Shown | None:
-        """What a message's attachments hold (remembered across restarts), None if unknown."""
-        if message_id not in self._shown:
+    async def shown(self, message_id: int) -> Shown:
+        """What a message's attachments hold (remembered across restarts); {} if none are
+        known (a message posted without pictures has no memo)."""
+        found = self._shown.get(message_id)
+        if found is None:
             stored = await self.memo.recall(f"pictures:{message_id}")
-            if stored is None:
-                return None
-            self._shown[message_id] = {k: (v[0], int(v[1])) for k, v in json.loads(stored).items()}
-        return self._shown[message_id]
+            found = {} if stored is None else _parse_shown(stored)
+            self._shown[message_id] = found
+        return found
 
     def forget(self, message_id: int) -> None:
         """Another process edited the message: read what it shows from the memo next time."""
@@ -107,13 +110,25 @@ class Pictures:
         return await self.attachments(game, refs, shown)
 
     async def after_edit(
-        self, message_id: int, refs: list[PictureRef], attachments: list[dict[str, Any]]
+        self,
+        message_id: int,
+        refs: list[PictureRef],
+        attachments: list[dict[str, Any]],
+        *,
+        new: bool = False,
     ) -> None:
-        """Remember what the message shows now that Discord answered with its attachments."""
+        """Remember what the message shows now that Discord answered with its attachments
+        (``new``: a message just sent)."""
         shown = shown_after(refs, attachments)
-        if self._shown.get(message_id) != shown:
-            self._shown[message_id] = shown
-            await self.memo.remember(f"pictures:{message_id}", json.dumps(shown))
+        before = self._shown.get(message_id)
+        self._shown[message_id] = shown
+        if before == shown:
+            return
+        # A message without pictures that had none (a new one, or one known to have none)
+        # needs no memo: a message without one reads as having none, after a restart too.
+        if not shown and (before == {} or (before is None and new)):
+            return
+        await self.memo.remember(f"pictures:{message_id}", json.dumps(shown))
 
     async def png(self, game: Game[Any, Any], ref: PictureRef) -> bytes:
         """A game's picture (``Game.draw``)."""
@@ -188,6 +203,10 @@ class Pictures:
             else:
                 out.extend(await self.files(game, [ref]))
         return out
+
+
+def _parse_shown(stored: str) -> Shown:
+    return {k: (v[0], int(v[1])) for k, v in json.loads(stored).items()}
 
 
 def shown_after(refs: list[PictureRef], attachments: list[dict[str, Any]]) -> Shown:

@@ -253,7 +253,7 @@ class Replies:
                 shown_on, found = sent.id, sent.attachments
         if shown_on is not None:
             await self.pictures.after_edit(
-                shown_on, rendered.pictures, [dict(a.to_dict()) for a in found]
+                shown_on, rendered.pictures, [dict(a.to_dict()) for a in found], new=not edit
             )
         return followup
 

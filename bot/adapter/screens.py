@@ -30,7 +30,7 @@ from bot.adapter.results import ResultMessage, result_message
 from bot.core.options import describe_options, lobby_option_controls
 from bot.core.record import short
 from bot.core.seats import ROBOT_LABEL, is_robot
-from bot.core.sessions import Session, SessionService
+from bot.core.sessions import Change, Session, SessionService
 from bot.core.store import SessionStatus
 from games.engine import Game, PrivatePanel
 from games.presentation import Panel, PanelField, Picture, Select
@@ -106,6 +106,9 @@ def content_digest(*panels: Panel, extra: str = "") -> str:
 
 TABLE_VIEW = "\x00table"  # the table's key among the viewers of a session's panels
 PARTS_KEPT = 1024  # panels kept (by session, version and viewer)
+# How many versions back a private panel is looked for among those its player's view did not
+# change in (a simultaneous step: the other players' picks since this player's last click).
+UNTOUCHED_LOOKBACK = 32
 
 
 class Screens:
@@ -119,6 +122,19 @@ class Screens:
         self._parts: collections.OrderedDict[
             tuple[int, int, str], tuple[object, object, PanelEntry | TableParts]
         ] = collections.OrderedDict()
+        # The views each move left as they were (a game's ``views_touched``), by (session,
+        # version it made): a player's panel drawn before such moves is theirs after them too.
+        self._touched: collections.OrderedDict[tuple[int, int], frozenset[str | None]] = (
+            collections.OrderedDict()
+        )
+        service.subscribe(self._on_change)
+
+    def _on_change(self, change: Change) -> None:
+        if change.version is None or change.views is None:
+            return  # not said which, or any view: nothing carries over this version
+        self._touched[(change.session_id, change.version)] = change.views
+        while len(self._touched) > PARTS_KEPT:
+            self._touched.popitem(last=False)
 
     # -- the lobby -------------------------------------------------------------------------------
     def lobby_payload(self, s: Session) -> tuple[discord.Embed, discord.ui.View]:
@@ -382,12 +398,30 @@ class Screens:
         if isinstance(cached, PanelEntry):
             return cached
         assert s.state is not None
+        entry = self._untouched_since(s, user_id) or self._private_entry(s, user_id)
+        self._remember(key, s, entry)
+        return entry
+
+    def _private_entry(self, s: Session, user_id: str) -> PanelEntry:
+        assert s.state is not None
         panel = s.game.panel(s.state, user_id)
         if s.status is not SessionStatus.ACTIVE:
             panel = panel.model_copy(update={"controls": []})
-        entry = PanelEntry(panel, content_digest(panel), PanelKeys.of(panel))
-        self._remember(key, s, entry)
-        return entry
+        return PanelEntry(panel, content_digest(panel), PanelKeys.of(panel))
+
+    def _untouched_since(self, s: Session, user_id: str) -> PanelEntry | None:
+        """The player's panel as drawn at an earlier version, when every move since (each seen
+        by this process, in order) left their view as it was: the same panel, not drawn again."""
+        version = s.version
+        for _ in range(UNTOUCHED_LOOKBACK):
+            touched = self._touched.get((s.id, version))
+            if touched is None or user_id in touched:
+                return None
+            version -= 1
+            found = self._parts.get((s.id, version, user_id))
+            if found is not None and isinstance(found[2], PanelEntry):
+                return found[2]
+        return None
 
     def keys_now(self, s: Session, viewer: str | None) -> PanelKeys:
         """The keys of the controls ``viewer`` is shown now (None: the table's), to check a

@@ -628,6 +628,15 @@ class TableSync:
             return True
         return False
 
+    def _table_interval(self, s: Session) -> float:
+        """How long after an edit of the table the next one waits."""
+        interval = self.table_edit_interval
+        if s.game.turn_style is TurnStyle.SIMULTANEOUS:
+            interval *= SIMULTANEOUS_TABLE_SLOWDOWN
+            if self._table_awaited.get(s.id) == awaited(s):
+                interval *= PROGRESS_ONLY_SLOWDOWN
+        return interval
+
     async def _sync_table(self, s: Session) -> None:
         message_id = s.row.table_message_id
         if s.row.channel_id in self._gone_channels:
@@ -635,6 +644,11 @@ class TableSync:
         if message_id is None:
             if s.row.rematch_of is not None and s.status is SessionStatus.LOBBY:
                 await self.post_table(s.id)  # a rematch's lobby that was not posted yet
+            return
+        interval = self._table_interval(s)
+        if s.id in self._table_digests and self._throttled(s, TABLE, interval):
+            # Edited a moment ago: the pass it puts off draws whatever is newest then (moves
+            # made meanwhile, e.g. each player's confirm, are not drawn one by one).
             return
         parts = await self.screens.table_parts(s)
         pictured = any(p.image is not None for p in parts.panels)
@@ -648,11 +662,6 @@ class TableSync:
             return
         if self._leave_to_click(message_id, s.id, TABLE):
             return
-        interval = self.table_edit_interval
-        if s.game.turn_style is TurnStyle.SIMULTANEOUS:
-            interval *= SIMULTANEOUS_TABLE_SLOWDOWN
-            if self._table_awaited.get(s.id) == awaited(s):
-                interval *= PROGRESS_ONLY_SLOWDOWN
         if self._throttled(s, TABLE, interval):
             return
         async with slot_ahead(self.pacer), self._lock(message_id):
@@ -681,7 +690,7 @@ class TableSync:
                     files=await self._files(table),
                     **table.message(),
                 )
-                await self.pictures.after_edit(new.id, table.pictures, new.attachments)
+                await self.pictures.after_edit(new.id, table.pictures, new.attachments, new=True)
                 await self.service.record_table_message(s.id, new.id)
                 self._threads.pop(s.id, None)
             self._table_digests[s.id] = table.digest
@@ -1152,7 +1161,7 @@ class TableSync:
                 s.id, user_id, channel_id=None, message_id=None, stamp=panel.stamp, digest=digest
             )
             return
-        await self.pictures.after_edit(sent.id, rendered.pictures, sent.attachments)
+        await self.pictures.after_edit(sent.id, rendered.pictures, sent.attachments, new=True)
         await self.service.record_dm(
             s.id,
             user_id,

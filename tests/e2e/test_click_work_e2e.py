@@ -1,0 +1,56 @@
+"""What a click costs the bot beyond what it shows: work not done twice, no needless store trips.
+
+Café Carnage through the emulator (its panels have no pictures): the panel of a player whose
+view no move changed is not drawn again, and messages without pictures leave no memo of them.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from games.cafe_carnage.game import CafeCarnage
+from tests.e2e.harness import open_game, world
+from tests.e2e.test_cafe_carnage_e2e import GAME, confirm, order, play_round, tap
+
+
+async def test_a_panel_no_move_changed_is_not_drawn_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    drawn: list[str] = []
+    panel = CafeCarnage.panel
+
+    def counted(self: CafeCarnage, state: Any, viewer: str) -> Any:
+        drawn.append(viewer)
+        return panel(self, state, viewer)
+
+    monkeypatch.setattr(CafeCarnage, "panel", counted)
+    async with world(tmp_path, 4) as w, w.bot_running():
+        await open_game(w, GAME)
+        first, second = (str(u) for u in w.users[:2])
+        # The first player orders and confirms: five moves that change only their own DM (and
+        # the table, which shows who confirmed).
+        await confirm(w, w.users[0], await order(w, w.users[0], None))
+        await w.settle()
+        dm = w.latest_dm(w.users[1])
+        drawn.clear()
+        # The second player's first pick: checked against their panel as it is now (the same
+        # as when it was sent: no move since changed it), then answered with the new one.
+        await tap(w, w.users[1], dm, 0)
+        await w.settle()
+        assert drawn.count(second) == 1, drawn
+        assert first not in drawn
+
+
+async def test_messages_without_pictures_keep_no_memo_of_them(tmp_path: Path) -> None:
+    async with world(tmp_path, 4) as w, w.bot_running() as bot:
+        table = await open_game(w, GAME)
+        await play_round(w)
+        await w.settle()
+        dms = [m for u in w.users for m in w.emu.dm_messages(u) if not m.ephemeral]
+        assert len(dms) >= 2 * len(w.users), "a menu per player per round, and the join DMs"
+        store = bot.service.store
+        for message in [table, *dms]:
+            assert await store.get_meta(f"memo:pictures:{message.id}") is None, message.id
