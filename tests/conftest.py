@@ -94,6 +94,17 @@ def pytest_configure(config: pytest.Config) -> None:
         "expect_errors(*patterns): ERROR log records this test may log (regexes searched in "
         "'logger LEVEL: message [ExceptionType: text]'); any other ERROR fails the test",
     )
+    config.addinivalue_line(
+        "markers",
+        "heavy: a test of many seconds; heavy tests start first (tests/README.md)",
+    )
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Heavy tests first, the rest in their usual order: xdist hands out tests in this order
+    as workers free up, so a long test started last would leave the other worker idle at the
+    end. (xdist sends the "browser" group, its largest, first of all by itself.)"""
+    items.sort(key=lambda item: item.get_closest_marker("heavy") is None)
 
 
 @pytest.fixture(autouse=True)

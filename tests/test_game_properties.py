@@ -194,6 +194,7 @@ def play_random_game(
     return state, log
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("game_id", GAMES)
 @settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=SEEDS, data=st.data())
