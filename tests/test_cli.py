@@ -154,6 +154,7 @@ def test_simulate_refuses_an_unknown_game(tmp_path: Path) -> None:
     assert "unknown game" in result.stderr
 
 
+@pytest.mark.heavy
 def test_the_arena_refuses_bad_input_and_plays_a_small_run(tmp_path: Path) -> None:
     for args, words in (
         (["--game", "chess"], "unknown game"),

@@ -13,6 +13,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("games", "bot", "emulator")
 
@@ -179,6 +181,7 @@ def test_layers_point_one_way_and_nothing_imports_in_a_circle() -> None:
     assert problems(ROOT) == []
 
 
+@pytest.mark.heavy
 def test_the_check_fails_on_a_wrong_import_and_on_a_cycle(tmp_path: Path) -> None:
     """The checker must be able to fail: a copy of the project with planted wrong imports."""
     for package in PACKAGES:

@@ -90,6 +90,7 @@ async def assert_boards_match_results(store: Store) -> None:
         assert [(x.key, x.games, x.wins, x.best) for x in board] == await board_by_sql(store, guild)
 
 
+@pytest.mark.heavy
 async def test_the_board_from_the_totals_is_the_aggregate_of_the_results(
     service: SessionService,
 ) -> None:
@@ -108,6 +109,7 @@ async def test_the_board_from_the_totals_is_the_aggregate_of_the_results(
     assert await store._fetch(totals_sql) == kept
 
 
+@pytest.mark.heavy
 async def test_a_migrated_database_gets_its_totals(database_url: str) -> None:
     """A database from before the totals (schema 9) gets them from its results when it is
     opened; a game that ends afterwards is added to them."""

@@ -54,6 +54,7 @@ def test_ties_share_a_place_and_winners_come_first() -> None:
     assert rated_as("1234") == "1234"
 
 
+@pytest.mark.heavy
 async def test_incremental_ratings_equal_the_rebuilt_ones(service: SessionService) -> None:
     tables = [
         ["1", "2", "3"],

@@ -289,6 +289,7 @@ def peeking(game: Game[Any, Any]) -> Any:
     return choose
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("game_id", GAMES_WITH_SECRETS)
 def test_a_bot_decides_from_its_own_view_only(game_id: str) -> None:
     """A bot's choice never changes when only other players' secrets (or the decks) change;

@@ -16,6 +16,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 from bot.core.sessions import SessionService
 from bot.core.store import SessionStatus, open_store
 from emulator import DiscordEmulator, InteractionResult, Message
@@ -112,6 +114,7 @@ async def settle(emu: DiscordEmulator, check: Callable[[], object], seconds: flo
     await emu.wait_until(check, timeout=seconds)
 
 
+@pytest.mark.heavy
 async def test_two_processes_one_game_a_timer_and_a_kill(
     tmp_path: Path, pg_server: PostgresServer
 ) -> None:

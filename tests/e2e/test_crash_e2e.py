@@ -14,6 +14,7 @@ from tests.pg_server import PostgresServer
 
 
 # Monster Café is played on the table message; Café Carnage by DM, all players at once.
+@pytest.mark.heavy
 @pytest.mark.parametrize("game", ["monster-cafe", "cafe-carnage"])
 async def test_kill_9_under_load_loses_nothing_and_posts_nothing_twice(
     tmp_path: Path, game: str
@@ -29,6 +30,7 @@ async def test_kill_9_under_load_loses_nothing_and_posts_nothing_twice(
     assert result.announcements > 0
 
 
+@pytest.mark.heavy
 async def test_two_processes_on_postgresql_one_killed_under_load(
     tmp_path: Path, pg_server: PostgresServer
 ) -> None:

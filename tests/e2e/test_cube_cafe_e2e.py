@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
 
+import pytest
+
 from emulator import Message
 from games.cube_cafe import GAME as CUBE_CAFE
 from games.cube_cafe.actions import Action, Bus, Done, Rotate, Wheel
@@ -299,6 +301,7 @@ async def turn_wheel(w: World, trick: WheelTrick) -> bool:
 
 
 # -- 1. a whole game ----------------------------------------------------------------------------
+@pytest.mark.heavy
 async def test_a_three_player_game_by_dm_clicks_with_a_hand_a_restart_and_a_timer(
     tmp_path: Path,
 ) -> None:

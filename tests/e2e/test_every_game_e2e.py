@@ -11,6 +11,8 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+import pytest
+
 from bot.app import CafeBot
 from bot.core.config import Settings
 from emulator import DiscordEmulator, running_bot
@@ -19,6 +21,7 @@ from tests.e2e.harness import Clock, invalid_requests
 from tests.e2e.players import play_to_the_end, seats_for
 
 
+@pytest.mark.heavy
 async def test_every_registered_game_plays_to_its_end_by_random_clicks(tmp_path: Path) -> None:
     clock = Clock()
     async with DiscordEmulator() as emu:

@@ -36,6 +36,7 @@ def announcement_titles(w: World, channel: int, table_id: int | None) -> list[st
     return [e["title"] for m in game_messages(w.emu, channel) if m.id != table_id for e in m.embeds]
 
 
+@pytest.mark.heavy
 async def test_fast_players_get_each_announcement_exactly_once(tmp_path: Path) -> None:
     """Issue: with fast players, round announcements were posted 2-3 times (a cached session
     overwrote the announced counter). Six Café Carnage tables of four, everyone clicking as

@@ -62,6 +62,7 @@ class Played:
     records: int = 0  # records asked for in play (an ended game's, and this one's: refused)
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("game_id", sorted(REGISTRY))
 async def test_no_secret_reaches_anyone_it_is_hidden_from(tmp_path: Path, game_id: str) -> None:
     game = REGISTRY[game_id]

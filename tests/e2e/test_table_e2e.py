@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
 from discord import app_commands
 
 from bot.core.store import SessionStatus
@@ -135,6 +136,7 @@ async def test_quick_moves_share_one_post_in_the_thread(tmp_path: Path) -> None:
             assert all(p.sent_at is not None for p in posts)
 
 
+@pytest.mark.heavy
 async def test_a_hanging_discord_request_does_not_hold_up_other_games(tmp_path: Path) -> None:
     """Four sessions at a time are brought up to date (a burst of round ends must not queue
     ahead of the clicks); a sync whose request hangs keeps its slot, but another game's sync

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -58,6 +59,7 @@ def check(state: AlienCafeState) -> None:
                 assert f'"{secret}"' not in text and secret not in text, secret
 
 
+@pytest.mark.heavy
 @settings(max_examples=12, deadline=None)
 @given(seed=st.integers(0, 2**32), players=st.integers(1, 4))
 def test_random_legal_play_ends_and_keeps_invariants(seed: int, players: int) -> None:
