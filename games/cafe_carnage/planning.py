@@ -59,11 +59,11 @@ def plans(state: CafeState, player: PlayerId) -> list[Sequence[BaseModel]]:
     for moves in itertools.product(*choices):
         # Only a meal's total counts (its points, its price, who is caught running): one order
         # per total and ballot kind — but under no repeats each dish's name counts too.
-        key: object = tuple(m.model_dump_json() for m in moves)
+        same: object = tuple(m.model_dump_json() for m in moves)
         if not state.options.no_repeats:
             total = sum(dish(m.card).value for m in moves if isinstance(m, Pick))
-            key = (total, *(action_kind(m.card) for m in moves if isinstance(m, Play)))
-        found.setdefault(key, [*moves, Confirm()])
+            same = (total, *(action_kind(m.card) for m in moves if isinstance(m, Play)))
+        found.setdefault(same, [*moves, Confirm()])
     return list(found.values())
 
 
