@@ -127,7 +127,8 @@ class Loading:
         cached = self._cache.get(session_id)
         if cached is not None:
             if not self.store.shared or await self._still_stored(cached):
-                self._cache.move_to_end(session_id)
+                if session_id in self._cache:  # (a shared store's check awaited: maybe dropped)
+                    self._cache.move_to_end(session_id)
                 return cached
             self.forget(session_id)  # another process changed it (and maybe its timers)
         row = await self.store.get_session(session_id)
