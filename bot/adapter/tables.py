@@ -296,6 +296,11 @@ class TableSync:
         left out is synced at the next start, as is any after a crash."""
         if not self.records_shown or not self._touched:
             return
+        try:
+            await self.service.reachable()
+        except Exception:  # e.g. the database went away: the next start syncs every game
+            log.warning("at the stop, the database did not answer: nothing recorded as shown")
+            return
         loop = asyncio.get_running_loop()
         until = loop.time() + within
         for session_id in sorted(self._touched):
@@ -307,9 +312,12 @@ class TableSync:
                 await self.sync(session_id, Pending(views=None, posts=True))
             except Exception:
                 log.warning("session %s: could not check its messages", session_id, exc_info=True)
-        await self.service.record_shown(
-            {sid: self._shown_at.get(sid) for sid in self._touched | set(self._shown_at)}
-        )
+        try:
+            await self.service.record_shown(
+                {sid: self._shown_at.get(sid) for sid in self._touched | set(self._shown_at)}
+            )
+        except Exception:  # the next start then syncs them all, as after a crash
+            log.warning("could not record what the messages show", exc_info=True)
         self._touched.clear()
 
     def _sync_later(
