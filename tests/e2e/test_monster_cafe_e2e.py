@@ -343,6 +343,9 @@ async def tap(
     assert log[: len(before)] == before and len(log) == len(before) + 1
     assert log[-1].player == str(user) and log[-1].source == "player"
     assert log_types(log[-1:]) == [kind]
+    # What the move posted has gone (the tests post at once: nothing is held for later moves),
+    # not left in the outbox for a later pass to bring.
+    assert await bot.store.unsent_posts(1) == [], "the move's posts went before settle() ended"
     played.taps[kind] += 1
     await check_table(bot, w.emu.get_message(control.message_id))
 
@@ -592,6 +595,37 @@ async def test_one_ping_per_turn_start_not_one_per_move(tmp_path: Path) -> None:
         turns = state.turn
         assert len(expected) < turns, "fewer pings than engine turns: no ping per move"
         assert len(expected) < played.decisions < sum(played.taps.values())
+
+
+async def test_a_last_diners_move_is_told_in_the_thread_at_once(tmp_path: Path) -> None:
+    """A last diner's run starts no turn, so a seat or a sorbet there announces nothing: the
+    move's line for the game's log is its only post. It goes with the move like any other (a
+    late one would land amid the next moves: "asking to clear posts nothing" would not hold)."""
+    async with world(tmp_path, 2) as w, w.bot_running() as bot:
+        await open_game(w, GAME)
+        rng, played = Rng(seed=5), Played(refused=set(ALL_KINDS))
+        # Until one player has cleared: the other is the round's last diner.
+        while len((await cafe_state(bot)).remaining()) != 1:
+            await decide(w, bot, rng, played, [], prefer="ask_clear")
+        (diner,) = (await cafe_state(bot)).remaining()
+        names = await names_of(bot)
+        logged = 0
+        while (state := await cafe_state(bot)).is_last(diner):
+            before = (len(state.announcements), list(state.log))
+            table = w.table_message()
+            draws = [c for c in table_controls(table) if kind_of(c) == "draw"]
+            control = draws[0] if draws else table_controls(table)[0]
+            if kind_of(control) == "ask_clear":
+                break  # the run ends: the clear is not what this test is about
+            await tap(w, bot, control, played, [])
+            after = await cafe_state(bot)
+            if after.log == before[1]:
+                continue  # a drawn monster waits for its seat: nothing to tell yet
+            assert len(after.announcements) == before[0], "the run goes on unannounced"
+            line = with_names(after.log[-1], names)
+            assert line in w.game_messages()[-1].current_text(), "the move's line is posted"
+            logged += 1
+        assert logged >= 2, "the last diner seated (or lost to a sorbet) a few monsters"
 
 
 async def test_a_player_at_the_table_is_not_pinged_one_who_stepped_away_is(

@@ -64,13 +64,13 @@ class Playing(Writing):
                 new_state = apply(game, state, player, action)
             except IllegalAction as exc:
                 raise IllegalMove(exc.message) from None
-            committed = await self._commit(s, state, new_state, [NewAction(player, _dump(action))])
+            written = await self._commit(s, state, new_state, [NewAction(player, _dump(action))])
+            committed = written.session
             touched = game.views_touched(state, new_state, player)
-        posted = len(new_state.announcements) > len(state.announcements)
         self._changed(
             session_id,
             None if touched is None else frozenset(touched),
-            posted=posted,
+            posted=written.posted,  # announcements, and a log line told alone
             timers=not _timers_stand(game, state, new_state),
             robots=any(is_robot(p) for p in new_state.players),
             version=committed.version,
@@ -116,7 +116,7 @@ class Playing(Writing):
                         f"(`/game rules {game.id}`), and the game goes on."
                     )
                 )
-            committed = await self._commit(s, s.state, state, log, posts)
+            committed = (await self._commit(s, s.state, state, log, posts)).session
         self._changed(session_id)
         return ActResult(session=committed, applied=applied, auto_played=auto)
 

@@ -4,7 +4,7 @@ what it posts (the outbox), the cached copy updated after."""
 from __future__ import annotations
 
 import time
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from bot.core.ratings import rated_as
@@ -15,6 +15,15 @@ from bot.core.store import CHANNEL, NewAction, NewPost, NewResult, SessionStatus
 from games.engine import Game, GameState, Outcome, clock_key
 
 LAST_POSTED_KEPT = 10_000  # sessions whose last post time is remembered (quick games are recent)
+
+
+@dataclass(frozen=True)
+class Written:
+    """A change as committed: the session as now stored, and whether the change put anything
+    in the outbox (its listeners must then send it: a move's log line alone is a post too)."""
+
+    session: Session
+    posted: bool
 
 
 class Writing(Loading):
@@ -29,14 +38,15 @@ class Writing(Loading):
         posts: list[NewPost] | None = None,
         *,
         settle_undo: bool = False,
-    ) -> Session:
+    ) -> Written:
         """Write ``new``, its log entries and what it must post; return the session as now
-        stored."""
+        stored, and whether anything was posted."""
         try:
-            committed = await self._write_state(s, old, new, log, posts or [], settle_undo)
+            written = await self._write_state(s, old, new, log, posts or [], settle_undo)
         except BaseException:
             self.forget(s.id)  # e.g. a stale version: read the truth next time
             raise
+        committed = written.session
         latest = self._cache.get(s.id)
         if latest is not None and latest is not s and latest.version == s.version:
             # What shows the session was recorded while this wrote (a DM, by the sync worker):
@@ -48,7 +58,7 @@ class Writing(Loading):
             )
             committed = replace(committed, row=row, players=latest.players)
         self._cached(committed)
-        return committed
+        return replace(written, session=committed)
 
     async def _write_state(
         self,
@@ -58,7 +68,7 @@ class Writing(Loading):
         log: list[NewAction],
         posts: list[NewPost],
         settle_undo: bool = False,
-    ) -> Session:
+    ) -> Written:
         outcome = s.game.outcome(new)
         old_key = clock_key(s.game, old)
         same_step = outcome is None and old_key is not None and old_key == clock_key(s.game, new)
@@ -68,6 +78,13 @@ class Writing(Loading):
         status = SessionStatus.FINISHED if outcome is not None else SessionStatus.ACTIVE
         outcome_json = outcome.model_dump_json() if outcome is not None else None
         timers = [] if same_step else self._timers(s.game, new)  # [] once the game is over
+        outbox = self._held(
+            s.id,
+            _news_posts(s.game, old, new, s.row.announced)
+            + _announcement_posts(new, s.row.announced, self._at_the_table(s.id, log))
+            + posts
+            + _result_posts(s, outcome),
+        )
         await self.store.commit_state(
             s.id,
             s.version,
@@ -77,13 +94,7 @@ class Writing(Loading):
             outcome=outcome_json,
             timers=timers,
             keep_timers=same_step,
-            posts=self._held(
-                s.id,
-                _news_posts(s.game, old, new, s.row.announced)
-                + _announcement_posts(new, s.row.announced, self._at_the_table(s.id, log))
-                + posts
-                + _result_posts(s, outcome),
-            ),
+            posts=outbox,
             announced=len(new.announcements),
             results=_results_of(s, outcome),
             settle_undo=settle_undo or outcome is not None,  # no undo once it is over
@@ -98,7 +109,7 @@ class Writing(Loading):
             version=s.version + 1,
             announced=len(new.announcements),
         )
-        return replace(s, row=row, state=new)
+        return Written(replace(s, row=row, state=new), posted=bool(outbox))
 
     def _held(self, session_id: int, posts: list[NewPost]) -> list[NewPost]:
         """A change's posts, marked to wait for later ones when the session posted a moment
