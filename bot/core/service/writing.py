@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, TypeVar
 
 from bot.core.ratings import rated_as
 from bot.core.seats import is_robot, robot_level
@@ -15,6 +15,18 @@ from bot.core.store import CHANNEL, NewAction, NewPost, NewResult, SessionStatus
 from games.engine import Game, GameState, Outcome, clock_key
 
 LAST_POSTED_KEPT = 10_000  # sessions whose last post time is remembered (quick games are recent)
+
+V = TypeVar("V")
+
+
+def _renewed(recent: dict[int, V], session_id: int, value: V) -> V | None:
+    """Store ``value`` as the session's newest entry of ``recent`` (oldest first: past
+    LAST_POSTED_KEPT the oldest goes) and return the entry it replaced."""
+    before = recent.pop(session_id, None)
+    recent[session_id] = value
+    if len(recent) > LAST_POSTED_KEPT:
+        del recent[next(iter(recent))]
+    return before
 
 
 @dataclass(frozen=True)
@@ -117,10 +129,7 @@ class Writing(Loading):
         if not any(p.joins_others for p in posts):
             return posts
         now = time.time()  # the outbox's clock: Discord's rate limits run on wall time
-        last = self._last_posted.pop(session_id, None)
-        self._last_posted[session_id] = now  # newest last: the oldest go first past the cap
-        if len(self._last_posted) > LAST_POSTED_KEPT:
-            del self._last_posted[next(iter(self._last_posted))]
+        last = _renewed(self._last_posted, session_id, now)
         if self.post_coalesce <= 0 or last is None or now - last >= self.post_coalesce:
             return posts
         hold = {"hold": self.post_coalesce}
@@ -128,14 +137,12 @@ class Writing(Loading):
 
     def _at_the_table(self, session_id: int, log: list[NewAction]) -> frozenset[str]:
         """The players of the session who moved less than ``ping_after_idle`` seconds ago,
-        counting the moves being written (a deadline's or a bot's move is nobody's presence)."""
+        counting the moves being written (a deadline's move is nobody's presence)."""
         if self.ping_after_idle <= 0:
             return frozenset()
         now = self.now()
-        moved = self._last_moved.pop(session_id, {})
-        self._last_moved[session_id] = moved  # newest last: the oldest go first past the cap
-        if len(self._last_moved) > LAST_POSTED_KEPT:
-            del self._last_moved[next(iter(self._last_moved))]
+        moved = self._last_moved.get(session_id) or {}
+        _renewed(self._last_moved, session_id, moved)
         for entry in log:
             if entry.source == "player" and entry.undoes is None:
                 moved[entry.player] = now
