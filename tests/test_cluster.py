@@ -299,3 +299,50 @@ def test_cluster_settings() -> None:
     ):
         with pytest.raises(ValueError, match=why):
             Settings(**bad)  # type: ignore[arg-type]
+
+
+async def test_a_move_on_an_up_to_date_copy_asks_no_stamp_and_an_old_copy_plays_again(
+    two: tuple[Process, Process, Clock],
+) -> None:
+    """A move is decided on the cached copy without asking its stamp first (one round trip
+    fewer): its write is guarded by version. When another process moved meanwhile, that write
+    is refused and the move is played again on the stored state; nothing is lost."""
+    a, b, _ = two
+    s = await started(a.service, players=8)
+    await b.service.load(s.id)
+    stamps = 0
+    real_stamp = b.store.session_stamp
+
+    async def counted(session_id: int) -> tuple[int, int] | None:
+        nonlocal stamps
+        stamps += 1
+        return await real_stamp(session_id)
+
+    b.store.session_stamp = counted  # type: ignore[method-assign]
+    (p1, m1), (p2, m2), (p3, m3) = order_free_moves(s)[:3]
+    await b.service.act(s.id, p1, m1)
+    assert stamps == 0, "a move on a cached copy asks no stamp: its write checks the version"
+    await a.service.act(s.id, p2, m2)  # b's copy is now one version behind
+    after = (await b.service.act(s.id, p3, m3)).session
+    assert after.version == s.version + 3
+    log = await a.store.actions(s.id)
+    assert [(e.player, json.loads(e.action)) for e in log] == [(p1, m1), (p2, m2), (p3, m3)]
+    assert after.state == await a.service.replay(s.id)
+
+
+async def test_a_refusal_decided_on_an_old_copy_is_decided_again(
+    two: tuple[Process, Process, Clock],
+) -> None:
+    """A click on the message another process just drew (its version is newer than b's copy)
+    is not refused by b's old copy: b sees the copy is behind and decides on the stored one."""
+    a, b, _ = two
+    s = await started(a.service, players=8)
+    await b.service.load(s.id)
+    (p1, m1), (p2, m2) = order_free_moves(s)[:2]
+    shown = (await a.service.act(s.id, p1, m1)).session
+    after = (await b.service.act(s.id, p2, m2, expected_version=shown.version)).session
+    assert after.version == shown.version + 1
+    # A refusal that holds on the stored state still stands (and changes nothing).
+    with pytest.raises(StaleVersion):
+        await b.service.act(s.id, p2, m2, expected_version=s.version)
+    assert len(await a.store.actions(s.id)) == 2

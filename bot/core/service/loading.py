@@ -136,6 +136,26 @@ class Loading:
             raise NotFound(f"There is no game #{session_id}.")
         return await self._hydrate(row)
 
+    async def load_to_change(self, session_id: int) -> tuple[Session, bool]:
+        """The session a change decides on under its lock, and whether it is a shared store's
+        cached copy served without asking its stamp. The change's write is guarded by version
+        (a copy another process has changed is refused, StaleWrite, and the change runs again
+        on the stored state), so asking first would only add a round trip to every move; what
+        the change refuses on such a copy is checked before it stands (``_stale_refusal``)."""
+        cached = self._cache.get(session_id)
+        if cached is None or not self.store.shared:
+            return await self.load(session_id), False
+        self._cache.move_to_end(session_id)
+        return cached, True
+
+    async def _stale_refusal(self, s: Session) -> bool:
+        """A refusal decided on a copy served unchecked: whether another process changed the
+        session (then the copy is dropped and the change must run again on the stored one)."""
+        if await self._still_stored(s):
+            return False
+        self.forget(s.id)
+        return True
+
     async def reload(self, session_id: int) -> Session:
         """Read the session from the database again (after a write that bypassed the cache)."""
         self.forget(session_id)

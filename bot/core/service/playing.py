@@ -10,7 +10,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from bot.core.errors import DamagedSession, IllegalMove, NotAllowed, StaleVersion
+from bot.core.errors import DamagedSession, IllegalMove, NotAllowed, StaleVersion, StaleWrite
 from bot.core.record import effective
 from bot.core.seats import is_robot
 from bot.core.service.model import ActResult, Session, names_of, notice
@@ -51,19 +51,14 @@ class Playing(Writing):
         lock (so a click is checked against exactly the state it will change)."""
         started = time.perf_counter()
         async with self.lock(session_id):
-            s = await self.load(session_id)
-            raw_action = choose(s)
-            state = self._require_playing(s)
-            game = s.game
+            s, unchecked = await self.load_to_change(session_id)
             try:
-                action = (
-                    raw_action
-                    if isinstance(raw_action, BaseModel)
-                    else game.parse_action(raw_action)
-                )
-                new_state = apply(game, state, player, action)
-            except IllegalAction as exc:
-                raise IllegalMove(exc.message) from None
+                state, action, new_state = self._decided(s, player, choose)
+            except Exception:
+                if unchecked and await self._stale_refusal(s):
+                    raise StaleWrite() from None  # decided on an old copy: again, on the stored
+                raise
+            game = s.game
             written = await self._commit(s, state, new_state, [NewAction(player, _dump(action))])
             committed = written.session
             touched = game.views_touched(state, new_state, player)
@@ -78,6 +73,21 @@ class Playing(Writing):
         if self.moved is not None:
             self.moved(game.id, time.perf_counter() - started)
         return ActResult(session=committed, applied=[(player, action)])
+
+    def _decided(
+        self, s: Session, player: str, choose: Callable[[Session], dict[str, Any] | BaseModel]
+    ) -> tuple[GameState, BaseModel, GameState]:
+        """The move ``choose`` picks on ``s``, checked by the rules: (state, action, new state)."""
+        raw_action = choose(s)
+        state = self._require_playing(s)
+        game = s.game
+        try:
+            action = (
+                raw_action if isinstance(raw_action, BaseModel) else game.parse_action(raw_action)
+            )
+            return state, action, apply(game, state, player, action)
+        except IllegalAction as exc:
+            raise IllegalMove(exc.message) from None
 
     @retry_stale_writes
     async def fire_deadline(self, session_id: int, key: str) -> ActResult | None:
