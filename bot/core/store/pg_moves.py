@@ -115,7 +115,7 @@ def moves_args(moves: list[MoveWrite], now: float) -> list[Any]:
     return [now, *cols]
 
 
-Waiting = tuple[MoveWrite, "asyncio.Future[None]"]
+Waiting = tuple[MoveWrite, "asyncio.Future[None]", float]  # the move, its caller, when it came
 
 
 class MoveBatches:
@@ -140,12 +140,15 @@ class MoveBatches:
         self._tasks: set[asyncio.Task[None]] = set()
         self.batches = 0  # statements sent (each is one commit)
         self.moves = 0  # moves they carried
+        # When a list (bench/store.py): each written move's (seconds it waited for its batch to
+        # go, seconds its statement took: the round trip and the commit).
+        self.timings: list[tuple[float, float]] | None = None
 
     async def write(self, move: MoveWrite) -> None:
         """Returns once ``move`` is committed; raises StaleWrite if its version is not the
         stored one (nothing written), or what failed its batch (nothing of it written)."""
         future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self._waiting.append((move, future))
+        self._waiting.append((move, future, time.perf_counter()))
         if self._busy < self._writers:
             self._busy += 1
             task = asyncio.create_task(self._drain())
@@ -185,7 +188,7 @@ class MoveBatches:
                     # waiting fail (none was sent), none waits for an answer that never comes.
                     waiting, self._waiting = self._waiting, []
                     error = self._on_error(exc)
-                    for _, future in waiting:
+                    for _, future, _ in waiting:
                         fail(future, error)
                     if not isinstance(exc, Exception):
                         raise
@@ -193,13 +196,14 @@ class MoveBatches:
             self._busy -= 1
 
     async def _send(self, conn: Any, batch: list[Waiting]) -> None:
-        sessions = {move.session_id for move, _ in batch}
+        sessions = {move.session_id for move, _, _ in batch}
         self._in_flight |= sessions
+        sent = time.perf_counter()
         try:
-            rows = await conn.fetch(MOVES_SQL, *moves_args([m for m, _ in batch], time.time()))
+            rows = await conn.fetch(MOVES_SQL, *moves_args([m for m, _, _ in batch], time.time()))
         except BaseException as exc:
             error = self._on_error(exc)
-            for _, future in batch:
+            for _, future, _ in batch:
                 fail(future, error)
             if not isinstance(exc, Exception):  # cancelled: the writer stops too
                 raise
@@ -209,8 +213,11 @@ class MoveBatches:
         self._on_commit()
         self.batches += 1
         self.moves += len(batch)
+        if self.timings is not None:
+            took = time.perf_counter() - sent
+            self.timings += [(sent - came, took) for _, _, came in batch]
         written = {int(r["id"]) for r in rows}
-        for move, future in batch:
+        for move, future, _ in batch:
             if future.done():
                 continue
             if move.session_id in written:
