@@ -29,8 +29,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bot.core.sessions import SessionService
 from bot.core.store import Store
-from bot.core.store.base import ALL_GAMES, TOTALS_ORDER
 from bot.core.store.sqlite import SqliteStore
+from bot.core.store.standings import ALL_GAMES, TOTALS_ORDER
 from games import REGISTRY
 from games.rng import Rng
 

@@ -27,7 +27,8 @@ from urllib.parse import urlsplit
 import asyncpg
 from asyncpg.pool import PoolConnectionProxy
 
-from bot.core.store.base import Record, Store, Tx
+from bot.core.store.base import Store
+from bot.core.store.core import Record, Tx
 from bot.core.store.pg_locks import PRESENT_LOCKS, PresentationLocks
 from bot.core.store.pg_moves import MoveBatches
 from bot.core.store.pg_stamps import StampReads

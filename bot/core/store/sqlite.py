@@ -21,7 +21,8 @@ from typing import Any, TypeVar
 import aiosqlite
 
 from bot.core.errors import StaleVersion, StorageFull
-from bot.core.store.base import Record, Store, Tx
+from bot.core.store.base import Store
+from bot.core.store.core import Record, Tx
 from bot.core.store.migrations import SCHEMA_VERSION
 from bot.core.store.rows import DatabaseInUse, DatabaseMissing, DatabaseReadOnly, NewerDatabase
 
