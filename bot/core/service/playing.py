@@ -17,7 +17,7 @@ from bot.core.service.model import ActResult, Session, names_of, notice
 from bot.core.service.writing import Writing
 from bot.core.stale import retry_stale_writes
 from bot.core.store import NewAction, NewPost, SessionStatus
-from games.engine import Game, GameState, IllegalAction, apply, clock_key, new_game, play_timeout
+from games.engine import GameState, IllegalAction, apply, clock_key, new_game, play_timeout
 
 
 class Playing(Writing):
@@ -66,7 +66,7 @@ class Playing(Writing):
             session_id,
             None if touched is None else frozenset(touched),
             posted=written.posted,  # announcements, and a log line told alone
-            timers=not _timers_stand(game, state, new_state),
+            timers=not written.timers_stand,
             robots=any(is_robot(p) for p in new_state.players),
             version=committed.version,
         )
@@ -161,9 +161,3 @@ class Playing(Writing):
 
 def _dump(action: BaseModel) -> dict[str, Any]:
     return action.model_dump(mode="json")
-
-
-def _timers_stand(game: Game[Any, Any], old: GameState, new: GameState) -> bool:
-    """The move leaves the session's timers as they were: the same timed step goes on, or
-    nothing was timed before and nothing is now."""
-    return game.outcome(new) is None and clock_key(game, old) == clock_key(game, new)

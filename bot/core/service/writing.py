@@ -12,7 +12,7 @@ from bot.core.seats import is_robot, robot_level
 from bot.core.service.loading import Loading
 from bot.core.service.model import Session, notice
 from bot.core.store import CHANNEL, NewAction, NewPost, NewResult, SessionStatus, TimerRow
-from games.engine import Game, GameState, Outcome, clock_key
+from games.engine import Clock, Game, GameState, Outcome, clock_key
 
 LAST_POSTED_KEPT = 10_000  # sessions whose last post time is remembered (quick games are recent)
 
@@ -36,6 +36,7 @@ class Written:
 
     session: Session
     posted: bool
+    timers_stand: bool = False  # the timers are as they were (the same timed step, or none)
 
 
 class Writing(Loading):
@@ -82,14 +83,15 @@ class Writing(Loading):
         settle_undo: bool = False,
     ) -> Written:
         outcome = s.game.outcome(new)
-        old_key = clock_key(s.game, old)
-        same_step = outcome is None and old_key is not None and old_key == clock_key(s.game, new)
+        clock = s.game.clock(new)  # asked once a move: each game's clock is a few rules' work
+        old_key, new_key = clock_key(s.game, old), clock.key if clock is not None else None
+        same_step = outcome is None and old_key is not None and old_key == new_key
         state_json = (
             self._state_json.dump(s.id, new) if s.game.copy_on_write else new.model_dump_json()
         )
         status = SessionStatus.FINISHED if outcome is not None else SessionStatus.ACTIVE
         outcome_json = outcome.model_dump_json() if outcome is not None else None
-        timers = [] if same_step else self._timers(s.game, new)  # [] once the game is over
+        timers = [] if same_step or outcome is not None else self._clock_timers(clock)
         outbox = self._held(
             s.id,
             _news_posts(s.game, old, new, s.row.announced)
@@ -121,7 +123,8 @@ class Writing(Loading):
             version=s.version + 1,
             announced=len(new.announcements),
         )
-        return Written(replace(s, row=row, state=new), posted=bool(outbox))
+        stand = outcome is None and old_key == new_key
+        return Written(replace(s, row=row, state=new), posted=bool(outbox), timers_stand=stand)
 
     def _held(self, session_id: int, posts: list[NewPost]) -> list[NewPost]:
         """A change's posts, marked to wait for later ones when the session posted a moment
@@ -149,8 +152,10 @@ class Writing(Loading):
         return frozenset(p for p, at in moved.items() if now - at < self.ping_after_idle)
 
     def _timers(self, game: Game[Any, Any], state: GameState) -> list[TimerRow]:
-        clock = game.clock(state)
-        if clock is None or game.outcome(state) is not None:
+        return [] if game.outcome(state) is not None else self._clock_timers(game.clock(state))
+
+    def _clock_timers(self, clock: Clock | None) -> list[TimerRow]:
+        if clock is None:
             return []
         now = self.now()
         timers = [TimerRow(0, "deadline", clock.key, now + clock.seconds)]
