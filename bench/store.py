@@ -167,12 +167,16 @@ async def service_loop(
     postgres = store.dialect == "postgres"
     flushed = await wal_flushes(url) if postgres else None
     waited = cpu_wait()
+    cpu = time.process_time()
     t0 = time.perf_counter()
     deadline = t0 + seconds
     counts = await asyncio.gather(
         *(drive(service, s, deadline, latencies) for s in started_sessions)
     )
     elapsed = time.perf_counter() - t0
+    cpu = time.process_time() - cpu
+    moves = sum(counts)
+    print(f"this process's CPU: {1000 * cpu / max(moves, 1):.3f} ms per move (its threads too)")
     if waited is not None:
         waited = (cpu_wait() or 0.0) - waited
         print(f"this process waited for a CPU {waited:.1f} s of the {elapsed:.1f} s")
@@ -181,7 +185,7 @@ async def service_loop(
         after = await wal_flushes(url) if flushed is not None else None
         breakdown(latencies, batches.timings or [], flushed, after)
     await store.close()
-    return sum(counts) / elapsed, latencies
+    return moves / elapsed, latencies
 
 
 def breakdown(
