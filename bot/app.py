@@ -362,6 +362,8 @@ class CafeBot(commands.Bot):
                 "renders": dict(self.screens.renders),
                 "clicks": self.clicks,
                 "simulations": self.robots.simulations if hasattr(self, "robots") else 0,
+                "think_cpu": self.robots.think_cpu if hasattr(self, "robots") else 0.0,
+                "unthought": self.robots.unthought if hasattr(self, "robots") else 0,
             }
             if self.pacer is not None:  # requests let through, and of them those that waited
                 stats["paced"] = {"sent": self.pacer.sent, "waited": self.pacer.waited}
