@@ -80,8 +80,9 @@ class Thought:
     simulations: int
 
 
-# Past its budget, how long the bot waits for a search's answer before it plays the normal move
-# instead (a worker that got no CPU at all): the table never waits on a bot's thinking.
+# Past its budget, how long the bot waits at least for a search's answer (else as long as it
+# pauses anyway) before it plays the normal move instead (a worker that got no CPU at all):
+# the table never waits on a bot's thinking.
 THINK_GRACE = 1.0
 
 
@@ -209,7 +210,7 @@ class Robots:
             loop = asyncio.get_running_loop()
             pause = self.pause()
             started = loop.time()
-            thought = await self._think(session_id, player)
+            thought = await self._think(session_id, player, pause)
             # The thinking is part of the pause: a hard bot is no slower than the others.
             await self.sleep(max(0.0, pause - (loop.time() - started)))
             while True:
@@ -227,9 +228,10 @@ class Robots:
         if moved:
             self.request(session_id)  # still awaited (a turn of several moves)? move again
 
-    async def _think(self, session_id: int, player: PlayerId) -> Thought | None:
+    async def _think(self, session_id: int, player: PlayerId, pause: float = 0.0) -> Thought | None:
         """A hard seat's move, searched in a worker process within the budget; None for the
-        other levels, or when the search could not run (the normal move is played then)."""
+        other levels, or when the search could not run or did not answer by the end of the
+        bot's ``pause`` (a grace past the budget at least): the normal move is played then."""
         s = await self.service.load(session_id)
         seat = s.player(player)
         if seat is None or robot_level(seat.name) != Level.HARD:
@@ -257,13 +259,15 @@ class Robots:
             self.think_simulations,
         )
         try:
-            raw, ran, cpu = await asyncio.wait_for(work, timeout=self.think_seconds + THINK_GRACE)
+            # Its answer is awaited as long as the bot pauses anyway (the budget and a grace at
+            # least): on a busy machine, the worker may get its CPU late.
+            patience = max(pause, self.think_seconds + THINK_GRACE)
+            raw, ran, cpu = await asyncio.wait_for(work, timeout=patience)
             move = s.game.parse_action(raw)
         except asyncio.CancelledError:
             raise
         except TimeoutError:
-            # No CPU for the search even past the budget (a busy machine): the normal move,
-            # in time. The worker finds its deadline gone and answers at once when it runs.
+            # No CPU for the search all that time (a busy machine): the normal move, in time. The worker finds its deadline gone and answers at once when it runs.
             self.unthought += 1
             log.info("bot player %s of session %s: no time to think", player, session_id)
             return None
