@@ -676,11 +676,14 @@ async def with_and_without_thinkers(args: argparse.Namespace) -> None:
     )
     print(f"p99 ms, no bot players:       {spread([r.p99 for r in none], 1)}")
     print(f"p99 ms, {args.thinkers} hard bots thinking: {spread([r.p99 for r in hard], 1)}")
+    ratios = [h.p99 / n.p99 for n, h in zip(none, hard, strict=True)]
     if args.control:
         normal = runs["normal"]
         print(f"p99 ms, {args.thinkers} normal bots:        {spread([r.p99 for r in normal], 1)}")
-    ratios = [h.p99 / n.p99 for n, h in zip(none, hard, strict=True)]
     print(f"p99 hard / none, per pair:     {spread(ratios)}  (target: at most 1.10)")
+    if args.control:  # the thinking alone: the same seats and moves, with and without search
+        controls = [h.p99 / n.p99 for n, h in zip(normal, hard, strict=True)]
+        print(f"p99 hard / normal, per pair:   {spread(controls)}")
     print(
         f"p50 ms, none / hard:           {spread([r.p50 for r in none], 1)} / "
         f"{spread([r.p50 for r in hard], 1)}"
