@@ -37,12 +37,15 @@ interaction's own callback, messages in the channel and in the game's thread, th
 DMs sent to them), DMs sent and edited, 401/403/429 answers, and how many steps timed out.
 ``--bots N``: one human player, bot players in the other seats (N at most).
 
-``--thinkers N``: the first N tables seat a hard bot player too (it searches each round's move
-in the bot's worker process, ``bot_think_seconds`` each, while the players click); with
-``--pairs K``, K runs each without bots, with normal bots there instead (the same moves to
-play, no search: the control) and with the hard ones, in turn, each printing its click p99,
-then their medians (no bare bot runs). The GIL must not starve the clicks: with 10 thinking,
-p99 should stay within 10 % of the figure without them.
+``--thinkers N``: the first N tables seat a hard bot player too (it searches each move in the
+bot's worker processes, ``bot_think_seconds`` each, while the players click); with ``--pairs
+K``, K pairs of runs on the same games (``--seed``): without bots and with the hard ones, who
+goes first alternating, each printing its click p50/p99, the bot's CPU per 1,000 clicks and the
+CPU its thinkers took; then each figure's spread, and each pair's p99 ratio (no bare bot
+runs). ``--control`` adds runs with normal bots there instead (the same moves to play, no
+search). Thinking must not stall play: with 10 thinking, p99 should stay within 10 % of the
+figure without them:
+    .venv/bin/python bench/bot.py --sessions 12 --thinkers 10 --rounds 3 --pairs 5
 
 With --paced: Discord's global limit (``--budget``, 50 requests a second, its window at its real
 length), the bot's budget the same, and clicks arriving at twice the rate the budget can show in
@@ -482,12 +485,15 @@ def read_counters(folder: Path, processes: int) -> Counter[str]:
     return renders
 
 
-def read_simulations(folder: Path, processes: int) -> int:
-    """The hard bot players' simulations, as the bot processes last wrote them."""
-    return sum(
-        int(json.loads((folder / f"stats.{i}.json").read_text()).get("simulations", 0))
-        for i in range(processes)
-    )
+def read_thinking(folder: Path, processes: int) -> dict[str, float]:
+    """The hard bot players' simulations, their workers' CPU seconds and the moves they played
+    without a search's answer, as the bot processes last wrote them."""
+    total = {"simulations": 0.0, "think_cpu": 0.0, "unthought": 0.0}
+    for i in range(processes):
+        stats = json.loads((folder / f"stats.{i}.json").read_text())
+        for key in total:
+            total[key] += stats.get(key, 0)
+    return total
 
 
 async def counters_now(bots: list[asyncio.subprocess.Process], folder: Path) -> Counter[str]:
@@ -553,6 +559,14 @@ async def main() -> None:
         type=int,
         default=0,
         help="tables that also seat a hard bot player; runs alternate without and with them",
+    )
+    parser.add_argument(
+        "--seed", type=int, default=1, help="--thinkers: the games' seeds, the same each run"
+    )
+    parser.add_argument(
+        "--control",
+        action="store_true",
+        help="--thinkers: runs with normal bots too (the same moves to play, no search)",
     )
     parser.add_argument(
         "--paced",
@@ -630,25 +644,58 @@ def spread(values: list[float], digits: int = 2) -> str:
     return f"{low:.{digits}f}–{high:.{digits}f} (median {mid:.{digits}f})"
 
 
+@dataclass(frozen=True)
+class Run:
+    """One run of cafebot alone (no bare bots): its clicks' latencies and what it spent."""
+
+    p50: float  # ms
+    p99: float
+    bot_cpu: float  # the bot's own process, CPU s per 1,000 clicks
+    think_cpu: float  # CPU s its hard bots' workers took, in all
+    simulations: int
+    unthought: int  # hard moves played without a search's answer in time
+
+
 async def with_and_without_thinkers(args: argparse.Namespace) -> None:
-    """Click p99 without and with ``--thinkers`` hard bots, runs alternating (the machine may
-    be shared: paired runs, medians)."""
-    # The control: the same tables with normal bots, whose moves cost the bot the same work
-    # but no search: what the thinking alone costs the clicks is hard against normal.
-    kinds = [("none", 0), ("normal", args.thinkers), ("hard", args.thinkers)]
-    p99: dict[str, list[float]] = {name: [] for name, _ in kinds}
+    """Click p99 without and with ``--thinkers`` hard bots, paired runs alternating (the machine
+    may be shared: each pair's ratio, then medians)."""
+    # With --control, the same tables with normal bots too, whose moves cost the bot the same
+    # work but no search: what the thinking alone costs the clicks is hard against normal.
+    kinds = ["none", "hard"] + (["normal"] if args.control else [])
+    runs: dict[str, list[Run]] = {name: [] for name in kinds}
     for k in range(args.pairs):
-        for name, thinkers in kinds[k % 3 :] + kinds[: k % 3]:
-            p99[name].append(await one_pair(args, thinkers=thinkers, bare=False, level=name))
+        order = kinds[k % len(kinds) :] + kinds[: k % len(kinds)]  # who goes first alternates
+        for name in order:
+            thinkers = 0 if name == "none" else args.thinkers
+            runs[name].append(await one_pair(args, thinkers=thinkers, bare=False, level=name))
+    none, hard = runs["none"], runs["hard"]
     print()
-    print(f"{args.pairs} runs each, in turn")
-    print(f"p99 ms, no bot players:            {spread(p99['none'], 1)}")
-    print(f"p99 ms, {args.thinkers} normal bots (no search): {spread(p99['normal'], 1)}")
-    print(f"p99 ms, {args.thinkers} hard bots thinking:     {spread(p99['hard'], 1)}")
-    median = {name: statistics.median(values) for name, values in p99.items()}
     print(
-        f"hard / normal bots: {median['hard'] / median['normal']:.2f}; "
-        f"hard / no bots: {median['hard'] / median['none']:.2f} (medians)"
+        f"{args.pairs} pairs, in turn: {args.sessions} sessions, without bots and with "
+        f"{args.thinkers} hard bots thinking (seed {args.seed}: the same games each run)"
+    )
+    print(f"p99 ms, no bot players:       {spread([r.p99 for r in none], 1)}")
+    print(f"p99 ms, {args.thinkers} hard bots thinking: {spread([r.p99 for r in hard], 1)}")
+    ratios = [h.p99 / n.p99 for n, h in zip(none, hard, strict=True)]
+    if args.control:
+        normal = runs["normal"]
+        print(f"p99 ms, {args.thinkers} normal bots:        {spread([r.p99 for r in normal], 1)}")
+    print(f"p99 hard / none, per pair:     {spread(ratios)}  (target: at most 1.10)")
+    if args.control:  # the thinking alone: the same seats and moves, with and without search
+        controls = [h.p99 / n.p99 for n, h in zip(normal, hard, strict=True)]
+        print(f"p99 hard / normal, per pair:   {spread(controls)}")
+    print(
+        f"p50 ms, none / hard:           {spread([r.p50 for r in none], 1)} / "
+        f"{spread([r.p50 for r in hard], 1)}"
+    )
+    print(
+        f"bot CPU s per 1,000 clicks, none / hard: {spread([r.bot_cpu for r in none])} / "
+        f"{spread([r.bot_cpu for r in hard])}"
+    )
+    print(
+        f"thinkers' CPU s a run: {spread([r.think_cpu for r in hard])}, simulations "
+        f"{spread([float(r.simulations) for r in hard], 0)}, moves without a search's answer "
+        f"{spread([float(r.unthought) for r in hard], 0)}"
     )
 
 
@@ -691,6 +738,9 @@ async def one_pair(
             bots = []
             for index in range(args.processes):
                 command = ["-m", "bot"]
+                if args.thinkers:  # the same games in every run: seeds from --seed
+                    command = [str(ROOT / "bench" / "seeded_bot.py")]
+                    env["BENCH_SEED"] = str(args.seed)
                 if profile:
                     out = profile if args.processes == 1 else f"{profile}.{index}"
                     command = ["-m", "cProfile", "-o", out, *command]
@@ -720,7 +770,11 @@ async def one_pair(
                     await emu.click(users[0], table.id, emu.get_message(table.id).button("Start"))
 
                 thinking = {c for c, _ in tables[:thinkers]}
-                await asyncio.gather(*(open_table(c, u) for c, u in tables))
+                if args.thinkers:  # one after the other: each table gets the same seed each run
+                    for c, u in tables:
+                        await open_table(c, u)
+                else:
+                    await asyncio.gather(*(open_table(c, u) for c, u in tables))
                 everyone = [u for _, users in tables for u in users]
                 played: set[int] = set()
                 await wait_for_menus(emu, everyone, played)
@@ -777,14 +831,23 @@ async def one_pair(
             if not bare:
                 emu.assert_clean()
                 q = statistics.quantiles(latencies, n=100)
-                searched = read_simulations(Path(tmp), len(bots))
-                print(
-                    f"{args.sessions} sessions, {thinkers} with a {level} bot "
-                    f"({searched} simulations searched): {len(latencies)} clicks, "
-                    f"p50 {q[49] * 1000:.1f} ms, p99 {q[98] * 1000:.1f} ms, "
-                    f"401/403/429 {show_invalid(ours_invalid)}"
+                thought = read_thinking(Path(tmp), len(bots))
+                run = Run(
+                    q[49] * 1000,
+                    q[98] * 1000,
+                    1000 * busy / len(latencies),
+                    float(thought["think_cpu"]),
+                    int(thought["simulations"]),
+                    int(thought["unthought"]),
                 )
-                return q[98] * 1000
+                print(
+                    f"{args.sessions} sessions, {thinkers} with a {level} bot: "
+                    f"{len(latencies)} clicks, p50 {run.p50:.1f} ms, p99 {run.p99:.1f} ms, "
+                    f"bot CPU {run.bot_cpu:.2f} s per 1,000 clicks, thinkers' CPU "
+                    f"{run.think_cpu:.2f} s ({run.simulations} simulations, {run.unthought} "
+                    f"moves without an answer), 401/403/429 {show_invalid(ours_invalid)}"
+                )
+                return run
             # The same clicks, each table's players in turn, for the bare discord.py bot.
             table_of = {u: n for n, (_, users) in enumerate(tables) for u in users}
             by_table: list[list[list[Click]]] = [[] for _ in tables]

@@ -362,6 +362,8 @@ class CafeBot(commands.Bot):
                 "renders": dict(self.screens.renders),
                 "clicks": self.clicks,
                 "simulations": self.robots.simulations if hasattr(self, "robots") else 0,
+                "think_cpu": self.robots.think_cpu if hasattr(self, "robots") else 0.0,
+                "unthought": self.robots.unthought if hasattr(self, "robots") else 0,
             }
             if self.pacer is not None:  # requests let through, and of them those that waited
                 stats["paced"] = {"sent": self.pacer.sent, "waited": self.pacer.waited}
@@ -430,7 +432,7 @@ def make_bot(
 GC_THRESHOLDS = (50_000, 20, 100)
 
 
-def run_bot(settings: Settings) -> int:
+def run_bot(settings: Settings, new_seed: Callable[[], int] | None = None) -> int:
     import discord.gateway
     import discord.http
 
@@ -443,7 +445,7 @@ def run_bot(settings: Settings) -> int:
         discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(settings.discord_gateway)
     token = settings.discord_token.get_secret_value() if settings.discord_token else ""
     gc.set_threshold(*GC_THRESHOLDS)
-    bot = make_bot(settings)
+    bot = make_bot(settings, new_seed=new_seed)  # seeds given: a benchmark's repeated runs
     bot.tune_gc = True
     try:
         asyncio.run(serve(bot, token))

@@ -91,14 +91,15 @@ class Settings(BaseSettings):
         default=0.3,
         ge=0.01,
         le=10,
-        description="How long a hard bot player searches for a move (in a worker process, "
-        "within its pause); it plays the best it found by then.",
+        description="How long a hard bot player searches for a move, from when it is asked (in "
+        "a worker process, within its pause); it plays the best it found by then.",
     )
     bot_think_workers: int = Field(
         default=1,
         ge=1,
         le=64,
-        description="Worker processes for hard bot players' searches (at most one core each).",
+        description="Worker processes for hard bot players' searches (at most one core each, "
+        "at idle priority; at most one fewer than the cores, so one stays the bot's).",
     )
     playground_host: str = Field(
         default="127.0.0.1",

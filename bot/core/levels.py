@@ -9,14 +9,12 @@ from __future__ import annotations
 
 import functools
 import json
-import time
 from collections.abc import Callable
 from enum import StrEnum
 from typing import Any
 
 from pydantic import BaseModel
 
-from bot.core.seats import robot_number
 from games import REGISTRY
 from games.engine import Game, GameState, PlayerId, Strategy
 from games.rng import Rng
@@ -157,32 +155,3 @@ def level_strategy(
         return move
 
     return hard
-
-
-def think(
-    game_id: str,
-    seen_json: str,
-    player: PlayerId,
-    options_json: str,
-    seed: int,
-    seconds: float,
-    simulations: int,
-) -> tuple[dict[str, Any], int]:
-    """A hard bot's move, in a worker process: the search from the seat's view (JSON) until
-    ``seconds`` pass or ``simulations`` ran. The move (JSON) and how many simulations ran."""
-    game = REGISTRY[game_id]
-    seen = game.load_state(seen_json)
-    options = game.parse_options(json.loads(options_json))
-    _, normal = normal_strategy(game, player, robot_number(player))
-    deadline = time.monotonic() + seconds
-    move, ran = hard_move(
-        game,
-        seen,
-        player,
-        options=options,
-        policy=normal,
-        seed=seed,
-        simulations=simulations,
-        stop=lambda: time.monotonic() >= deadline,
-    )
-    return move.model_dump(mode="json"), ran

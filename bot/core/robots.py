@@ -15,22 +15,22 @@ import contextlib
 import hashlib
 import json
 import logging
-import multiprocessing
-import os
 import random
+import time
 from collections.abc import Awaitable, Callable
-from concurrent.futures import Executor, ProcessPoolExecutor
+from concurrent.futures import Executor
 from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel
 
 from bot.core.errors import StorageFull, UserError
-from bot.core.levels import Level, easy_strategy, normal_strategy, think
+from bot.core.levels import Level, easy_strategy, normal_strategy
 from bot.core.seat_view import as_seen_by
 from bot.core.seats import is_robot, robot_level, robot_number
 from bot.core.sessions import Change, Session, SessionService
 from bot.core.store import SessionStatus
+from bot.core.thinking import think, thinking_pool
 from games.engine import Game, GameState, PlayerId, Strategy
 from games.rng import Rng
 
@@ -80,25 +80,10 @@ class Thought:
     simulations: int
 
 
-THINK_NICENESS = 10  # the searches' scheduling priority, below the bot's own process
-
-
-def think_nicely() -> None:
-    """A worker's start: lower its priority, so that on a busy machine a search gives way to
-    the clicks (it plays its best so far at the budget anyway)."""
-    os.nice(THINK_NICENESS)
-
-
-def thinking_pool(workers: int) -> ProcessPoolExecutor:
-    """Worker processes for hard bots' searches: a search holds the GIL for its whole budget,
-    so in a thread it would starve the event loop (the clicks); at a lower priority, so it
-    does not take a core from them either. A forkserver starts them: the bot's process has
-    threads (SQLite's), which a plain fork would copy mid-flight."""
-    return ProcessPoolExecutor(
-        max_workers=workers,
-        mp_context=multiprocessing.get_context("forkserver"),
-        initializer=think_nicely,
-    )
+# Past its budget, how long the bot waits at least for a search's answer (else as long as it
+# pauses anyway) before it plays the normal move instead (a worker that got no CPU at all):
+# the table never waits on a bot's thinking.
+THINK_GRACE = 1.0
 
 
 class Robots:
@@ -124,6 +109,8 @@ class Robots:
         self._executor = executor
         self._own_executor = executor is None
         self.simulations = 0  # the hard bots' searches, in all (tests, benchmarks)
+        self.think_cpu = 0.0  # the CPU seconds they took, in the workers (benchmarks)
+        self.unthought = 0  # hard moves played without a search's answer in time
         self._random = random.Random()
         self._checks: dict[int, asyncio.Task[None]] = {}
         self._looking: asyncio.Task[None] | None = None  # the start's look at every session
@@ -223,7 +210,7 @@ class Robots:
             loop = asyncio.get_running_loop()
             pause = self.pause()
             started = loop.time()
-            thought = await self._think(session_id, player)
+            thought = await self._think(session_id, player, pause)
             # The thinking is part of the pause: a hard bot is no slower than the others.
             await self.sleep(max(0.0, pause - (loop.time() - started)))
             while True:
@@ -241,9 +228,10 @@ class Robots:
         if moved:
             self.request(session_id)  # still awaited (a turn of several moves)? move again
 
-    async def _think(self, session_id: int, player: PlayerId) -> Thought | None:
+    async def _think(self, session_id: int, player: PlayerId, pause: float = 0.0) -> Thought | None:
         """A hard seat's move, searched in a worker process within the budget; None for the
-        other levels, or when the search could not run (the normal move is played then)."""
+        other levels, or when the search could not run or did not answer by the end of the
+        bot's ``pause`` (a grace past the budget at least): the normal move is played then."""
         s = await self.service.load(session_id)
         seat = s.player(player)
         if seat is None or robot_level(seat.name) != Level.HARD:
@@ -256,6 +244,9 @@ class Robots:
         seen = as_seen_by(s.game, s.state, player, seed)
         if self._executor is None:
             self._executor = thinking_pool(self.think_workers)
+        # The budget runs from now, by the clock: a search queued behind others, or starved of
+        # CPU by the clicks (its worker is at idle priority), answers with what it has by then.
+        deadline = time.monotonic() + self.think_seconds
         work = asyncio.get_running_loop().run_in_executor(
             self._executor,
             think,
@@ -264,19 +255,27 @@ class Robots:
             player,
             json.dumps(s.options.model_dump(mode="json")),
             seed,
-            self.think_seconds,
+            deadline,
             self.think_simulations,
         )
         try:
-            # Queued behind other bots' searches, it still moves in time: the normal move.
-            raw, ran = await asyncio.wait_for(work, timeout=4 * self.think_seconds + 5)
+            # Its answer is awaited as long as the bot pauses anyway (the budget and a grace at
+            # least): on a busy machine, the worker may get its CPU late.
+            patience = max(pause, self.think_seconds + THINK_GRACE)
+            raw, ran, cpu = await asyncio.wait_for(work, timeout=patience)
             move = s.game.parse_action(raw)
         except asyncio.CancelledError:
             raise
+        except TimeoutError:
+            # No CPU for the search all that time (a busy machine): the normal move, in time. The worker finds its deadline gone and answers at once when it runs.
+            self.unthought += 1
+            log.info("bot player %s of session %s: no time to think", player, session_id)
+            return None
         except Exception as exc:
             log.warning("bot player %s of session %s could not think: %r", player, session_id, exc)
             return None
         self.simulations += ran
+        self.think_cpu += cpu
         return Thought(s.version, move, ran)
 
     async def _play(
