@@ -15,6 +15,7 @@ from bot.core.store import SessionRow, SessionStatus, StatRow
 from games import REGISTRY
 
 SHOWN = "shown:"  # memo key of the version a session's messages show in full
+LATE = "late:"  # memo key of the deadline a table shows, earlier than the true one
 
 
 class Reads(Loading):
@@ -199,6 +200,19 @@ class Reads(Loading):
                 f"memo:{SHOWN}{sid}": None if version is None else str(version)
                 for sid, version in versions.items()
             }
+        )
+
+    async def late_tables(self) -> dict[int, float]:
+        """The tables a front end recorded as showing an earlier deadline than the true one (a
+        start gave the step the downtime back), and the deadline each shows."""
+        prefix = f"memo:{LATE}"
+        entries = await self.store.metas(prefix)
+        return {int(k[len(prefix) :]): float(v) for k, v in entries.items()}
+
+    async def record_late_tables(self, shown: dict[int, float | None]) -> None:
+        """Record at once the deadline these tables show (None: the true one; forget it)."""
+        await self.store.set_metas(
+            {f"memo:{LATE}{sid}": None if due is None else repr(due) for sid, due in shown.items()}
         )
 
     async def record_dm(
