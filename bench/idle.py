@@ -556,13 +556,21 @@ async def run(args: argparse.Namespace) -> None:
             # 4. A tenth of them played, clicks at a steady rate.
             played = active[2 * args.clicks :][: max(1, open_games // 10)]
             cpu0 = cpu_seconds([bot.pid])
+            t0 = time.perf_counter()
             latencies = await played_at_rate(world, service, played, args.rate, args.play_clicks)
+            took = time.perf_counter() - t0
             cpu = cpu_seconds([bot.pid]) - cpu0
             rss.append(rss_mb(bot.pid))
             print(
-                f"a tenth played ({len(played)} games, {len(latencies)} clicks at "
-                f"{args.rate:.0f}/s): click p50 {pct(latencies, 0.5) * 1000:.0f} ms, p99 "
-                f"{pct(latencies, 0.99) * 1000:.0f} ms, bot CPU {cpu:.1f} s; RSS {rss[-1]:.0f} MB"
+                f"a tenth played ({len(played)} games, {len(latencies)} clicks offered at "
+                f"{args.rate:.0f}/s, answered at {len(latencies) / took:.1f}/s): click p50 "
+                f"{pct(latencies, 0.5) * 1000:.0f} ms, p99 {pct(latencies, 0.99) * 1000:.0f} ms "
+                f"({sum(x > 3 for x in latencies)} over 3 s), bot CPU {cpu:.1f} s "
+                f"({cpu / max(1, len(latencies)) * 1000:.1f} ms a click); RSS {rss[-1]:.0f} MB"
+            )
+            print(
+                f"click p99 while a tenth are played: {pct(latencies, 0.99) * 1000:.0f} ms "
+                f"at {len(latencies) / took:.1f} clicks/s"
             )
             print(
                 "RSS (MB) after start, each 1,000 games, the played tenth: "

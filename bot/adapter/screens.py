@@ -14,6 +14,7 @@ from typing import Any
 import discord
 
 from bot.adapter.items import Items
+from bot.adapter.late_tables import RESTART_HELP
 from bot.adapter.mine import waiting_note
 from bot.adapter.pictures import PictureRef
 from bot.adapter.render import (
@@ -198,7 +199,8 @@ class Screens:
 
     def help_page(self, game: Game[Any, Any], page: int) -> tuple[discord.Embed, discord.ui.View]:
         """One screen of a game's rules (its help text, paged by its ``## `` headings)."""
-        pages = help_pages(game.help_text)
+        # A game whose clock a restart gives the downtime back: how its table tells it.
+        pages = help_pages(game.help_text + (RESTART_HELP if game.refund_downtime else ""))
         page = max(0, min(page, len(pages) - 1))
         heading, text = pages[page]
         if heading.casefold() == game.title.casefold():

@@ -26,7 +26,7 @@ import contextlib
 import json
 import logging
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
@@ -35,6 +35,7 @@ import discord
 
 from bot.adapter.answer import ACK, Answer, edit
 from bot.adapter.closed_dms import TOLD, ClosedDms
+from bot.adapter.late_tables import LateTables
 from bot.adapter.messenger import ChannelGone, Failure, Messenger, failure_of
 from bot.adapter.pacing import Pacer, pass_paced, slot_ahead
 from bot.adapter.pictures import Pictures
@@ -241,6 +242,10 @@ class TableSync:
         self._shown_at: dict[int, int] = {}
         self._short: set[int] = set()  # sessions whose pass left something for later
         self._catching_up: asyncio.Task[None] | None = None  # a start's syncs (catch_up)
+        # Tables showing a deadline earlier than the true one (a start's refund): redrawn later.
+        self.late = LateTables(
+            service, lambda sid: self.on_change(Change(sid, frozenset({TABLE}), posted=False))
+        )
         service.subscribe(self.on_change)
 
     # -- scheduling ------------------------------------------------------------------------------
@@ -262,19 +267,20 @@ class TableSync:
         self.on_change(Change(session_id, None, posted=True))
 
     async def catch_up(
-        self, heads: list[tuple[int, SessionStatus, int]], moved: Iterable[int] = ()
+        self,
+        heads: list[tuple[int, SessionStatus, int]],
+        moved: dict[int, tuple[float, float]] | None = None,
     ) -> int:
         """At a start: sync each open session (``heads``: id, status, version) unless its
         messages were found to show this very version in full before the stop (none is loaded
-        then; ``moved``: sessions whose deadlines the start moved, synced anyway). Unsent
-        posts are found by the outbox's retries. Returns how many were asked to sync."""
+        then; ``moved``: sessions whose deadline the start moved, before and after: synced now
+        if it is worth it, see LateTables). Unsent posts are found by the outbox's retries.
+        Returns how many were asked to sync."""
         shown = await self.service.shown_versions() if self.records_shown else {}
-        moved = set(moved)
-        behind = [
-            session_id
-            for session_id, _, version in heads
-            if shown.get(session_id) != version or session_id in moved
-        ]
+        stale = {sid for sid, _, version in heads if shown.get(sid) != version}
+        if self.records_shown:
+            stale |= await self.late.sort(moved or {}, (sid for sid, _, _ in heads), stale)
+        behind = [sid for sid, _, _ in heads if sid in stale]
         if behind:
             self._catching_up = asyncio.create_task(self._catch_up(behind), name="cafebot-catch-up")
         return len(behind)
@@ -411,12 +417,19 @@ class TableSync:
             self.on_change(later.change(session_id))
         await self.idle(delayed=False)
         await self.record_shown(RECORD_SHOWN_WITHIN)
+        if self.records_shown:
+            try:
+                await self.late.record()
+            except Exception:  # the next start counts from the deadline before its refund
+                log.warning("could not record the tables' deadlines", exc_info=True)
 
     def start(self) -> None:
         """Start retrying failed posts when their time comes."""
         self._retries = asyncio.create_task(self._retry_posts(), name="cafebot-outbox")
+        self.late.start()
 
     async def stop(self) -> None:
+        await self.late.stop()
         if self._catching_up is not None:
             self._catching_up.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -446,6 +459,7 @@ class TableSync:
 
     def note_table_digest(self, session_id: int, digest: str) -> None:
         self._table_digests[session_id] = digest
+        self.late.drawn(session_id)
 
     def _lock(self, message_id: int) -> asyncio.Lock:
         return self._message_locks.setdefault(message_id, asyncio.Lock())
@@ -667,6 +681,7 @@ class TableSync:
             if stored is not None:
                 self._table_digests[s.id] = stored
         if self._table_digests.get(s.id) == parts.digest:
+            self.late.drawn(s.id)
             return
         if self._leave_to_click(message_id, s.id, TABLE):
             return
@@ -703,6 +718,7 @@ class TableSync:
                 self._threads.pop(s.id, None)
             self._table_digests[s.id] = table.digest
             self._table_awaited[s.id] = awaited(s)
+            self.late.drawn(s.id)
             if pictured:
                 await self.service.remember(f"table:{s.id}", table.digest)
 

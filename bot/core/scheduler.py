@@ -52,7 +52,8 @@ class Scheduler:
         # a loop, and never hold up the other sessions' timers.
         self._reported: set[int] = set()
         self._broken: set[int] = set()
-        self.refunded: list[int] = []  # sessions whose deadlines the start moved (downtime)
+        # Sessions whose deadline the start moved (the downtime given back): before, after.
+        self.refunded: dict[int, tuple[float, float]] = {}
         # A move within a timed step leaves the timers as they were: no need to read them.
         service.subscribe(lambda change: self.wake() if change.timers else None)
 
@@ -95,9 +96,16 @@ class Scheduler:
                 if game_id in REGISTRY and REGISTRY[game_id].refund_downtime
             ]
             if downtime > 0 and refunded:
+                # The deadlines the shift moves, read first: their tables show them (one read).
+                chosen = set(refunded)
+                moved = {
+                    t.session_id: (t.due_at, t.due_at + downtime)
+                    for t in await self.store.timers()
+                    if t.kind == "deadline" and t.session_id in chosen and t.due_at > down_since
+                }
                 await self.store.shift_timers(refunded, after=down_since, by=downtime)
                 self.service.timers_changed()
-                self.refunded = refunded  # their tables show the deadlines moved
+                self.refunded = moved
                 log.info("gave %.0f s of downtime back to %d session(s)", downtime, len(refunded))
 
     async def _heartbeat(self, force: bool = False) -> None:

@@ -23,6 +23,7 @@ from games.engine import GameState
 # Sessions kept loaded in memory by default: a big server's open games are mostly idle (played a
 # move a day), and an evicted one is read again from the database at its next move.
 CACHE_SIZE = 1_000
+AWAITED_KEPT = 20_000  # sessions whose awaited players are remembered (a few hundred bytes each)
 
 
 class Loading:
@@ -65,6 +66,9 @@ class Loading:
         # sessions go (see _evict), with what is kept beside them.
         self._cache: OrderedDict[int, Session] = OrderedDict()
         self.cache_size = cache_size
+        # Whom each session awaited at a version (oldest first, at most AWAITED_KEPT): what a
+        # DM's "other games wait for you" counts, without loading (nor caching) those games.
+        self._awaited: OrderedDict[int, tuple[int, frozenset[str]]] = OrderedDict()
         # Told (game, seconds) of each move stored by act_with: the operator's metrics (None: off).
         self.moved: Callable[[str, float], None] | None = None
 

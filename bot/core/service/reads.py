@@ -6,15 +6,18 @@ from __future__ import annotations
 import json
 from dataclasses import replace
 
+from pydantic import ValidationError
+
 from bot.core.errors import NotAllowed, NotFound, UserError
 from bot.core.record import GameRecord, RecordedAction, commitment
 from bot.core.seats import ROBOT_PREFIX
-from bot.core.service.loading import Loading
+from bot.core.service.loading import AWAITED_KEPT, Loading
 from bot.core.service.model import HistoryPage, Leaderboard, SeatedGame, Session
 from bot.core.store import SessionRow, SessionStatus, StatRow
 from games import REGISTRY
 
 SHOWN = "shown:"  # memo key of the version a session's messages show in full
+LATE = "late:"  # memo key of the deadline a table shows, earlier than the true one
 
 
 class Reads(Loading):
@@ -47,12 +50,39 @@ class Reads(Loading):
         return found
 
     async def waiting_elsewhere(self, user_id: str, session_id: int) -> int:
-        """How many other games wait for ``user_id``'s move."""
-        return sum(
-            1
-            for g in await self.seated_games(user_id, steps=False)
-            if g.yours and g.row.id != session_id
-        )
+        """How many other games wait for ``user_id``'s move. A player of hundreds of games
+        is asked this at each new step: the games are not loaded (each would go through the
+        session cache, dropping the games being played), only whom each awaits is kept."""
+        count = 0
+        for sid, version in await self.store.active_versions_of(user_id):
+            if sid != session_id and user_id in await self._awaited_at(sid, version):
+                count += 1
+        return count
+
+    async def _awaited_at(self, session_id: int, version: int) -> frozenset[str]:
+        """Whom the session awaits at ``version`` (as stored): remembered, else from the
+        cached copy, else from its stored state, parsed and dropped (a damaged one: nobody)."""
+        known = self._awaited.get(session_id)
+        if known is not None and known[0] == version:
+            return known[1]
+        cached = self._cache.get(session_id)
+        if cached is not None and cached.version == version and cached.state is not None:
+            awaited = frozenset(cached.game.active_players(cached.state))
+        else:
+            row = await self.store.get_session(session_id)
+            game = REGISTRY.get(row.game_id) if row is not None else None
+            if row is None or game is None or row.state is None:
+                return frozenset()
+            try:
+                awaited = frozenset(game.active_players(game.load_state(row.state)))
+            except (ValidationError, ValueError):
+                return frozenset()
+            version = row.version
+        self._awaited.pop(session_id, None)
+        self._awaited[session_id] = (version, awaited)
+        if len(self._awaited) > AWAITED_KEPT:
+            self._awaited.popitem(last=False)
+        return awaited
 
     async def history(self, guild_id: int, page: int, per_page: int = 5) -> HistoryPage:
         """A page of the server's finished and abandoned games (a page past the end: the
@@ -199,6 +229,19 @@ class Reads(Loading):
                 f"memo:{SHOWN}{sid}": None if version is None else str(version)
                 for sid, version in versions.items()
             }
+        )
+
+    async def late_tables(self) -> dict[int, float]:
+        """The tables a front end recorded as showing an earlier deadline than the true one (a
+        start gave the step the downtime back), and the deadline each shows."""
+        prefix = f"memo:{LATE}"
+        entries = await self.store.metas(prefix)
+        return {int(k[len(prefix) :]): float(v) for k, v in entries.items()}
+
+    async def record_late_tables(self, shown: dict[int, float | None]) -> None:
+        """Record at once the deadline these tables show (None: the true one; forget it)."""
+        await self.store.set_metas(
+            {f"memo:{LATE}{sid}": None if due is None else repr(due) for sid, due in shown.items()}
         )
 
     async def record_dm(

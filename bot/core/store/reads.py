@@ -109,6 +109,16 @@ class Reads(StoreCore):
         )
         return [session_row(r) for r in rows]
 
+    async def active_versions_of(self, user_id: str) -> list[tuple[int, int]]:
+        """(id, version) of the active sessions ``user_id`` is seated in (any server): no
+        state read."""
+        rows = await self._fetch(
+            "SELECT s.id, s.version FROM players p JOIN sessions s ON s.id = p.session_id "
+            "WHERE p.user_id = ? AND s.status = 'active' ORDER BY s.id",
+            (user_id,),
+        )
+        return [(int(r["id"]), int(r["version"])) for r in rows]
+
     async def open_sessions_with_deadlines(
         self, user_id: str
     ) -> list[tuple[SessionRow, float | None]]:
