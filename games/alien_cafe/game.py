@@ -102,7 +102,11 @@ class AlienCafe(Game[AlienCafeState, Action]):
         return picture.draw(spec)
 
     def secrets(self, state: AlienCafeState, player: str | None) -> set[str]:
-        seat = state.seats.get(player) if player is not None else None
+        if player is None:
+            # The bags and the special piles are face down: the table knows only how many
+            # tiles each holds (a seat's view keeps their lengths, as tokens).
+            return {*state.red, *state.blue, *(t for pile in state.piles for t in pile)}
+        seat = state.seats.get(player)
         if seat is None:
             return set()
         return set(seat.hand) | set(seat.house)

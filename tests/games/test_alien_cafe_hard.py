@@ -13,6 +13,7 @@ from games.alien_cafe.state import AlienCafeState
 from games.alien_cafe.strategies import greedy_action
 from games.engine import apply
 from games.rng import Rng
+from games.search import is_token
 from tests.games.test_alien_cafe import alien, order, stack, start, total
 
 B1, B2 = "bot-1", "bot-2"
@@ -45,7 +46,7 @@ def test_hard_decides_alike_whatever_the_others_hold_and_the_bags_order() -> Non
     moves = []
     for _ in range(20):  # bot-1's service, move by move, in both worlds
         views = [as_seen_by(GAME, s, B1, 5) for s in (first, second)]
-        assert views[0].seats[B1] == views[1].seats[B1]
+        assert views[0] == views[1]
         decided = [hard_action(v, B1, 10_000)[0] for v in views]
         assert decided[0] == decided[1]
         moves.append(decided[0])
@@ -55,6 +56,26 @@ def test_hard_decides_alike_whatever_the_others_hold_and_the_bags_order() -> Non
         first = apply(GAME, first, B1, decided[0])
         second = first if isinstance(decided[0], DrawAction) else other_deal(first)
     assert {type(m).__name__ for m in moves} >= {"PlaceAction"}
+
+
+def test_a_seats_view_holds_the_bags_and_piles_as_counts_only() -> None:
+    state = start([B1, B2], {B1: 2, B2: 3}, seed=4)
+    seen = as_seen_by(GAME, state, B1, 5)
+    face_down = [*state.red, *state.blue, *(t for pile in state.piles for t in pile)]
+    shown = [*seen.red, *seen.blue, *(t for pile in seen.piles for t in pile)]
+    assert len(shown) == len(face_down) > 0  # how many tiles each holds: the table knows
+    assert all(is_token(t) for t in shown)
+    dumped = seen.model_dump_json()
+    assert not [t for t in face_down if f'"{t}"' in dumped]  # no bag tile named anywhere
+    # The bags in another order: the seat cannot tell.
+    shuffled = state.model_copy(
+        update={
+            "red": state.red[::-1],
+            "blue": state.blue[::-1],
+            "piles": [pile[::-1] for pile in state.piles],
+        }
+    )
+    assert as_seen_by(GAME, shuffled, B1, 5) == seen
 
 
 def test_hard_is_done_at_ten_points_where_normal_draws_on() -> None:
