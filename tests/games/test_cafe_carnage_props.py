@@ -105,9 +105,9 @@ def test_panels_fit_discord_and_apply_is_pure() -> None:
 
 
 def test_named_strategies_finish_games() -> None:
-    assert set(GAME.strategies()) == {"cheapskate", "glutton", "greedy"}
-    assert GAME.strategies()["greedy"] is GAME.strategies()["glutton"]  # the bots' normal level
-    for strategy in ("cheapskate", "glutton"):
+    assert set(GAME.strategies()) == {"cheapskate", "glutton", "shrewd", "greedy"}
+    assert GAME.strategies()["greedy"] is GAME.strategies()["shrewd"]  # the bots' normal level
+    for strategy in ("cheapskate", "glutton", "shrewd"):
         for players in (3, 8):
             *_, state = random_game(players, 9, no_repeats=False, strategy=strategy)
             assert state.over

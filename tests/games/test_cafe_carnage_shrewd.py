@@ -1,0 +1,116 @@
+"""Café Carnage's normal player (the shrewd diner) and what the hard bot assumes of the others."""
+
+from __future__ import annotations
+
+from games.cafe_carnage import GAME
+from games.cafe_carnage.catalogue import COURSES, action_cards, action_kind, dish, run_card
+from games.cafe_carnage.shrewd import meal_rank, shrewd
+from games.cafe_carnage.state import CafeOptions, CafeState, Confirm, Pick, Play
+from games.engine import apply
+from games.kit import evolve
+from games.rng import Rng
+
+
+def table(players: int, seed: int = 4) -> CafeState:
+    return GAME.setup([f"bot-{i + 1}" for i in range(players)], CafeOptions(), seed)
+
+
+def order(state: CafeState, player: str) -> CafeState:
+    """``player``'s whole order by the shrewd diner, confirmed."""
+    for _ in range(20):
+        move = shrewd(state, player, Rng(seed=1))
+        state = apply(GAME, state, player, move)
+        if isinstance(move, Confirm):
+            return state
+    raise AssertionError("the shrewd diner never confirmed")
+
+
+def ballot_kind(state: CafeState, player: str) -> str | None:
+    """The kind of card the shrewd diner plays in this state, its meal ordered first."""
+    for _ in range(20):
+        move = shrewd(state, player, Rng(seed=1))
+        if isinstance(move, Play):
+            return action_kind(move.card)
+        assert isinstance(move, Pick)
+        state = apply(GAME, state, player, move)
+    raise AssertionError("no ballot")
+
+
+def test_a_meals_rank_is_the_share_of_menus_whose_dearest_meal_is_cheaper() -> None:
+    ranks = [meal_rank(total) for total in range(0, 16)]
+    assert ranks == sorted(ranks) and ranks[0] == 0.0 and ranks[-1] == 1.0
+    assert 0.3 < meal_rank(10) < 0.7  # a menu's dearest meal is about $10
+    assert meal_rank(6) < 0.05 and meal_rank(13) > 0.95
+
+
+def test_it_orders_the_dearest_meal_on_offer() -> None:
+    state = table(3)
+    after = order(state, "bot-1")
+    for course in COURSES:
+        dearest = max(dish(c).value for c in state.menus["bot-1"][course])
+        assert dish(after.picks["bot-1"][course]).value == dearest
+
+
+def test_it_runs_early_at_a_small_table_and_waits_at_a_crowded_one() -> None:
+    assert ballot_kind(table(3), "bot-1") == "run"
+    assert ballot_kind(table(4), "bot-1") == "run"
+    # Seven others who may each run: too likely to have company (and be caught).
+    crowded = table(8)
+    assert ballot_kind(crowded, "bot-1") != "run"
+    # Once every other runner has escaped, a run is safe.
+    others = [p for p in crowded.players if p != "bot-1"]
+    safe = evolve(
+        crowded,
+        round=3,
+        run_discarded=others,
+        hands={
+            p: [c for c in action_cards(p)[:3]] if p != "bot-1" else action_cards(p)
+            for p in crowded.players
+        },
+    )
+    assert ballot_kind(safe, "bot-1") == "run"
+
+
+def with_menu(state: CafeState, player: str, values: int) -> CafeState:
+    """``state`` with ``player``'s menu made of dishes whose dearest meal is about ``values``."""
+    menus = dict(state.menus)
+    menu: dict[str, list[str]] = {}
+    for course in COURSES:
+        cards = sorted(
+            (c for c in state.decks[course]), key=lambda c: dish(c).value, reverse=values > 9
+        )
+        menu[course] = cards[:3]
+    menus[player] = menu  # type: ignore[assignment]
+    return evolve(state, menus=menus)
+
+
+def test_it_splits_on_its_dear_meals_and_pays_separately_for_plain_ones() -> None:
+    state = table(3)
+    # Round 2, RUN! spent on an escape: two Split and two Separate for four rounds.
+    hands = {p: [c for c in action_cards(p) if c != run_card(p)] for p in state.players}
+    later = evolve(state, round=2, hands=hands, run_discarded=list(state.players))
+    dear = with_menu(later, "bot-1", 12)
+    plain = with_menu(later, "bot-1", 5)
+    assert meal_rank(sum(max(dish(c).value for c in dear.menus["bot-1"][k]) for k in COURSES)) > 0.9
+    assert ballot_kind(dear, "bot-1") == "split"
+    assert ballot_kind(plain, "bot-1") == "separate"
+
+
+def test_in_the_last_round_a_lone_forced_runner_goes_unpaid_under_separate() -> None:
+    state = table(3)
+    # Round 5: bot-2 kept RUN! as its one card (it must run); bot-3 escaped earlier.
+    last = evolve(
+        state,
+        round=5,
+        hands={
+            "bot-1": [c for c in action_cards("bot-1") if action_kind(c) != "split"],
+            "bot-2": [run_card("bot-2")],
+            "bot-3": [action_cards("bot-3")[0]],
+        },
+        run_discarded=["bot-3"],
+    )
+    assert ballot_kind(last, "bot-1") == "separate"
+    # Nobody else can run: RUN! is a free meal.
+    alone = evolve(last, hands={**last.hands, "bot-2": [action_cards("bot-2")[0]]})
+    alone = evolve(alone, run_discarded=["bot-2", "bot-3"])
+    assert ballot_kind(alone, "bot-1") == "run"
