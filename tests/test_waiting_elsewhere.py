@@ -70,7 +70,7 @@ async def test_counting_the_games_elsewhere_loads_none_and_keeps_few(
     expected = await truly_waiting(service, PLAYER, ids[-1])
     assert 0 < expected < GAMES - 1, "some games wait for the player, not all"
 
-    hot = ids[-CACHE:]
+    hot = ids[:CACHE]  # the games being played: the first ones, read before the others
     for sid in hot:
         await service.load(sid)
     cached = list(service._cache)

@@ -10,6 +10,7 @@ or a lost response is not shown twice.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import logging
 from dataclasses import dataclass
@@ -22,6 +23,7 @@ from discord.http import Route
 from discord.webhook.async_ import async_context, interaction_message_response_params
 
 from bot.adapter.render import mention_line
+from bot.core.keyed_locks import KeyedLocks
 
 log = logging.getLogger(__name__)
 
@@ -143,11 +145,11 @@ class Messenger:
         # One request at a time per channel: Discord's buckets are per channel, and discord.py
         # only learns a bucket from its first answer; several games writing to one player's DM
         # at once would otherwise overrun it (a 429) before that answer arrives.
-        self._channel_locks: dict[int, asyncio.Lock] = {}
+        self._channel_locks: KeyedLocks[int] = KeyedLocks()
         self._opening_dms = asyncio.Lock()
 
-    def _lock(self, channel_id: int) -> asyncio.Lock:
-        return self._channel_locks.setdefault(channel_id, asyncio.Lock())
+    def _lock(self, channel_id: int) -> contextlib.AbstractAsyncContextManager[None]:
+        return self._channel_locks.hold(channel_id)
 
     def channel(self, channel_id: int) -> discord.PartialMessageable:
         return self.client.get_partial_messageable(channel_id)

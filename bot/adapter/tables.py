@@ -44,6 +44,7 @@ from bot.adapter.screens import DM_CLOSED_TABLE_HELP, Rendered, Screens
 from bot.adapter.stats import season_embed
 from bot.adapter.turns import AS_OF_THIS_MOVE, LiveNotice, LiveTurns
 from bot.core.errors import StorageFull, UserError
+from bot.core.keyed_locks import KeyedLocks
 from bot.core.presentation import Presentation
 from bot.core.seats import is_robot
 from bot.core.sessions import TABLE, Change, Session, SessionService
@@ -210,7 +211,7 @@ class TableSync:
         self._edited_at: dict[tuple[int, str | None], float] = {}  # (session, view) → monotonic
         # Syncs waiting their turn, and what each will bring up to date.
         self._delayed: dict[int, tuple[asyncio.TimerHandle, Pending]] = {}
-        self._message_locks: dict[int, asyncio.Lock] = {}
+        self._message_locks: KeyedLocks[int] = KeyedLocks()
         # Messages a click is about to answer (its callback shows the move): the worker leaves
         # them to it, and syncs them after if the answer did not show the newest state.
         self._claimed: dict[int, int] = {}
@@ -461,8 +462,8 @@ class TableSync:
         self._table_digests[session_id] = digest
         self.late.drawn(session_id)
 
-    def _lock(self, message_id: int) -> asyncio.Lock:
-        return self._message_locks.setdefault(message_id, asyncio.Lock())
+    def _lock(self, message_id: int) -> contextlib.AbstractAsyncContextManager[None]:
+        return self._message_locks.hold(message_id)
 
     @contextlib.contextmanager
     def answering(

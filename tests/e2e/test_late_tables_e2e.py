@@ -108,6 +108,9 @@ async def test_a_short_rounds_table_shows_the_time_given_back_in_one_edit(
             calls = w.emu.rest_calls[mark:]
             assert len(table_edits(calls, table.id)) == 1, game_calls(calls)
             assert game_calls(calls) == [f"PATCH /channels/{w.channel}/messages/{table.id}"]
+            # What the syncs locked (the messages, the channels) is not kept once they are done.
+            assert len(bot.tables._message_locks) == 0
+            assert len(bot.tables.messenger._channel_locks) == 0
             assert shown_deadline(w) == int(after.due_at)
             assert bot.tables.late.shown == {}
             # The game's rules say so, on their last page.
