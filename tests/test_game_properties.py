@@ -64,8 +64,8 @@ def _check_step(game: Game[Any, Any], state: GameState) -> None:
     public_panel = game.panel(state, None)
     assert panel_problems(public_panel) == [], panel_problems(public_panel)
     assert _phone_problems(game, game.table(state)) == []
-    for player in state.players:
-        panel = game.panel(state, player)
+    panels = {player: game.panel(state, player) for player in state.players}
+    for player, panel in panels.items():
         assert panel_problems(panel) == [], panel_problems(panel)
         assert _phone_problems(game, panel) == []
         if player in active and game.outcome(state) is None:
@@ -83,8 +83,8 @@ def _check_step(game: Game[Any, Any], state: GameState) -> None:
         json.dumps([a.model_dump(mode="json") for a in state.announcements]),
     ]
     private_texts = {
-        p: game.view(state, p).model_dump_json() + game.panel(state, p).model_dump_json()
-        for p in state.players
+        p: game.view(state, p).model_dump_json() + panel.model_dump_json()
+        for p, panel in panels.items()
     }
     # How texts write each secret (a card's name): what the secrecy e2e test looks for in every
     # text the bot sends; ids alone would never be found there. The table must not write a

@@ -72,6 +72,7 @@ class World:
     bot_player_delay: float = 0.0  # bot players move at once: tests wait for them, not a clock
     rest_budget: int = 50  # REST requests per second the bot allows itself (0: not paced)
     ping_after_idle: float = 0.0  # every turn notice pings (tests of the idle rule set it)
+    metrics_port: int | None = None  # 0: the operator's metrics on any free port
     bot: CafeBot | None = None
 
     @property
@@ -91,6 +92,7 @@ class World:
             bot_player_delay=self.bot_player_delay,
             rest_budget=self.rest_budget,
             ping_after_idle=self.ping_after_idle,
+            metrics_port=self.metrics_port,
         )
         return CafeBot(settings, clock=self.clock, new_seed=lambda: self.seed)
 

@@ -23,9 +23,8 @@ from bot.core.errors import ConfigError
 from bot.core.metrics import Metrics, route_of
 from bot.core.sessions import SessionService
 from bot.core.store import open_store
-from emulator import DiscordEmulator, running_bot
 from games import REGISTRY
-from tests.e2e.harness import Clock
+from tests.e2e.harness import world
 from tests.e2e.players import play_to_the_end
 
 GAME = "monster-cafe"
@@ -76,23 +75,12 @@ async def health_becomes(port: int, wanted: Callable[[int], bool], tries: int = 
 async def test_metrics_count_what_the_emulator_saw_and_healthz_follows_the_bot(
     tmp_path: Path, expect_errors: Callable[..., None]
 ) -> None:
-    clock = Clock()
-    async with DiscordEmulator() as emu:
-        guild = emu.add_guild("Game Night")
-        channel = emu.add_text_channel(guild, "cafe")
-        other = emu.add_text_channel(guild, "lobby")
-        users = [emu.add_user(n, guild=guild) for n in ("alice", "bob", "carol")]
-        settings = Settings(
-            discord_token="emulated",
-            database_path=tmp_path / "cafebot.sqlite3",
-            guild_ready_timeout=0.05,
-            table_edit_interval=0.0,
-            dm_edit_interval=0.0,
-            post_coalesce_interval=0.0,
-            metrics_port=0,  # any free port
-        )
-        bot = CafeBot(settings, clock=clock, new_seed=lambda: 20261127)
-        async with running_bot(emu, bot):
+    async with world(tmp_path, 3) as w:
+        w.metrics_port = 0  # any free port
+        w.seed = 20261127
+        emu, channel, users = w.emu, w.channel, w.users
+        other = emu.add_text_channel(w.guild, "lobby")
+        async with w.bot_running() as bot:
             assert bot.monitor is not None and bot.metrics is not None
             port = bot.monitor.port
             assert await health(port) == (200, "ok\n")
@@ -100,7 +88,7 @@ async def test_metrics_count_what_the_emulator_saw_and_healthz_follows_the_bot(
             emu.force_rate_limit("PATCH", f"/channels/{channel}/messages/")
             # A lobby left open elsewhere, and a whole game played by clicks.
             await (await emu.slash(users[0], other, "game new", {"game": GAME})).final()
-            await play_to_the_end(emu, bot, clock, REGISTRY[GAME], channel, users[:2], seed=3)
+            await play_to_the_end(emu, bot, w.clock, REGISTRY[GAME], channel, users[:2], seed=3)
             await bot.tables.idle()
 
             text, samples = await scrape(port)
