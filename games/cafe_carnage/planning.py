@@ -26,8 +26,8 @@ from games.cafe_carnage.catalogue import (
     run_card,
 )
 from games.cafe_carnage.choices import offered
+from games.cafe_carnage.shrewd import ballot, dearest, shrewd
 from games.cafe_carnage.state import CafeState, Confirm, Pick, Play
-from games.cafe_carnage.strategies import cheapskate
 from games.engine import PlayerId, SearchHints
 from games.kit import evolve
 from games.rng import Rng
@@ -70,8 +70,10 @@ def plans(state: CafeState, player: PlayerId) -> list[Sequence[BaseModel]]:
 def determinize(seen: CafeState, player: PlayerId, rng: Rng) -> CafeState | None:
     """The seat's view with its tokens dealt: the dish cards it has not seen shuffled into the
     others' menus and the decks, and each other's hand drawn from their own action cards — with
-    their RUN! card exactly when they never escaped (escapes are public). None when the view
-    does not fit this reading (the generic determinizer then does)."""
+    their RUN! card exactly when they never escaped (escapes are public). The others' choices
+    already made this round are the normal player's with the dealt menu and hand (a random card
+    of a dealt menu would make a runner's meal a lottery). None when the view does not fit this
+    reading (the generic determinizer then does)."""
     mapping: dict[str, str] = {}
     for course in COURSES:
         shown = set(seen.eaten[course]).union(seen.menus.get(player, {}).get(course, []))
@@ -97,7 +99,7 @@ def determinize(seen: CafeState, player: PlayerId, rng: Rng) -> CafeState | None
         hand.sort(key=order.index)
         mapping.update(zip(tokens, hand, strict=True))
     get = mapping.get
-    return evolve(
+    world = evolve(
         seen,
         menus={
             p: {course: [get(c, c) for c in cards] for course, cards in menu.items()}
@@ -108,12 +110,32 @@ def determinize(seen: CafeState, player: PlayerId, rng: Rng) -> CafeState | None
         hands={p: [get(c, c) for c in cards] for p, cards in seen.hands.items()},
         decks={course: [get(c, c) for c in cards] for course, cards in seen.decks.items()},
     )
+    return _as_normal_would(world, player)
+
+
+def _as_normal_would(world: CafeState, player: PlayerId) -> CafeState:
+    """The others' choices already made this round (hidden: the dealt cards say nothing of
+    them), redone as the normal player would make them with the dealt menu and hand."""
+    picks = dict(world.picks)
+    played = dict(world.played)
+    for p in world.players:
+        if p == player or p not in world.menus:
+            continue
+        if not picks.get(p) and p not in played:
+            continue
+        want = dearest(world, p)
+        picks[p] = {course: want[course] for course in picks.get(p, {})}
+        if p in played:
+            kind = ballot(world, p, sum(dish(card).value for card in want.values()))
+            played[p] = next(c for c in world.hands[p] if action_kind(c) == kind)
+    return evolve(world, picks=picks, played=played)
 
 
 def _menu(state: CafeState, player: PlayerId, course: Course) -> list[str]:
     return state.menus.get(player, {}).get(course, [])
 
 
-# The searcher's own later rounds are played plainly (the cheapest meal, paying its share): the
-# glutton it would otherwise be spends into IOUs, and every order would look alike.
-HINTS = SearchHints(plans=plans, own=cheapskate)
+# The searcher's own later rounds are played by the normal player too (the shrewd diner runs
+# early and splits on dear meals); the cheapskate that played them before spent its RUN! only in
+# the last round, so a RUN! kept for later looked worth little.
+HINTS = SearchHints(plans=plans, own=shrewd)

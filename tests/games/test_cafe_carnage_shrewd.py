@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from bot.core.seat_view import as_seen_by
 from games.cafe_carnage import GAME
 from games.cafe_carnage.catalogue import COURSES, action_cards, action_kind, dish, run_card
 from games.cafe_carnage.shrewd import meal_rank, shrewd
@@ -114,3 +115,22 @@ def test_in_the_last_round_a_lone_forced_runner_goes_unpaid_under_separate() -> 
     alone = evolve(last, hands={**last.hands, "bot-2": [action_cards("bot-2")[0]]})
     alone = evolve(alone, run_discarded=["bot-2", "bot-3"])
     assert ballot_kind(alone, "bot-1") == "run"
+
+
+def test_the_hard_bot_assumes_the_others_ordered_as_the_normal_player_would() -> None:
+    state = table(3)
+    state = order(order(state, "bot-2"), "bot-3")  # they confirmed; bot-1 sees only that
+    seen = as_seen_by(GAME, state, "bot-1", 5)
+    assert isinstance(seen, CafeState)
+    kinds = set()
+    for seed in range(8):
+        world = GAME.determinize(seen, "bot-1", Rng(seed=seed))
+        assert isinstance(world, CafeState)
+        GAME.check_invariants(world)
+        for p in ("bot-2", "bot-3"):
+            for course in COURSES:
+                dearest = max(dish(c).value for c in world.menus[p][course])
+                assert dish(world.picks[p][course]).value == dearest
+            assert world.played[p] in world.hands[p]
+            kinds.add(action_kind(world.played[p]))
+    assert kinds == {"run"}  # round 1 at three seats: the normal player runs
