@@ -10,6 +10,7 @@ import argparse
 import asyncio
 import sys
 from pathlib import Path
+from typing import Any
 
 from bot.core.config import Settings, load_settings
 from bot.core.errors import ConfigError
@@ -58,6 +59,13 @@ def main(argv: list[str] | None = None) -> int:
     arena.add_argument("--games", type=int, default=40, help="games to play")
     arena.add_argument(
         "--mode", default=None, help="the game's named player that plays normal (e.g. greedy-L2)"
+    )
+    arena.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a game option (repeatable), e.g. mode=full-pancake",
     )
     arena.add_argument("--simulations", type=int, default=100, help="a hard move's simulations")
     arena.add_argument("--workers", type=int, default=2, help="worker processes")
@@ -157,6 +165,7 @@ def _arena(args: argparse.Namespace) -> int:
         return 2
     try:
         seats = parse_seats(args.seats)
+        options = _game_options(game, args.option)
     except ValueError as exc:
         print(exc, file=sys.stderr)
         return 2
@@ -169,9 +178,27 @@ def _arena(args: argparse.Namespace) -> int:
         mode=args.mode,
         simulations=args.simulations,
         workers=args.workers,
+        options=options,
     )
     print("\n".join(result.lines()))
     return 0
+
+
+def _game_options(game: Any, pairs: list[str]) -> dict[str, Any]:
+    """``--option KEY=VALUE`` pairs, as the game's options check them (ValueError: why not)."""
+    from games.engine import IllegalAction
+
+    raw: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise ValueError(f"--option needs KEY=VALUE, e.g. mode=full-pancake (got {pair!r})")
+        raw[key.strip()] = value.strip()
+    try:
+        game.parse_options(raw)
+    except IllegalAction as exc:
+        raise ValueError(f"{game.title}: {exc}") from None
+    return raw
 
 
 def _verify(path: Path) -> int:

@@ -161,6 +161,8 @@ def test_the_arena_refuses_bad_input_and_plays_a_small_run(tmp_path: Path) -> No
         (["--game", "cafe-carnage", "--players", "2"], "takes 3–8 players"),
         (["--game", "monster-cafe", "--seats", "hard,grandmaster"], "no bot level"),
         (["--game", "alien-cafe", "--mode", "greedy-L9"], "no player 'greedy-L9'"),
+        (["--game", "breakfast-vs-aliens", "--option", "mode=waffle"], "Invalid option"),
+        (["--game", "breakfast-vs-aliens", "--option", "mode"], "KEY=VALUE"),
     ):
         result = run_bot("arena", *args, cwd=tmp_path)
         assert result.returncode == 2 and words in result.stderr, result.stderr

@@ -3,6 +3,7 @@ bot at a level, bots agreeing to undos, and the arena."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -186,6 +187,29 @@ def test_the_arena_tallies_levels_by_seat() -> None:
     assert normal.wins + easy.wins == pytest.approx(4.0)  # one win (or its shares) a game
     text = "\n".join(result.lines())
     assert "normal" in text and "easy" in text and "%" in text
+
+
+def test_the_arena_plays_with_the_options_given() -> None:
+    modes: list[str] = []
+
+    def play(match: Match) -> tuple[list[float], bool, bool]:
+        game = REGISTRY[match.game_id]
+        options = game.parse_options(json.loads(match.options))
+        modes.append(new_game(game, ["a", "b"], options, match.seed).options.mode)  # type: ignore[attr-defined]
+        return play_match(match)
+
+    result = run_arena(
+        "breakfast-vs-aliens",
+        2,
+        parse_seats("normal,easy"),
+        games=2,
+        simulations=2,
+        options={"mode": "full-pancake"},
+        run=lambda _, todo: [play(m) for m in todo],
+    )
+    assert modes == ["full-pancake", "full-pancake"]
+    assert result.games == 2 and result.unfinished == 0
+    assert "(2p, mode=full-pancake)" in result.lines()[0]
 
 
 def test_an_arena_game_seats_hard_and_ends() -> None:

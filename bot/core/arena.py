@@ -8,6 +8,7 @@ first seat. Every seat decides from its own view (``seat_view``), as a bot playe
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
@@ -32,6 +33,7 @@ class Match:
     seed: int
     mode: str | None  # the game's named strategy that plays `normal` (None: the bot's own)
     simulations: int
+    options: str = "{}"  # the game's options (JSON; "{}": its defaults)
 
 
 @dataclass
@@ -49,6 +51,7 @@ class ArenaResult:
     game_id: str
     players: int
     mode: str | None
+    options: dict[str, Any] = field(default_factory=dict)  # those not left at their defaults
     cooperative: bool = False
     games: int = 0
     unfinished: int = 0
@@ -57,6 +60,7 @@ class ArenaResult:
     def lines(self) -> list[str]:
         title = REGISTRY[self.game_id].title
         mode = f", {self.mode}" if self.mode else ""
+        mode += "".join(f", {k}={v}" for k, v in self.options.items())
         what = "tables that succeed" if self.cooperative else "win share"
         out = [f"{title} ({self.players}p{mode}): {self.games} games, {what} by level"]
         for level, tally in self.by_level.items():
@@ -86,7 +90,7 @@ def play_match(match: Match) -> tuple[list[float], bool, bool]:
     """Play one game; each seat's share of the win, whether it ended, whether cooperative."""
     game = REGISTRY[match.game_id]
     ids = [f"bot-{i + 1}" for i in range(len(match.levels))]
-    options = game.parse_options({})
+    options = game.parse_options(json.loads(match.options))
     strategies: dict[str, Strategy] = {}
     for i, (pid, level) in enumerate(zip(ids, match.levels, strict=True)):
         strategies[pid] = _strategy(game, level, pid, i + 1, match, options)
@@ -153,11 +157,13 @@ def matches(
     seed: int,
     mode: str | None,
     simulations: int,
+    options: dict[str, Any] | None = None,
 ) -> list[Match]:
     """The arena's games: the seat levels cycled to ``players`` seats, rotated each game."""
     game = REGISTRY[game_id]
     levels = [seats[i % len(seats)] for i in range(players)]
     cooperative_probe = play_probe_is_cooperative(game)
+    chosen = json.dumps(options or {}, sort_keys=True)
     out = []
     for k in range(games):
         if cooperative_probe:
@@ -167,7 +173,7 @@ def matches(
         else:
             shift = k % players
             table = tuple(levels[shift:] + levels[:shift])
-        out.append(Match(game_id, table, seed * 1_000_003 + k, mode, simulations))
+        out.append(Match(game_id, table, seed * 1_000_003 + k, mode, simulations, chosen))
     return out
 
 
@@ -197,11 +203,19 @@ def run_arena(
     mode: str | None = None,
     simulations: int = 200,
     workers: int = 2,
+    options: dict[str, Any] | None = None,
     run: Callable[[Callable[[Match], Any], list[Match]], list[Any]] | None = None,
 ) -> ArenaResult:
     """Play the games (in ``workers`` processes; ``run`` may map them another way) and tally."""
     todo = matches(
-        game_id, players, seats, games=games, seed=seed, mode=mode, simulations=simulations
+        game_id,
+        players,
+        seats,
+        games=games,
+        seed=seed,
+        mode=mode,
+        simulations=simulations,
+        options=options,
     )
     if run is not None:
         results = run(play_match, todo)
@@ -210,7 +224,7 @@ def run_arena(
     else:
         with ProcessPoolExecutor(max_workers=workers) as pool:
             results = list(pool.map(play_match, todo))
-    out = ArenaResult(game_id, players, mode)
+    out = ArenaResult(game_id, players, mode, options=dict(options or {}))
     for level in dict.fromkeys(seats):
         out.by_level[level] = Tally()
     for match, (shares, ended, cooperative) in zip(todo, results, strict=True):

@@ -1,13 +1,24 @@
-"""Named players for the simulator. They decide from the legal moves (all built from public
-cards) and, for a peek, from their own peeked cards: never from the hidden deck."""
+"""Named players for the simulator and the bot levels. They decide from the legal moves (all
+built from public cards), what the table shows and, for a peek, their own peeked cards: never
+from the hidden deck.
+
+- ``greedy`` (the normal bot): in Mini-Muffin it weighs its heroes (``planning.py``): it lets an
+  alien go when no one else can take it and its heroes are worth more kept (the alien waits in
+  the escape pile), captures with the heroes it will miss least, gives a treasure to the hero it
+  helps most and, in the endgame, takes the escaped aliens that leave the rest of its heroes the
+  most. In Full Pancake it captures whenever it can, else takes a hero, a treasure, or draws.
+- ``plain``: captures whenever it can, the most valuable alien first, in both modes (the normal
+  bot before it weighed its heroes; kept to compare with).
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
-from games.breakfast_vs_aliens.capture import alien_need, hero_traits
+from games.breakfast_vs_aliens.capture import alien_need, can_capture, hero_traits
 from games.breakfast_vs_aliens.catalogue import card, effect, kind
-from games.breakfast_vs_aliens.rules import legal_actions, rarest_colour, weakest_hero
+from games.breakfast_vs_aliens.planning import hand, potential, printed, targets, with_trait
+from games.breakfast_vs_aliens.rules import PASS, legal_actions, rarest_colour, weakest_hero
 from games.breakfast_vs_aliens.state import (
     Action,
     Attach,
@@ -15,8 +26,10 @@ from games.breakfast_vs_aliens.state import (
     BvaState,
     Capture,
     Draw,
+    EscapeStep,
     JamColour,
     Keep,
+    OfferStep,
     Pass,
     PutBack,
     Shield,
@@ -43,6 +56,53 @@ def hero_strength(state: BvaState, hero: str) -> int:
 
 
 def greedy(state: BvaState, pid: PlayerId, rng: Rng) -> Action:
+    """The normal player: Mini-Muffin's choices weighed (:func:`weighed`), the rest plain."""
+    if not state.full and isinstance(state.pending, OfferStep | EscapeStep | AttachStep):
+        return weighed(state, pid)
+    return plain(state, pid, rng)
+
+
+def weighed(state: BvaState, pid: PlayerId) -> Action:
+    """Mini-Muffin: the capture, pass or treasure's hero that leaves ``pid`` the most points
+    plus the worth of the heroes kept (``planning.potential``)."""
+    step = state.pending
+    legal = legal_actions(state, pid)
+    if isinstance(step, AttachStep):
+        bar = card(step.treasure).bar
+        assert bar is not None
+        heroes, now, pool = state.heroes[pid], hand(state, pid), targets(state)
+
+        def helped(move: Attach) -> tuple[float, int]:
+            with_it = with_trait(now, heroes.index(move.hero), bar)
+            return potential(with_it, pool), -len(state.attached.get(move.hero, []))
+
+        return max((m for m in legal if isinstance(m, Attach)), key=helped)
+    alien = state.alien if isinstance(step, OfferStep) else None
+    pool = targets(state, skip=alien)
+    choice: tuple[float, Action] = (float("-inf"), PASS)
+    for move in legal:
+        if isinstance(move, Capture):
+            points = card(move.alien).points
+            if move.alien == alien:
+                points += len(state.alien_disasters)
+            rest = pool if alien is not None else targets(state, skip=move.alien)
+            worth = points + potential(hand(state, pid, move.heroes), rest)
+            if worth > choice[0]:
+                choice = (worth, move)
+    if isinstance(step, OfferStep) and alien is not None:
+        if any(can_capture(state, p, alien, spatula=False) for p in step.queue):
+            # The next in line who can will take it, with its stacked disasters.
+            taken = card(alien).points + len(state.alien_disasters)
+            kept = potential(hand(state, pid), pool) - taken
+        else:
+            # Nobody else can take it now: it escapes, to be had at the end.
+            kept = potential(hand(state, pid), targets(state, skip=alien, extra=[printed(alien)]))
+        if kept > choice[0]:
+            choice = (kept, PASS)
+    return choice[1]
+
+
+def plain(state: BvaState, pid: PlayerId, rng: Rng) -> Action:
     """Capture whenever possible (the most valuable alien first); otherwise take a hero, then a
     treasure, from the play cards, or draw. Cancel disasters that hurt you."""
     legal = legal_actions(state, pid)
@@ -88,4 +148,7 @@ def strategies() -> dict[str, Strategy]:
     def play(state: Any, pid: PlayerId, rng: Rng) -> Any:
         return greedy(state, pid, rng)
 
-    return {"greedy": play}
+    def play_plain(state: Any, pid: PlayerId, rng: Rng) -> Any:
+        return plain(state, pid, rng)
+
+    return {"greedy": play, "plain": play_plain}

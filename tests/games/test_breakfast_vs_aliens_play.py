@@ -108,7 +108,7 @@ def test_random_games_end_with_every_invariant_after_every_action(
 
 def greedy_wins(mode: str, games: int) -> int:
     """Two-player games, greedy against random, greedy seated first or second by turns."""
-    assert set(GAME.strategies()) == {"greedy"}
+    assert set(GAME.strategies()) == {"greedy", "plain"}
     wins = 0
     for seed in range(games):
         rng = Rng(seed=seed)
@@ -129,9 +129,9 @@ def greedy_wins(mode: str, games: int) -> int:
 
 
 def test_greedy_beats_random_in_mini_muffin() -> None:
-    # Measured: 21 sole wins out of these 30 games (68 of 100); two random players would share
-    # them about evenly, so 18 (60 %) is a real margin.
-    assert greedy_wins("mini-muffin", 30) >= 18
+    # Measured: 28 sole wins out of these 30 games (90 of 100; 21 and 68 before it weighed its
+    # heroes); two random players would share them about evenly, so 24 (80 %) is a real margin.
+    assert greedy_wins("mini-muffin", 30) >= 24
 
 
 def test_greedy_beats_random_in_full_pancake() -> None:
