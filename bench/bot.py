@@ -564,6 +564,11 @@ async def main() -> None:
         "--seed", type=int, default=1, help="--thinkers: the games' seeds, the same each run"
     )
     parser.add_argument(
+        "--think-seconds",
+        type=float,
+        help="--thinkers: the hard bots' budget (bot_think_seconds; else the bot's default)",
+    )
+    parser.add_argument(
         "--control",
         action="store_true",
         help="--thinkers: runs with normal bots too (the same moves to play, no search)",
@@ -731,6 +736,8 @@ async def one_pair(
             }
             if len(guilds) == 1:
                 env["CAFEBOT_DEV_GUILD_ID"] = str(guild)
+            if args.think_seconds is not None:
+                env["CAFEBOT_BOT_THINK_SECONDS"] = str(args.think_seconds)
             if os.environ.get("BENCH_METRICS"):  # the bot with its metrics on (a free port)
                 env["CAFEBOT_METRICS_PORT"] = "0"
             profile = os.environ.get("BENCH_PROFILE")  # a path: run the bot under cProfile
