@@ -380,7 +380,7 @@ class CafeBot(commands.Bot):
         data: dict[str, Any] = dict(interaction.data or {})
         custom_id = str(data.get("custom_id", ""))
         kind = data.get("component_type")
-        present = on_message(interaction.message, custom_id, kind)
+        present = on_message(interaction, custom_id, kind)
         if not present:
             async with self.handling(interaction) as go:
                 if go:

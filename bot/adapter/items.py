@@ -27,7 +27,7 @@ from __future__ import annotations
 import contextlib
 import re
 import types
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, cast
 
@@ -163,22 +163,40 @@ class _Dispatching:
             release(interaction)
 
 
-def walk_components(components: list[Any]) -> Iterator[Any]:
-    """Every component of a message, nested ones too (V2 containers, rows, accessories)."""
-    for component in components:
-        yield component
-        yield from walk_components(list(getattr(component, "children", [])))
+_ON_MESSAGE = "cafebot.on_message"  # the answer, kept in the interaction's extras
+
+
+def on_message(interaction: discord.Interaction[Any], custom_id: str, component_type: Any) -> bool:
+    """Is that component on the clicked message (a click may carry any custom_id)? Asked
+    twice per click (the dispatch and CafeBot.on_interaction): looked for once."""
+    key = (custom_id, component_type)
+    known = interaction.extras.get(_ON_MESSAGE)
+    if known is not None and known[0] == key:
+        return bool(known[1])
+    found = _has_component(interaction.message, custom_id, component_type)
+    interaction.extras[_ON_MESSAGE] = (key, found)
+    return found
+
+
+def _has_component(message: discord.Message | None, custom_id: str, component_type: Any) -> bool:
+    if message is None:
+        return False
+    # Depth first without a generator per level: a message has dozens of components.
+    stack = list(message.components)
+    while stack:
+        component = stack.pop()
+        if (
+            getattr(component, "custom_id", None) == custom_id
+            and component.type.value == component_type
+        ):
+            return True
+        children = getattr(component, "children", None)
+        if children:
+            stack.extend(children)
         accessory = getattr(component, "accessory", None)
         if accessory is not None:
-            yield accessory
-
-
-def on_message(message: discord.Message | None, custom_id: str, component_type: Any) -> bool:
-    """Is that component on the message (a click may carry any custom_id)?"""
-    return message is not None and any(
-        getattr(c, "custom_id", None) == custom_id and c.type.value == component_type
-        for c in walk_components(message.components)
-    )
+            stack.append(accessory)
+    return False
 
 
 _rebuilding_dispatch = discord.ui.view.ViewStore.schedule_dynamic_item_call
@@ -200,7 +218,7 @@ async def _fast_dynamic_item_call(
     if not (isinstance(factory, type) and issubclass(factory, _Dispatching)):
         await _rebuilding_dispatch(self, component_type, factory, interaction, custom_id, match)
         return
-    if on_message(interaction.message, custom_id, component_type):
+    if on_message(interaction, custom_id, component_type):
         await factory.dispatch(interaction, match)
 
 

@@ -48,11 +48,19 @@ class Reads(Loading):
 
     async def waiting_elsewhere(self, user_id: str, session_id: int) -> int:
         """How many other games wait for ``user_id``'s move."""
-        return sum(
-            1
-            for g in await self.seated_games(user_id, steps=False)
-            if g.yours and g.row.id != session_id
-        )
+        # As seated_games says, without loading the asking game itself nor sorting (asked
+        # for each new DM: most players sit at that one game alone).
+        count = 0
+        for row, _ in await self.store.open_sessions_with_deadlines(user_id):
+            if row.id == session_id:
+                continue
+            try:
+                s = await self.load(row.id)
+            except UserError:
+                continue  # a damaged game waits for nobody
+            if s.state is not None and user_id in s.game.active_players(s.state):
+                count += 1
+        return count
 
     async def history(self, guild_id: int, page: int, per_page: int = 5) -> HistoryPage:
         """A page of the server's finished and abandoned games (a page past the end: the
