@@ -34,6 +34,8 @@ from typing import Any, cast
 import discord
 import discord.ui.view
 
+from bot.adapter.clicked import has_component
+
 GAME_ID = r"cb:g:(?P<sid>\d{1,18}):(?P<seat>t|\d{1,2}):(?P<key>[0-9a-f]{10}):(?P<idx>\d{1,2})"
 LOBBY_ID = (
     r"cb:l:(?P<sid>\d{1,18}):(?P<verb>join|leave|start|hand|skip|help|bot|easybot|hardbot|unbot)"
@@ -173,30 +175,9 @@ def on_message(interaction: discord.Interaction[Any], custom_id: str, component_
     known = interaction.extras.get(_ON_MESSAGE)
     if known is not None and known[0] == key:
         return bool(known[1])
-    found = _has_component(interaction.message, custom_id, component_type)
+    found = has_component(interaction, custom_id, component_type)
     interaction.extras[_ON_MESSAGE] = (key, found)
     return found
-
-
-def _has_component(message: discord.Message | None, custom_id: str, component_type: Any) -> bool:
-    if message is None:
-        return False
-    # Depth first without a generator per level: a message has dozens of components.
-    stack = list(message.components)
-    while stack:
-        component = stack.pop()
-        if (
-            getattr(component, "custom_id", None) == custom_id
-            and component.type.value == component_type
-        ):
-            return True
-        children = getattr(component, "children", None)
-        if children:
-            stack.extend(children)
-        accessory = getattr(component, "accessory", None)
-        if accessory is not None:
-            stack.append(accessory)
-    return False
 
 
 _rebuilding_dispatch = discord.ui.view.ViewStore.schedule_dynamic_item_call

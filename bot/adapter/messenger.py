@@ -21,6 +21,7 @@ import discord
 from discord.http import Route
 from discord.webhook.async_ import async_context, interaction_message_response_params
 
+from bot.adapter.clicked import message_id
 from bot.adapter.render import mention_line
 
 log = logging.getLogger(__name__)
@@ -47,8 +48,9 @@ async def update_clicked(interaction: discord.Interaction[Any], **fields: Any) -
     )
     await post_callback(interaction, params.payload)
     response._response_type = discord.InteractionResponseType.message_update
-    if interaction.message is not None:
-        _store_view(interaction._state, fields.get("view"), interaction.message.id)
+    clicked = message_id(interaction)
+    if clicked is not None:
+        _store_view(interaction._state, fields.get("view"), clicked)
 
 
 async def post_callback(interaction: discord.Interaction[Any], payload: Any) -> None:
