@@ -855,6 +855,14 @@ async def one_pair(
                     f"moves without an answer), 401/403/429 {show_invalid(ours_invalid)}"
                 )
                 return run
+            # cafebot's own figures first: a run stopped during the bare bots still gives them.
+            early = statistics.quantiles(latencies, n=100)
+            print(
+                f"cafebot: {len(latencies)} clicks, CPU s per 1,000 clicks "
+                f"{1000 * cpu / len(latencies):.2f}, p50 {early[49] * 1000:.1f} ms, "
+                f"p99 {early[98] * 1000:.1f} ms",
+                flush=True,
+            )
             # The same clicks, each table's players in turn, for the bare discord.py bot.
             table_of = {u: n for n, (_, users) in enumerate(tables) for u in users}
             by_table: list[list[list[Click]]] = [[] for _ in tables]

@@ -23,6 +23,7 @@ from discord.ext import commands
 from discord.webhook.async_ import async_context
 
 from bot.adapter.callbacks import CallbackAdapter
+from bot.adapter.clicked import install as install_clicks
 from bot.adapter.closed_dms import ClosedDms
 from bot.adapter.commands import GameCommands
 from bot.adapter.components import Controls
@@ -224,6 +225,7 @@ class CafeBot(commands.Bot):
         )
 
         install_fast_dispatch()
+        install_clicks(self)
         self.add_dynamic_items(*items.all())
         self.tree.add_command(GameCommands(service, screens, self.tables, replies))
         self.tree.on_error = replies.answer_error  # type: ignore[method-assign]
@@ -382,7 +384,7 @@ class CafeBot(commands.Bot):
         data: dict[str, Any] = dict(interaction.data or {})
         custom_id = str(data.get("custom_id", ""))
         kind = data.get("component_type")
-        present = on_message(interaction.message, custom_id, kind)
+        present = on_message(interaction, custom_id, kind)
         if not present:
             async with self.handling(interaction) as go:
                 if go:

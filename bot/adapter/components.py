@@ -15,6 +15,7 @@ from typing import Any
 import discord
 
 from bot.adapter.answer import Answer, edit, new
+from bot.adapter.clicked import message_id as clicked_id
 from bot.adapter.history import PER_PAGE, history_screen, record_file
 from bot.adapter.render import jump_link, names_in
 from bot.adapter.replies import Replies, committed, in_time
@@ -72,7 +73,7 @@ class Controls:
                 raise StaleVersion()
             return action
 
-        message_id = interaction.message.id if interaction.message is not None else None
+        message_id = clicked_id(interaction)
         view = TABLE if seat == "t" else clicker
         # The worker leaves the clicked message to this click's answer; leaving, it is told
         # once whether the answer drew the move.

@@ -27,12 +27,14 @@ from __future__ import annotations
 import contextlib
 import re
 import types
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, cast
 
 import discord
 import discord.ui.view
+
+from bot.adapter.clicked import has_component
 
 GAME_ID = r"cb:g:(?P<sid>\d{1,18}):(?P<seat>t|\d{1,2}):(?P<key>[0-9a-f]{10}):(?P<idx>\d{1,2})"
 LOBBY_ID = (
@@ -163,22 +165,19 @@ class _Dispatching:
             release(interaction)
 
 
-def walk_components(components: list[Any]) -> Iterator[Any]:
-    """Every component of a message, nested ones too (V2 containers, rows, accessories)."""
-    for component in components:
-        yield component
-        yield from walk_components(list(getattr(component, "children", [])))
-        accessory = getattr(component, "accessory", None)
-        if accessory is not None:
-            yield accessory
+_ON_MESSAGE = "cafebot.on_message"  # the answer, kept in the interaction's extras
 
 
-def on_message(message: discord.Message | None, custom_id: str, component_type: Any) -> bool:
-    """Is that component on the message (a click may carry any custom_id)?"""
-    return message is not None and any(
-        getattr(c, "custom_id", None) == custom_id and c.type.value == component_type
-        for c in walk_components(message.components)
-    )
+def on_message(interaction: discord.Interaction[Any], custom_id: str, component_type: Any) -> bool:
+    """Is that component on the clicked message (a click may carry any custom_id)? Asked
+    twice per click (the dispatch and CafeBot.on_interaction): looked for once."""
+    key = (custom_id, component_type)
+    known = interaction.extras.get(_ON_MESSAGE)
+    if known is not None and known[0] == key:
+        return bool(known[1])
+    found = has_component(interaction, custom_id, component_type)
+    interaction.extras[_ON_MESSAGE] = (key, found)
+    return found
 
 
 _rebuilding_dispatch = discord.ui.view.ViewStore.schedule_dynamic_item_call
@@ -200,7 +199,7 @@ async def _fast_dynamic_item_call(
     if not (isinstance(factory, type) and issubclass(factory, _Dispatching)):
         await _rebuilding_dispatch(self, component_type, factory, interaction, custom_id, match)
         return
-    if on_message(interaction.message, custom_id, component_type):
+    if on_message(interaction, custom_id, component_type):
         await factory.dispatch(interaction, match)
 
 

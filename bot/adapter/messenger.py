@@ -22,6 +22,7 @@ import discord
 from discord.http import Route
 from discord.webhook.async_ import async_context, interaction_message_response_params
 
+from bot.adapter.clicked import message_id
 from bot.adapter.render import mention_line
 from bot.core.keyed_locks import KeyedLocks
 
@@ -49,8 +50,9 @@ async def update_clicked(interaction: discord.Interaction[Any], **fields: Any) -
     )
     await post_callback(interaction, params.payload)
     response._response_type = discord.InteractionResponseType.message_update
-    if interaction.message is not None:
-        _store_view(interaction._state, fields.get("view"), interaction.message.id)
+    clicked = message_id(interaction)
+    if clicked is not None:
+        _store_view(interaction._state, fields.get("view"), clicked)
 
 
 async def post_callback(interaction: discord.Interaction[Any], payload: Any) -> None:

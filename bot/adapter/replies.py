@@ -13,6 +13,7 @@ import discord
 from discord import app_commands
 
 from bot.adapter.answer import Answer, How
+from bot.adapter.clicked import message_id as clicked_id
 from bot.adapter.closed_dms import ClosedDms
 from bot.adapter.messenger import UNKNOWN_MESSAGE, Failure, Messenger, failure_of, update_clicked
 from bot.adapter.mine import waiting_note
@@ -220,13 +221,13 @@ class Replies:
         kwargs = rendered.message(note, edit=edit)
         if edit or kwargs.get("content") is None:
             kwargs.pop("content", None)
-        message = interaction.message
+        clicked = clicked_id(interaction)  # its id (the message itself is not needed)
         attachments: list[Any] | None
         if keeps_attachments:
             attachments = None
-        elif edit and message is not None:
+        elif edit and clicked is not None:
             attachments = await self.pictures.for_edit(
-                rendered.game, rendered.pictures, message.id, clear=rendered.drops_pictures
+                rendered.game, rendered.pictures, clicked, clear=rendered.drops_pictures
             )
         elif rendered.game is None or not rendered.pictures:
             attachments = []
@@ -239,8 +240,8 @@ class Replies:
             if attachments is not None:
                 kwargs["attachments"] = attachments
             found = await self.edit_clicked(interaction, **kwargs)
-            if attachments is not None and message is not None:
-                shown_on = message.id
+            if attachments is not None and clicked is not None:
+                shown_on = clicked
         else:
             kwargs["files"] = attachments
             if interaction.response.is_done():

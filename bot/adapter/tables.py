@@ -34,6 +34,7 @@ from typing import Any
 import discord
 
 from bot.adapter.answer import ACK, Answer, edit
+from bot.adapter.clicked import message_id as clicked_id
 from bot.adapter.closed_dms import TOLD, ClosedDms
 from bot.adapter.late_tables import LateTables
 from bot.adapter.messenger import ChannelGone, Failure, Messenger, failure_of
@@ -794,20 +795,20 @@ class TableSync:
         new DM, another process is showing the session), the worker then showing it. Leaving,
         the worker learns what the answer drew, and finds that message up to date. None: the
         clicked message is not one the worker keeps (an ephemeral copy)."""
-        message = interaction.message
-        if message is None or not _kept(message.id, s):
+        message_id = clicked_id(interaction)
+        if message_id is None or not _kept(message_id, s):
             yield None
             return
         if interaction.response.is_done():
             yield ACK
             return
         elapsed = (discord.utils.utcnow() - interaction.created_at).total_seconds()
-        view = TABLE if message.id == s.row.table_message_id else str(interaction.user.id)
+        view = TABLE if message_id == s.row.table_message_id else str(interaction.user.id)
         async with self._presenting(s.id) as held:
             if not held:
                 yield ACK
                 return
-            async with self._lock(message.id):
+            async with self._lock(message_id):
                 newest, answer = await self._draw_click(interaction, s.id, view, elapsed)
                 yield answer
                 if newest is not None and answer.rendered is not None:

@@ -1,0 +1,154 @@
+"""A click's message, parsed only when read.
+
+A component interaction carries the whole clicked message (every embed, row, select option
+and emoji); discord.py parses it into a ``Message`` as the interaction arrives (about 4 % of
+the bot's CPU in a sampling profile of bench/bot.py). A click on one of our controls needs
+only the message's id and whether the clicked component is on it, both read from the payload
+here; the ``Message`` is built if something reads ``interaction.message`` (a refused click on
+an old DM, an answer with pictures), exactly as discord.py would have built it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import discord
+
+OURS = "cb:"  # the prefix of every custom_id of cafebot's controls (bot.adapter.items)
+
+# discord.Interaction keeps its message in a slot: read and written under our property.
+_SLOT: Any = discord.Interaction.__dict__["message"]
+
+
+class ClickInteraction(discord.Interaction[Any]):
+    """A component interaction whose message is parsed on first read."""
+
+    def _from_data(self, data: Any) -> None:
+        self.__dict__["_raw_message"] = None
+        raw = data.get("message")
+        if raw is None:
+            super()._from_data(data)
+            return
+        rest = dict(data)
+        del rest["message"]
+        super()._from_data(rest)  # type: ignore[arg-type]  # the message: parsed when read
+        self.__dict__["_raw_message"] = raw
+
+    @property
+    def message(self) -> discord.Message | None:
+        raw = self.__dict__.get("_raw_message")
+        if raw is not None:
+            self.__dict__["_raw_message"] = None
+            message = discord.Message(state=self._state, channel=self.channel, data=raw)  # type: ignore[arg-type]
+            guild = self.guild
+            if guild is not None and message.guild is None:
+                message.guild = guild  # as discord.py upgrades it (partial guild data)
+            _SLOT.__set__(self, message)
+        found: discord.Message | None = _SLOT.__get__(self)
+        return found
+
+    @message.setter
+    def message(self, value: discord.Message | None) -> None:
+        self.__dict__["_raw_message"] = None
+        _SLOT.__set__(self, value)
+
+
+def message_id(interaction: discord.Interaction[Any]) -> int | None:
+    """The clicked message's id, without parsing the message."""
+    raw = _unparsed(interaction)
+    if raw is not None:
+        return int(raw["id"])
+    message = interaction.message
+    return message.id if message is not None else None
+
+
+def has_component(interaction: discord.Interaction[Any], custom_id: str, kind: Any) -> bool:
+    """Is that component (custom_id and type) on the clicked message?"""
+    raw = _unparsed(interaction)
+    if raw is not None:
+        return _in_payload(raw.get("components") or [], custom_id, kind)
+    message = interaction.message
+    return message is not None and _in_message(message, custom_id, kind)
+
+
+def _unparsed(interaction: discord.Interaction[Any]) -> dict[str, Any] | None:
+    """The clicked message's payload, while it is not parsed yet."""
+    if isinstance(interaction, ClickInteraction):
+        raw: dict[str, Any] | None = interaction.__dict__.get("_raw_message")
+        return raw
+    return None
+
+
+def _in_payload(components: list[Any], custom_id: str, kind: Any) -> bool:
+    # Depth first, as Discord nests them: rows and containers hold components, a section
+    # an accessory.
+    stack = list(components)
+    while stack:
+        component = stack.pop()
+        if component.get("custom_id") == custom_id and component.get("type") == kind:
+            return True
+        children = component.get("components")
+        if children:
+            stack.extend(children)
+        accessory = component.get("accessory")
+        if accessory is not None:
+            stack.append(accessory)
+    return False
+
+
+def _in_message(message: discord.Message, custom_id: str, kind: Any) -> bool:
+    stack = list(message.components)
+    while stack:
+        component = stack.pop()
+        if getattr(component, "custom_id", None) == custom_id and component.type.value == kind:
+            return True
+        children = getattr(component, "children", None)
+        if children:
+            stack.extend(children)
+        accessory = getattr(component, "accessory", None)
+        if accessory is not None:
+            stack.append(accessory)
+    return False
+
+
+def install(client: discord.Client) -> None:
+    """Clicks on our controls arrive as ClickInteractions, handed to our DynamicItems as
+    discord.py's ``parse_interaction_create`` hands them (dynamic items, then a view stored
+    for the message, then the ``interaction`` event), without parsing the message first.
+    Anything else (slash commands, modals, others' components) takes discord.py's way."""
+    state: Any = client._connection
+    parsers: dict[str, Any] = state.parsers
+    theirs = parsers["INTERACTION_CREATE"]
+
+    def parse_interaction_create(data: Any) -> None:
+        inner = data.get("data") or {}
+        custom_id = inner.get("custom_id")
+        if (
+            data.get("type") != discord.InteractionType.component.value
+            or not isinstance(custom_id, str)
+            or not custom_id.startswith(OURS)
+            or "message" not in data
+        ):
+            theirs(data)
+            return
+        kind = inner["component_type"]
+        interaction = ClickInteraction(data=data, state=state)
+        store = state._view_store
+        store.dispatch_dynamic_items(kind, custom_id, interaction)
+        views = store._views
+        key = (kind, custom_id)
+        if key in views.get(int(data["message"]["id"]), {}) or key in views.get(None, {}):
+            # A view stored for the message: discord.py's own lookup (it reads the message).
+            _dispatch_stored(store, kind, custom_id, interaction)
+        state.dispatch("interaction", interaction)
+
+    parsers["INTERACTION_CREATE"] = parse_interaction_create
+
+
+def _dispatch_stored(store: Any, kind: int, custom_id: str, interaction: Any) -> None:
+    """discord.py's ViewStore.dispatch_view past its dynamic items (already dispatched)."""
+    dynamic, store._dynamic_items = store._dynamic_items, {}
+    try:
+        store.dispatch_view(kind, custom_id, interaction)
+    finally:
+        store._dynamic_items = dynamic
