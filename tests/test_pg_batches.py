@@ -143,6 +143,30 @@ async def test_two_moves_of_one_session_go_in_two_batches(service: SessionServic
     assert (await written(service, s.id))[0] == s.version + 2
 
 
+async def test_a_session_s_next_move_joins_the_batch_that_goes_next(
+    service: SessionService,
+) -> None:
+    """A caller answered by a commit moves again at once (a closed loop): that move joins the
+    moves that waited meanwhile in the next batch, instead of waiting a statement more."""
+    store = pg(service)
+    a, b = [await started(service, channel=735 + n) for n in range(2)]
+    store.moves._writers = 1  # one batch in flight at a time: the order is the test's
+
+    async def a_twice() -> None:
+        await store._commit_move(a_move(a))
+        await store._commit_move(a_move(a, version=a.version + 1))
+
+    batches = store.moves.batches
+    playing = asyncio.create_task(a_twice())
+    while not store.moves._in_flight:  # a's first move is on its way
+        await asyncio.sleep(0)
+    await store._commit_move(a_move(b))  # waits for that batch, then goes with a's second
+    await playing
+    assert store.moves.batches == batches + 2
+    assert (await written(service, a.id))[0] == a.version + 2
+    assert (await written(service, b.id))[0] == b.version + 1
+
+
 async def test_stamps_asked_together_are_each_the_stored_one(service: SessionService) -> None:
     store = pg(service)
     sessions = [await started(service, channel=740 + n) for n in range(4)]
