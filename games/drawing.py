@@ -1,11 +1,13 @@
-"""What the games' table pictures share: Pillow's bundled font and the names it can draw."""
+"""What the games' table pictures share: Pillow's bundled font, the names it can draw, and
+how a picture is written as a PNG."""
 
 from __future__ import annotations
 
+import io
 import unicodedata
 from functools import lru_cache
 
-from PIL import ImageFont
+from PIL import Image, ImageFont
 
 
 @lru_cache(maxsize=8)
@@ -25,3 +27,16 @@ def label_of(name: str, seat: int) -> str:
     if not text or text.startswith("{p:"):
         return f"Player {seat}"
     return text[:20]
+
+
+def flat_png(image: Image.Image, colours: int = 64, level: int = 5) -> bytes:
+    """A small PNG of a picture of flat fills and anti-aliased text: a palette of ``colours``
+    needs a third of RGB's bytes (phones download each table picture) and compresses faster;
+    the fast octree quantizer is deterministic, so equal specs still draw equal bytes. Level 9
+    costs ten times the time for a few KB."""
+    out = io.BytesIO()
+    palette = image.quantize(
+        colors=colours, method=Image.Quantize.FASTOCTREE, dither=Image.Dither.NONE
+    )
+    palette.save(out, format="PNG", compress_level=level)
+    return out.getvalue()

@@ -8,7 +8,6 @@ Jokers a diamond with 0), and every tile carries its type in words.
 
 from __future__ import annotations
 
-import io
 from collections.abc import Mapping
 from functools import cache
 from typing import Any
@@ -18,7 +17,7 @@ from PIL import Image, ImageDraw, ImageFont
 from games.alien_cafe.catalogue import TILES
 from games.alien_cafe.scoring import evaluate
 from games.alien_cafe.state import SIDE, TARGET, AlienCafeState
-from games.drawing import font, label_of
+from games.drawing import flat_png, font, label_of
 from games.presentation import player
 
 WIDTH = 800
@@ -128,16 +127,7 @@ def draw(spec: Mapping[str, Any]) -> bytes:
         y = TITLE_H + row * (BLOCK_H + MARGIN)
         _tray(pen, x, y, tray, spec["target"])
     _legend(pen, height - LEGEND_H + 6)
-    return _png(image)
-
-
-def _png(image: Image.Image) -> bytes:
-    """A small PNG: a 64-colour palette (flat fills and anti-aliased text need no more) and
-    moderate compression (level 9 costs ten times the time for a few KB)."""
-    out = io.BytesIO()
-    palette = image.quantize(colors=64, method=Image.Quantize.FASTOCTREE, dither=Image.Dither.NONE)
-    palette.save(out, format="PNG", compress_level=5)
-    return out.getvalue()
+    return flat_png(image)
 
 
 def _tray(pen: ImageDraw.ImageDraw, x: int, y: int, tray: Mapping[str, Any], target: int) -> None:

@@ -8,13 +8,12 @@ picture reads without telling colours apart. 800 px wide with large type: legibl
 
 from __future__ import annotations
 
-import io
 from typing import Any
 
 from PIL import Image, ImageDraw
 from pydantic import BaseModel, Field
 
-from games.drawing import ascii_text, font, label_of
+from games.drawing import ascii_text, flat_png, font, label_of
 
 WIDTH = 800
 RGB = tuple[int, int, int]
@@ -118,6 +117,4 @@ def draw(raw: dict[str, Any]) -> bytes:
         if not seat.heroes:
             d.text((PAD, y + 56), "no heroes", font=font(24), fill=MUTED)
         y += ROW_H
-    out = io.BytesIO()
-    image.save(out, format="PNG", optimize=False)
-    return out.getvalue()
+    return flat_png(image)

@@ -7,14 +7,13 @@ reads without telling colours apart. Text is ASCII (the bundled font has no othe
 
 from __future__ import annotations
 
-import io
 import math
 from typing import Any
 
 from PIL import Image, ImageDraw
 from pydantic import BaseModel, Field
 
-from games.drawing import font
+from games.drawing import flat_png, font
 
 WIDTH, HEIGHT = 800, 500
 RGB = tuple[int, int, int]
@@ -96,12 +95,7 @@ def draw_restaurant(spec: dict[str, Any]) -> bytes:
     _manager(pen, board, 10, 318)
     _dishwasher(pen, board, 318, 318)
     _menu(pen, board, 584, 318)
-    out = io.BytesIO()
-    # A palette of flat colours (plus the text's anti-aliasing) is a third of the size of RGB and
-    # quicker to compress; the fast octree quantizer is deterministic.
-    paletted = image.quantize(colors=PALETTE_COLOURS, method=Image.Quantize.FASTOCTREE)
-    paletted.save(out, format="PNG", compress_level=3)
-    return out.getvalue()
+    return flat_png(image, PALETTE_COLOURS, level=3)
 
 
 # -- pieces --------------------------------------------------------------------------------------

@@ -9,13 +9,12 @@ that on a phone.
 
 from __future__ import annotations
 
-import io
 from typing import Any
 
 from PIL import Image, ImageDraw
 from pydantic import BaseModel, Field
 
-from games.drawing import ascii_text, font, label_of
+from games.drawing import ascii_text, flat_png, font, label_of
 
 WIDTH = 800
 RGB = tuple[int, int, int]
@@ -112,6 +111,4 @@ def draw(raw: dict[str, Any]) -> bytes:
         if not p.monsters:
             d.text((PAD, y + 60), "no monsters yet", font=font(26), fill=MUTED)
         y += ROW_H
-    out = io.BytesIO()
-    image.save(out, format="PNG", optimize=False)
-    return out.getvalue()
+    return flat_png(image)
