@@ -1,10 +1,11 @@
-"""Start the playground and serve it until Ctrl-C."""
+"""Start the playground and serve it until Ctrl-C (or SIGTERM)."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 import logging
+import signal
 import sys
 
 from bot.core.config import Settings
@@ -59,7 +60,13 @@ async def _serve(settings: Settings, host: str, port: int, users: tuple[str, ...
                     host,
                 )
             print("Press Ctrl-C to stop.", flush=True)
+            # Handlers of our own, as the bot's: a playground started where SIGINT is ignored
+            # (a background job of a script) still stops cleanly when asked.
+            asked = asyncio.Event()
+            loop = asyncio.get_running_loop()
+            for signum in (signal.SIGINT, signal.SIGTERM):
+                loop.add_signal_handler(signum, asked.set)
             with contextlib.suppress(asyncio.CancelledError):
-                await asyncio.Event().wait()
+                await asked.wait()
     finally:
         await world.stop()
