@@ -43,9 +43,9 @@ K``, K pairs of runs on the same games (``--seed``): without bots and with the h
 goes first alternating, each printing its click p50/p99, the bot's CPU per 1,000 clicks and the
 CPU its thinkers took; then each figure's spread, and each pair's p99 ratio (no bare bot
 runs). ``--control`` adds runs with normal bots there instead (the same moves to play, no
-search). Thinking must not stall play: with 10 thinking, p99 should stay within 10 % of the
-figure without them:
-    .venv/bin/python bench/bot.py --sessions 12 --thinkers 10 --rounds 3 --pairs 5
+search); ``--think-seconds`` sets the hard bots' budget. Thinking must not stall play: with 10
+thinking, p99 should stay within 10 % of the figure without them:
+    .venv/bin/python bench/bot.py --sessions 12 --thinkers 10 --rounds 3 --pairs 3 --control
 
 With --paced: Discord's global limit (``--budget``, 50 requests a second, its window at its real
 length), the bot's budget the same, and clicks arriving at twice the rate the budget can show in
