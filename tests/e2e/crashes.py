@@ -55,6 +55,9 @@ INVALID = (401, 403, 429)  # the answers Discord counts toward a ban of the bot'
 CLOSED = "That step is over"  # a click on an older DM of the game: its answer closes it
 
 
+STUCK_AFTER_REFUSALS = 1000  # clicks refused in a row before a session counts as stuck
+
+
 @dataclass
 class SoakResult:
     processes: int = 1
@@ -318,6 +321,7 @@ async def soak(
 
         async def click_until_over(index: int, channel: int) -> None:
             acked = 0
+            refused_in_a_row = 0
             session_id = index + 1
             table_id = tables[channel]
             while True:
@@ -365,10 +369,19 @@ async def soak(
                     result.refused += 1
                     text = answer.message.current_text() if answer.message else ""
                     result.refusals[text.splitlines()[0][:70] if text else "(empty)"] += 1
+                    refused_in_a_row += 1
+                    # A table that refuses every click for this long will not recover: fail
+                    # with what it says instead of clicking on for ever (a hang once under load).
+                    assert refused_in_a_row < STUCK_AFTER_REFUSALS, (
+                        f"session {session_id}: {refused_in_a_row} clicks refused in a row; "
+                        f"the last by {user} on {control.label!r}: {text!r}; "
+                        f"the table: {table.current_text()!r}"
+                    )
                     if "game has ended" in text and await _finished(db, session_id):
                         break  # a finished game's last DMs keep their controls
                 else:
                     acked += 1
+                    refused_in_a_row = 0
                     result.acknowledged += 1
                     entry = (control.label, control.value, answer.type, time.time())
                     result.acked_by.setdefault((session_id, str(user)), []).append(entry)
