@@ -115,12 +115,17 @@ class SearchHints:
       view the search began from) and score it for ``player`` in [0, 1]; None: play on.
     - ``others``: who plays the other seats in simulated games (else the rollout player);
       ``own``: who plays the searching seat's later moves there (else the rollout player).
+    - ``paired``: compare the plans round by round, each in the same sampled world with the same
+      luck to come (where luck decides more than the move, the difference between two moves
+      then shows in far fewer simulations); else each simulation samples its own world and
+      UCB1 picks the plan.
     """
 
     plans: Callable[[Any, PlayerId], Sequence[Sequence[BaseModel]]] | None = None
     value: Callable[[Any, Any, PlayerId], float | None] | None = None
     others: Strategy | None = None
     own: Strategy | None = None
+    paired: bool = False
 
 
 class Game(ABC, Generic[S, A]):

@@ -250,22 +250,33 @@ def search(
     visits = [0] * len(plans)
     totals = [0.0] * len(plans)
     done = 0
+    shared: tuple[GameState, int, int] | None = None  # paired: this round's world and seeds
     for _ in range(simulations):
         if stop is not None and done and stop():
             break
-        index = _ucb(visits, totals, done)
+        index = done % len(plans) if hints.paired else _ucb(visits, totals, done)
         visits[index] += 1
         done += 1
         try:
-            world = determinize(seen, player, rng)
-            world.rng = Rng(seed=rng.randint(V2_SEEDS, (1 << 63) - 1))
+            if not hints.paired:
+                world = determinize(seen, player, rng)
+                world.rng = Rng(seed=rng.randint(V2_SEEDS, (1 << 63) - 1))
+                luck = rng
+            else:
+                if shared is None or index == 0:
+                    world = determinize(seen, player, rng)
+                    shared = (world, rng.randint(V2_SEEDS, (1 << 63) - 1), rng.randint(0, 1 << 62))
+                # Each plan plays its own copy of the round's world, with the same luck.
+                world = shared[0] if game.copy_on_write else shared[0].model_copy(deep=True)
+                world.rng = Rng(seed=shared[1])
+                luck = Rng(seed=shared[2])
             for move in plans[index]:
                 if not game.is_legal(world, player, move):
                     break  # impossible in this world: counts as no gain
                 world = game.apply_action(world, player, move)
             else:
                 end, score = rollout(
-                    game, world, policy, rng, rollout_limit, player=player, hints=hints, start=seen
+                    game, world, policy, luck, rollout_limit, player=player, hints=hints, start=seen
                 )
                 totals[index] += reward(game, end, player) if score is None else score
         except CannotDeterminize:
@@ -274,7 +285,13 @@ def search(
             # A rollout player that stumbles in a sampled world (a rule it never met): this
             # world tells nothing; the budget still moves on.
             totals[index] += 0.5
-    best = max(range(len(plans)), key=lambda i: (visits[i], totals[i]))
+    if hints.paired:  # every plan played the same worlds (give or take the last round's)
+        best = max(
+            range(len(plans)),  # a tie: the rollout player's own move
+            key=lambda i: (totals[i] / max(visits[i], 1), plans[i][0] == fallback),
+        )
+    else:
+        best = max(range(len(plans)), key=lambda i: (visits[i], totals[i]))
     action = plans[best][0]
     if fallback is not None and fallback in legal and 0 in visits:
         action = fallback

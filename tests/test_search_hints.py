@@ -6,21 +6,27 @@ from __future__ import annotations
 
 import itertools
 
-from bot.core.levels import normal_strategy
+from bot.core.levels import determinizer, normal_strategy
 from bot.core.seat_view import as_seen_by
 from games import REGISTRY
+from games.breakfast_vs_aliens import thinking as bva_thinking
+from games.breakfast_vs_aliens.game import BreakfastVsAliens
+from games.breakfast_vs_aliens.rules import PASS
+from games.breakfast_vs_aliens.state import Action, BvaState, Capture, OfferStep
+from games.breakfast_vs_aliens.strategies import capture_worth
 from games.cafe_carnage.catalogue import COURSES, Course, action_kind, dish, run_card
 from games.cafe_carnage.planning import plans
 from games.cafe_carnage.state import CafeState, Confirm, Pick, Play
 from games.cube_cafe.catalogue import GUEST, VIPS, tip
 from games.cube_cafe.planning import round_value, worth
 from games.cube_cafe.state import Board, CubeCafeState, Table
-from games.engine import GameState, apply, new_game
+from games.engine import GameState, SearchHints, apply, new_game
 from games.rng import Rng
-from games.search import is_token, rollout
+from games.search import is_token, rollout, search
 
 CUBE = REGISTRY["cube-cafe"]
 CARNAGE = REGISTRY["cafe-carnage"]
+BVA = REGISTRY["breakfast-vs-aliens"]
 
 
 def play(game_id: str, players: int, moves: int, seed: int = 3) -> GameState:
@@ -155,3 +161,109 @@ def test_café_carnages_determinizer_deals_the_unseen_cards_and_keeps_run_public
             assert len(world.hands[p]) == len(state.hands[p])
         deals.add(tuple(itertools.chain.from_iterable(world.menus["bot-2"].values())))
     assert len(deals) > 1
+
+
+# -- Breakfast vs Aliens -------------------------------------------------------------------------
+
+
+def offer(seed: int = 3, wider: int = 2) -> BvaState:
+    """A Mini-Muffin game played by its normal player up to an offer with at least ``wider``
+    capture options."""
+    state = play("breakfast-vs-aliens", 2, 0, seed)
+    assert isinstance(state, BvaState)
+    _, normal = normal_strategy(BVA, "bot-1")
+    while True:
+        mover = next(p for p in state.players if p in BVA.active_players(state))
+        moves = BVA.legal_actions(state, mover)
+        if isinstance(state.pending, OfferStep) and len(moves) > wider:
+            return state
+        state = apply(BVA, state, mover, normal(state, mover, Rng(seed=1)))
+
+
+def test_breakfast_vs_aliens_compares_the_best_captures_and_letting_the_alien_go() -> None:
+    state = offer(wider=bva_thinking.CAPTURES + 1)
+    player = state.pending.player  # type: ignore[union-attr]
+    seen = as_seen_by(BVA, state, player, 5)
+    assert isinstance(seen, BvaState)
+    found = [plan[0] for plan in bva_thinking.plans(seen, player)]
+    legal = BVA.legal_actions(seen, player)
+    assert all(len(plan) == 1 for plan in bva_thinking.plans(seen, player))
+    assert len(legal) > len(found) == bva_thinking.CAPTURES + 1
+    assert found[-1] == PASS and all(isinstance(m, Capture) for m in found[:-1])
+    # The captures kept are those the normal player values most; its own move is one of them.
+    ranked = sorted(capture_worth(seen, player, m) for m in legal if isinstance(m, Capture))
+    assert [capture_worth(seen, player, m) for m in found[:-1]] == ranked[::-1][: len(found) - 1]
+    _, normal = normal_strategy(BVA, player)
+    assert normal(seen, player, Rng(seed=1)) in found
+
+
+class PairedTwice(BreakfastVsAliens):
+    """Breakfast vs Aliens whose search compares one move with itself, paired."""
+
+    def search_hints(self) -> SearchHints:
+        def twice(state: BvaState, player: str) -> list[list[Action]]:
+            first = BVA.legal_actions(state, player)[0]
+            return [[first], [first]]
+
+        return SearchHints(plans=twice, others=bva_thinking.quick, paired=True)
+
+
+def test_a_paired_search_plays_every_plan_in_the_same_worlds() -> None:
+    state = offer()
+    player = state.pending.player  # type: ignore[union-attr]
+    seen = as_seen_by(BVA, state, player, 5)
+    _, normal = normal_strategy(BVA, player)
+    result = search(
+        PairedTwice(),
+        seen,
+        player,
+        policy=normal,
+        determinize=determinizer(BVA, seen.players, BVA.parse_options({})),
+        seed=4,
+        simulations=30,
+    )
+    assert result.visits == {0: 15, 1: 15}
+    # The same move in the same worlds with the same luck: the very same results…
+    assert result.values[0] == result.values[1]
+    # …while one round's world differs from another's.
+    rounds = {
+        search(
+            PairedTwice(),
+            seen,
+            player,
+            policy=normal,
+            determinize=determinizer(BVA, seen.players, BVA.parse_options({})),
+            seed=seed,
+            simulations=2,
+        ).values[0]
+        for seed in range(8)
+    }
+    assert len(rounds) > 1
+
+
+def test_breakfast_vs_aliens_hard_decides_alike_whatever_the_deck_holds() -> None:
+    first = offer()
+    player = first.pending.player  # type: ignore[union-attr]
+    data = first.model_dump(mode="json", round_trip=True)
+    data["deck"] = list(reversed(data["deck"]))
+    data["rng"]["seed"] += 1
+    second = BvaState.model_validate(data)
+    assert first != second  # the real decks differ…
+    seen = [as_seen_by(BVA, s, player, 5) for s in (first, second)]
+    assert seen[0] == seen[1]  # …and the seat sees the same
+    _, normal = normal_strategy(BVA, player)
+    results = [
+        search(
+            BVA,
+            view,
+            player,
+            policy=normal,
+            determinize=determinizer(BVA, first.players, BVA.parse_options({})),
+            seed=42,
+            simulations=24,
+        )
+        for view in seen
+    ]
+    assert results[0].simulations == 24
+    assert results[0].action == results[1].action
+    assert results[0].visits == results[1].visits and results[0].values == results[1].values

@@ -8,7 +8,7 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel, TypeAdapter
 
-from games.breakfast_vs_aliens import picture, rules
+from games.breakfast_vs_aliens import picture, rules, thinking
 from games.breakfast_vs_aliens.catalogue import ALL_CARDS, CARDS, card, effect, kind, short
 from games.breakfast_vs_aliens.help import HELP_TEXT
 from games.breakfast_vs_aliens.panels import private_panel, table_panel
@@ -37,6 +37,7 @@ from games.engine import (
     Outcome,
     PlayerId,
     PrivatePanel,
+    SearchHints,
     Strategy,
     TurnStyle,
     Undo,
@@ -195,6 +196,9 @@ class BreakfastVsAliens(Game[BvaState, Action]):
 
     def strategies(self) -> dict[str, Strategy]:
         return strategies()
+
+    def search_hints(self) -> SearchHints:
+        return thinking.HINTS
 
 
 GAME = BreakfastVsAliens()

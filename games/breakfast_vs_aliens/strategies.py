@@ -17,7 +17,14 @@ from typing import Any
 
 from games.breakfast_vs_aliens.capture import alien_need, can_capture, hero_traits
 from games.breakfast_vs_aliens.catalogue import card, effect, kind
-from games.breakfast_vs_aliens.planning import hand, potential, printed, targets, with_trait
+from games.breakfast_vs_aliens.planning import (
+    Target,
+    hand,
+    potential,
+    printed,
+    targets,
+    with_trait,
+)
 from games.breakfast_vs_aliens.rules import PASS, legal_actions, rarest_colour, weakest_hero
 from games.breakfast_vs_aliens.state import (
     Action,
@@ -82,11 +89,7 @@ def weighed(state: BvaState, pid: PlayerId) -> Action:
     choice: tuple[float, Action] = (float("-inf"), PASS)
     for move in legal:
         if isinstance(move, Capture):
-            points = card(move.alien).points
-            if move.alien == alien:
-                points += len(state.alien_disasters)
-            rest = pool if alien is not None else targets(state, skip=move.alien)
-            worth = points + potential(hand(state, pid, move.heroes), rest)
+            worth = capture_worth(state, pid, move, pool)
             if worth > choice[0]:
                 choice = (worth, move)
     if isinstance(step, OfferStep) and alien is not None:
@@ -100,6 +103,20 @@ def weighed(state: BvaState, pid: PlayerId) -> Action:
         if kept > choice[0]:
             choice = (kept, PASS)
     return choice[1]
+
+
+def capture_worth(
+    state: BvaState, pid: PlayerId, move: Capture, pool: tuple[Target, ...] | None = None
+) -> float:
+    """Mini-Muffin: the points ``move`` takes plus the worth of the heroes it leaves ``pid``
+    (``pool``: the aliens still to be had besides the one on offer, when already worked out)."""
+    alien = state.alien if isinstance(state.pending, OfferStep) else None
+    points = card(move.alien).points
+    if move.alien == alien:
+        points += len(state.alien_disasters)
+    if pool is None or alien is None:
+        pool = targets(state, skip=alien if alien is not None else move.alien)
+    return points + potential(hand(state, pid, move.heroes), pool)
 
 
 def plain(state: BvaState, pid: PlayerId, rng: Rng) -> Action:
