@@ -6,9 +6,9 @@ from __future__ import annotations
 import contextlib
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, MutableMapping
 from dataclasses import replace
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import ValidationError
 
@@ -24,6 +24,19 @@ from games.engine import GameState
 # move a day), and an evicted one is read again from the database at its next move.
 CACHE_SIZE = 1_000
 AWAITED_KEPT = 20_000  # sessions whose awaited players are remembered (a few hundred bytes each)
+
+
+V = TypeVar("V")
+
+
+def renewed(recent: MutableMapping[int, V], session_id: int, value: V, keep: int) -> V | None:
+    """Store ``value`` as the session's newest entry of ``recent`` (oldest first: past ``keep``
+    entries the oldest goes) and return the entry it replaced."""
+    before = recent.pop(session_id, None)
+    recent[session_id] = value
+    if len(recent) > keep:
+        del recent[next(iter(recent))]
+    return before
 
 
 class Loading:

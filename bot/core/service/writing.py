@@ -5,28 +5,16 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, replace
-from typing import Any, TypeVar
+from typing import Any
 
 from bot.core.ratings import rated_as
 from bot.core.seats import is_robot, robot_level
-from bot.core.service.loading import Loading
+from bot.core.service.loading import Loading, renewed
 from bot.core.service.model import Session, notice
 from bot.core.store import CHANNEL, NewAction, NewPost, NewResult, SessionStatus, TimerRow
 from games.engine import Clock, Game, GameState, Outcome, clock_key
 
 LAST_POSTED_KEPT = 10_000  # sessions whose last post time is remembered (quick games are recent)
-
-V = TypeVar("V")
-
-
-def _renewed(recent: dict[int, V], session_id: int, value: V) -> V | None:
-    """Store ``value`` as the session's newest entry of ``recent`` (oldest first: past
-    LAST_POSTED_KEPT the oldest goes) and return the entry it replaced."""
-    before = recent.pop(session_id, None)
-    recent[session_id] = value
-    if len(recent) > LAST_POSTED_KEPT:
-        del recent[next(iter(recent))]
-    return before
 
 
 @dataclass(frozen=True)
@@ -132,7 +120,7 @@ class Writing(Loading):
         if not any(p.joins_others for p in posts):
             return posts
         now = time.time()  # the outbox's clock: Discord's rate limits run on wall time
-        last = _renewed(self._last_posted, session_id, now)
+        last = renewed(self._last_posted, session_id, now, LAST_POSTED_KEPT)
         if self.post_coalesce <= 0 or last is None or now - last >= self.post_coalesce:
             return posts
         hold = {"hold": self.post_coalesce}
@@ -145,7 +133,7 @@ class Writing(Loading):
             return frozenset()
         now = self.now()
         moved = self._last_moved.get(session_id) or {}
-        _renewed(self._last_moved, session_id, moved)
+        renewed(self._last_moved, session_id, moved, LAST_POSTED_KEPT)
         for entry in log:
             if entry.source == "player" and entry.undoes is None:
                 moved[entry.player] = now
