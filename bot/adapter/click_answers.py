@@ -10,6 +10,7 @@ from typing import Any
 import discord
 
 from bot.adapter.answer import ACK, Answer, edit
+from bot.adapter.clicked import age
 from bot.adapter.clicked import message_id as clicked_id
 from bot.adapter.screens import Rendered
 from bot.adapter.sync_state import SyncState, awaited
@@ -48,7 +49,7 @@ class ClickAnswers(SyncState):
         if interaction.response.is_done():
             yield ACK
             return
-        elapsed = (discord.utils.utcnow() - interaction.created_at).total_seconds()
+        elapsed = age(interaction)
         view = TABLE if message_id == s.row.table_message_id else str(interaction.user.id)
         async with self._presenting(s.id) as held:
             if not held:
@@ -97,7 +98,7 @@ class ClickAnswers(SyncState):
                     keys=entry.keys,
                     elsewhere=self._elsewhere.get(view, 0),
                 )
-        spent = (discord.utils.utcnow() - interaction.created_at).total_seconds()
+        spent = age(interaction)
         if max(elapsed, spent) > ANSWER_BUDGET or interaction.response.is_done():
             return None, ACK
         return s, edit(rendered)

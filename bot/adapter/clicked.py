@@ -10,6 +10,7 @@ an old DM, an answer with pictures), exactly as discord.py would have built it.
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import discord
@@ -51,6 +52,13 @@ class ClickInteraction(discord.Interaction[Any]):
     def message(self, value: discord.Message | None) -> None:
         self.__dict__["_raw_message"] = None
         _SLOT.__set__(self, value)
+
+
+def age(interaction: discord.Interaction[Any]) -> float:
+    """Seconds since Discord created the interaction (its id says when), by the wall clock:
+    ``utcnow() - interaction.created_at`` without building two datetimes (asked up to three
+    times a click)."""
+    return time.time() - ((interaction.id >> 22) + discord.utils.DISCORD_EPOCH) / 1000
 
 
 def message_id(interaction: discord.Interaction[Any]) -> int | None:

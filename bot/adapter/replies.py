@@ -13,6 +13,7 @@ import discord
 from discord import app_commands
 
 from bot.adapter.answer import Answer, How
+from bot.adapter.clicked import age
 from bot.adapter.clicked import message_id as clicked_id
 from bot.adapter.closed_dms import ClosedDms
 from bot.adapter.messenger import UNKNOWN_MESSAGE, Failure, Messenger, failure_of, update_clicked
@@ -102,7 +103,7 @@ async def in_time(
     answer then comes as an edit or a followup). One coroutine answers: no double answer.
     ``work`` runs in the caller's task and a timer starts the deferral (no task, future and
     wait per click: ~3 % of a click's CPU at 150 clicks/s)."""
-    elapsed = (discord.utils.utcnow() - interaction.created_at).total_seconds()
+    elapsed = age(interaction)
     budget = min(ACK_BUDGET, max(0.0, ACK_BUDGET - elapsed))
     if budget <= 0:
         if not interaction.response.is_done():
