@@ -47,6 +47,7 @@ from bot.adapter.turns import AS_OF_THIS_MOVE, LiveNotice, LiveTurns
 from bot.core.errors import StorageFull, UserError
 from bot.core.keyed_locks import KeyedLocks
 from bot.core.presentation import Presentation
+from bot.core.recent import RecentMap
 from bot.core.seats import is_robot
 from bot.core.sessions import TABLE, Change, Session, SessionService
 from bot.core.store import CHANNEL, PostRow, SessionStatus, joins_others
@@ -67,6 +68,11 @@ CATCH_UP_AT_ONCE = 8  # at a start, sessions behind synced at once (see TableSyn
 # stop's budget; a session not checked is synced at the next start).
 RECORD_SHOWN_WITHIN = 1.5
 POST_TABLE_TRIES = 40  # a rematch's first table: while another process shows it, wait (2 s)
+# What is remembered of the games' messages (digests, edit times, threads), for this many games
+# (and their views) at most, the least recently written dropped first: each is read again from
+# the database or costs one edit. A game's are dropped when it ends.
+SESSIONS_KEPT = 2_000
+VIEWS_KEPT = 5 * SESSIONS_KEPT
 
 
 @dataclass(frozen=True)
@@ -207,9 +213,10 @@ class TableSync:
         # queue ahead of every step of the clicks that arrive meanwhile.
         self._slots = asyncio.Semaphore(SYNC_SLOTS)
         self._workers: dict[int, asyncio.Task[None]] = {}
-        self._table_digests: dict[int, str] = {}  # what each table message shows now
-        self._table_awaited: dict[int, frozenset[str]] = {}  # and whom it shows awaited
-        self._edited_at: dict[tuple[int, str | None], float] = {}  # (session, view) → monotonic
+        self._table_digests: RecentMap[int, str] = RecentMap(SESSIONS_KEPT)  # what a table shows
+        self._table_awaited: RecentMap[int, frozenset[str]] = RecentMap(SESSIONS_KEPT)  # awaiting
+        # (session, view) → monotonic time of its last edit
+        self._edited_at: RecentMap[tuple[int, str | None], float] = RecentMap(VIEWS_KEPT)
         # Syncs waiting their turn, and what each will bring up to date.
         self._delayed: dict[int, tuple[asyncio.TimerHandle, Pending]] = {}
         self._message_locks: KeyedLocks[int] = KeyedLocks()
@@ -223,11 +230,15 @@ class TableSync:
         # the click, and one after the answer).
         self._answered_views: dict[tuple[int, str | None], int] = {}
         self._held_changes: dict[tuple[int, str | None], int] = {}
-        self._answer_drew: dict[tuple[int, str | None], int] = {}  # the version drawn, meanwhile
+        # The version drawn, meanwhile.
+        self._answer_drew: RecentMap[tuple[int, str | None], int] = RecentMap(VIEWS_KEPT)
         # What each player's DM shows now: (stamp, digest); from the database after a restart.
-        self._dm_shown: dict[tuple[int, str], tuple[str | None, str | None]] = {}
+        self._dm_shown: RecentMap[tuple[int, str], tuple[str | None, str | None]] = RecentMap(
+            VIEWS_KEPT
+        )
         self._gone_channels: set[int] = set()  # deleted, or no longer ours to post in
-        self._threads: dict[int, int | None] = {}  # session → its thread (None: no thread)
+        # session → its thread (None: no thread)
+        self._threads: RecentMap[int, int | None] = RecentMap(SESSIONS_KEPT)
         self._elsewhere: dict[str, int] = {}  # other games waiting for each player, last known
         self._posting: dict[int, asyncio.Lock] = {}  # sessions whose first table is being posted
         # Sessions another process presented since this one did: what this one remembers of
@@ -567,6 +578,15 @@ class TableSync:
         for player in s.players:
             self._dm_shown.pop((s.id, player.user_id), None)
 
+    def _forget_ended(self, s: Session) -> None:
+        """An ended game, shown: its messages change no more, so what is remembered of them
+        goes (a later pass, e.g. a rematch's, reads it again, or edits once)."""
+        self._forget_messages(s)
+        self._posting.pop(s.id, None)
+        for view in [TABLE, *(p.user_id for p in s.players)]:
+            self._edited_at.pop((s.id, view), None)
+            self._answer_drew.pop((s.id, view), None)
+
     async def _sync_held(self, session_id: int, pending: Pending) -> None:
         self._shown_at.pop(session_id, None)  # true again only after this pass, if full
         self._short.discard(session_id)
@@ -612,6 +632,8 @@ class TableSync:
         full = pending.views is None and pending.posts and s.status.is_open
         if full and s.id not in self._short and s.id not in self._delayed:
             self._shown_at[s.id] = s.version
+        if not s.status.is_open and s.id not in self._short and s.id not in self._delayed:
+            self._forget_ended(s)
 
     async def _part(
         self, session_id: int, what: str, sync: Callable[[], Awaitable[object]]
