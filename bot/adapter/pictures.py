@@ -25,7 +25,7 @@ from bot.core.recent import RecentMap
 from games.engine import Game
 from games.presentation import Picture
 
-MESSAGES_KEPT = 8_192
+MESSAGES_KEPT = 4_096  # a table and three DMs for each of the sessions the table sync keeps
 
 
 @dataclass(frozen=True)

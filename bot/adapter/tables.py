@@ -71,7 +71,7 @@ POST_TABLE_TRIES = 40  # a rematch's first table: while another process shows it
 # What is remembered of the games' messages (digests, edit times, threads), for this many games
 # (and their views) at most, the least recently written dropped first: each is read again from
 # the database or costs one edit. A game's are dropped when it ends.
-SESSIONS_KEPT = 2_000
+SESSIONS_KEPT = 1_000  # as many as the session cache keeps loaded by default
 VIEWS_KEPT = 5 * SESSIONS_KEPT
 
 
