@@ -51,6 +51,7 @@ from bot.core.recent import RecentMap
 from bot.core.seats import is_robot
 from bot.core.sessions import TABLE, Change, Session, SessionService
 from bot.core.store import CHANNEL, PostRow, SessionStatus, joins_others
+from bot.core.tasks import cancel_and_wait
 from games.engine import PrivatePanel, TurnStyle
 from games.presentation import Announcement
 
@@ -420,10 +421,8 @@ class TableSync:
         fails again is left in the outbox, for the next start. Then what the messages show is
         recorded (see record_shown)."""
         self._flushing = True
-        if self._catching_up is not None:  # what it did not reach is synced at the next start
-            self._catching_up.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._catching_up
+        # What it did not reach is synced at the next start.
+        await cancel_and_wait(self._catching_up)
         waiting, self._delayed = self._delayed, {}
         for session_id, (handle, later) in waiting.items():
             handle.cancel()
@@ -443,15 +442,9 @@ class TableSync:
 
     async def stop(self) -> None:
         await self.late.stop()
-        if self._catching_up is not None:
-            self._catching_up.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._catching_up
-        if self._retries is not None:
-            self._retries.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._retries
-            self._retries = None
+        await cancel_and_wait(self._catching_up)
+        await cancel_and_wait(self._retries)
+        self._retries = None
         for handle, _ in self._delayed.values():
             handle.cancel()
         self._delayed.clear()
