@@ -217,7 +217,14 @@ class MoveBatches:
             took = time.perf_counter() - sent
             self.timings += [(sent - came, took) for _, _, came in batch]
         written = {int(r["id"]) for r in rows}
-        for move, future, _ in batch:
+        # The callers are told in two halves, a turn of the event loop apart: the first half's
+        # next moves gather and go as the next batch (this writer's next round) while the
+        # second half's callers are still at work, so the server writes while this process
+        # decides, rather than each waiting for the other.
+        half = (len(batch) + 1) // 2
+        for i, (move, future, _) in enumerate(batch):
+            if i == half:
+                await asyncio.sleep(0)
             if future.done():
                 continue
             if move.session_id in written:
