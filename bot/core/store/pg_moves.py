@@ -222,12 +222,19 @@ class MoveBatches:
         # second half's callers are still at work, so the server writes while this process
         # decides, rather than each waiting for the other.
         half = (len(batch) + 1) // 2
-        for i, (move, future, _) in enumerate(batch):
-            if i == half:
-                await asyncio.sleep(0)
-            if future.done():
-                continue
-            if move.session_id in written:
-                future.set_result(None)
-            else:
-                future.set_exception(StaleWrite())
+        _tell(batch[:half], written)
+        try:
+            await asyncio.sleep(0)
+        finally:  # even cancelled meanwhile: they are written, their callers must hear it
+            _tell(batch[half:], written)
+
+
+def _tell(batch: list[Waiting], written: set[int]) -> None:
+    """Each caller hears whether its move was written (or found stale)."""
+    for move, future, _ in batch:
+        if future.done():
+            continue
+        if move.session_id in written:
+            future.set_result(None)
+        else:
+            future.set_exception(StaleWrite())
