@@ -164,13 +164,12 @@ async def server_processes(url: str) -> int | None:
     db = await asyncpg.connect(url)
     try:
         backend = await db.fetchval("SELECT pg_backend_pid()")
-    finally:
-        await db.close()
-    try:
-        with open(f"/proc/{backend}/stat") as f:
+        with open(f"/proc/{backend}/stat") as f:  # while the backend lives
             return int(f.read().rsplit(")", 1)[1].split()[1])
     except (OSError, IndexError, ValueError):
         return None
+    finally:
+        await db.close()
 
 
 def server_cpu(main: int) -> float:
