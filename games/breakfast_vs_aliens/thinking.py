@@ -45,6 +45,7 @@ from games.rng import V2_SEEDS, Rng
 CAPTURES = 3  # capture options compared (the normal player's best), besides letting it go
 WEIGHED_MOVES = 8  # moves of a simulated game played by the normal player, then plain ones
 MARGIN = 1.0  # standard errors by which a move must beat the normal player's to be played
+SHARE = 0.9  # a simulated game's result: this much for the win, the rest for the margin
 MAX_MOVES = 2_000  # a simulated game never runs longer (Mini-Muffin's take ~100 moves)
 
 
@@ -109,7 +110,7 @@ def result(state: BvaState, player: PlayerId) -> float:
     winners = sum(1 for v in table.values() if v == top)
     share = 1.0 / winners if mine == top else 0.0
     margin = (mine - best_other) / (abs(mine) + abs(best_other) + 1)
-    return 0.9 * share + 0.05 * (margin + 1)
+    return SHARE * share + (1 - SHARE) * (margin + 1) / 2
 
 
 def search_move(
