@@ -16,7 +16,7 @@ their meals are random cards of each course, as an easy player orders them.
 from __future__ import annotations
 
 import itertools
-from functools import cache
+from functools import cache, lru_cache
 from math import comb
 
 from games.cafe_carnage.catalogue import (
@@ -61,7 +61,7 @@ def _add(a: dict[int, float], b: dict[int, float]) -> dict[int, float]:
     return out
 
 
-@cache
+@lru_cache(maxsize=1 << 16)
 def _expected(paid: int, gain: int, cost: int, sharers: int, shared: int, split: float) -> float:
     """The expected change of the final score: ``gain`` points, and a bill of ``cost`` paid alone,
     or (with probability ``split``) the bill split among ``sharers`` with ``shared`` random meals
@@ -90,13 +90,20 @@ def last_dishes(state: CafeState, player: PlayerId, kind: ActionKind) -> dict[st
     split = sum(comb(stayers, j) for j in range(need, stayers + 1)) / 2**stayers
     paid = sum(record.players[player].owed for record in state.history)
     eaten = repeats(state, player)
-    best: tuple[tuple[float, int], dict[str, str]] | None = None
-    menus = [offered(state, player, course) for course in COURSES]
-    for cards in itertools.product(*menus):
-        cost = sum(dish(card).value for card in cards)
-        gain = sum(dish(card).value for card in cards if dish(card).name not in eaten)
+    # Per course, one card for each (price, points) on offer (the first on the menu).
+    choices: list[dict[tuple[int, int], str]] = []
+    for course in COURSES:
+        distinct: dict[tuple[int, int], str] = {}
+        for card in offered(state, player, course):
+            d = dish(card)
+            distinct.setdefault((d.value, 0 if d.name in eaten else d.value), card)
+        choices.append(distinct)
+    best: tuple[tuple[float, int], tuple[str, ...]] | None = None
+    for picked in itertools.product(*(c.items() for c in choices)):
+        cost = sum(price for (price, _), _card in picked)
+        gain = sum(points for (_, points), _card in picked)
         key = (_expected(paid, gain, cost, sharers, shared, split), cost)
         if best is None or key > best[0]:
-            best = (key, dict(zip(COURSES, cards, strict=True)))
+            best = (key, tuple(card for _, card in picked))
     assert best is not None
-    return best[1]
+    return dict(zip(COURSES, best[1], strict=True))

@@ -144,13 +144,37 @@ def ballot(state: CafeState, player: PlayerId, meal: int) -> ActionKind:
     raise AssertionError("a hand is never empty")
 
 
-def order(state: CafeState, player: PlayerId) -> tuple[dict[str, str], ActionKind]:
+Order = tuple[dict[str, str], ActionKind]
+
+# The last order made for each player, with what it was made from. An order is asked for at each
+# of a diner's five moves of a round, and it reads only what stays the same objects all round
+# (copy-on-write states share them until the round ends); holding them keeps their ids unique.
+_made: dict[PlayerId, tuple[int, tuple[object, ...], Order]] = {}
+
+
+def order(state: CafeState, player: PlayerId) -> Order:
     """The dishes and the kind of ballot card: the dearest meal on offer and the card it is worth
     most to (see above); in the last round, unless it runs, the meal that wastes least money."""
+    sources = (
+        state.players,
+        state.menus,
+        state.hands,
+        state.history,
+        state.run_discarded,
+        state.options,
+    )
+    made = _made.get(player)
+    if (
+        made is not None
+        and made[0] == state.round
+        and all(a is b for a, b in zip(made[1], sources, strict=True))
+    ):
+        return made[2]
     want = dearest(state, player)
     kind = ballot(state, player, sum(dish(want[course]).value for course in COURSES))
     if state.round == ROUNDS and kind != "run":
         want = last_dishes(state, player, kind)
+    _made[player] = (state.round, sources, (want, kind))
     return want, kind
 
 
