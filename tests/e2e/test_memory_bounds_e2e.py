@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from bot.adapter import tables as tables_module
+from bot.adapter import sync_state as tables_module
 from bot.adapter.tables import TableSync
 from tests.e2e.harness import open_game, world
 from tests.e2e.test_cafe_carnage_e2e import GAME, finished, play_round
