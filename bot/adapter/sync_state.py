@@ -35,9 +35,10 @@ from bot.core.store import SessionStatus
 log = logging.getLogger(__name__)
 
 SYNC_SLOTS = 4  # sessions whose messages are brought up to date at once (see TableSync._work)
-# What is remembered of the games' messages (digests, edit times, threads), for this many games
-# (and their views) at most, the least recently written dropped first: each is read again from
-# the database or costs one edit. A game's are dropped when it ends.
+# What is remembered of the games' messages beside their digests (edit times, whom a table
+# shows awaited, threads), for this many games (and their views) at most, the least recently
+# written dropped first: each is read again from the database, or only spaces edits. A game's
+# are dropped when it ends, with its digests.
 SESSIONS_KEPT = 1_000  # as many as the session cache keeps loaded by default
 VIEWS_KEPT = 5 * SESSIONS_KEPT
 
@@ -115,7 +116,9 @@ class SyncState:
         # queue ahead of every step of the clicks that arrive meanwhile.
         self._slots = asyncio.Semaphore(SYNC_SLOTS)
         self._workers: dict[int, asyncio.Task[None]] = {}
-        self._table_digests: RecentMap[int, str] = RecentMap(SESSIONS_KEPT)  # what a table shows
+        # What each table message shows now: kept while its game is open (a pass that found
+        # none would edit the table again), dropped when it ends.
+        self._table_digests: dict[int, str] = {}
         self._table_awaited: RecentMap[int, frozenset[str]] = RecentMap(SESSIONS_KEPT)  # awaiting
         # (session, view) → monotonic time of its last edit
         self._edited_at: RecentMap[tuple[int, str | None], float] = RecentMap(VIEWS_KEPT)
@@ -134,10 +137,9 @@ class SyncState:
         self._held_changes: dict[tuple[int, str | None], int] = {}
         # The version drawn, meanwhile.
         self._answer_drew: RecentMap[tuple[int, str | None], int] = RecentMap(VIEWS_KEPT)
-        # What each player's DM shows now: (stamp, digest); from the database after a restart.
-        self._dm_shown: RecentMap[tuple[int, str], tuple[str | None, str | None]] = RecentMap(
-            VIEWS_KEPT
-        )
+        # What each player's DM shows now: (stamp, digest); from the database after a restart
+        # (which has the step's first digest, not its edits': kept while the game is open).
+        self._dm_shown: dict[tuple[int, str], tuple[str | None, str | None]] = {}
         self._gone_channels: set[int] = set()  # deleted, or no longer ours to post in
         # session → its thread (None: no thread)
         self._threads: RecentMap[int, int | None] = RecentMap(SESSIONS_KEPT)
