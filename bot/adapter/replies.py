@@ -32,6 +32,7 @@ APOLOGY = "😵 Sorry — something went wrong on my side. Nothing was changed; 
 # episode's one warning).
 DISK_FULL = "💾 I can't save moves right now — nothing was changed. Please try again in a while."
 MAX_ANSWER = 1900  # Discord allows 2000 characters of content
+UNKNOWN_INTERACTION = 10062  # Discord's refusal of an answer past the interaction's 3 s window
 # Discord wants an answer within 3 s of the interaction; past this much, we defer first.
 ACK_BUDGET = 2.0
 
@@ -153,6 +154,12 @@ def friendly_error(exc: BaseException) -> str | None:
     if isinstance(exc, app_commands.CheckFailure):
         return "⚠️ You can't use that here."
     return None
+
+
+def expired(exc: BaseException) -> bool:
+    """Discord refused the interaction's answer because its window had closed (the machine was
+    too slow to answer in 3 s): nothing can answer that click any more."""
+    return isinstance(exc, discord.HTTPException) and exc.code == UNKNOWN_INTERACTION
 
 
 def _mention(user_id: str) -> str:
@@ -288,6 +295,12 @@ class Replies:
         if isinstance(original, AfterCommit):
             await self.answer_committed(interaction, original)
             return
+        if expired(original):
+            # Not a bug, and every further answer would be refused too.
+            log.warning(
+                "interaction %s expired before it was answered: %s", interaction.id, original
+            )
+            return
         text = friendly_error(exc)
         if text is None:
             log.error("unexpected error", exc_info=exc)
@@ -307,6 +320,9 @@ class Replies:
         """The change is stored but its answer failed: say what was done (and, when the clicked
         message was deleted, show privately what it showed; the table sync posts it again)."""
         failure = exc.failure
+        if expired(failure):  # the change is kept; the table sync shows it
+            log.warning("interaction %s expired before its move was shown", interaction.id)
+            return
         if failure_of(failure) is Failure.REFUSED and not exc.message_gone:
             log.error("showing a stored change failed", exc_info=failure)
         else:
