@@ -32,6 +32,7 @@ from bot.adapter.messenger import Messenger
 from bot.adapter.monitoring import Monitor, game_of_click, gateway_up, http_trace
 from bot.adapter.pacing import Pacer
 from bot.adapter.pictures import Pictures
+from bot.adapter.refusals import RefusalLimit
 from bot.adapter.replay_controls import ReplayControls
 from bot.adapter.replies import GameTree, Replies
 from bot.adapter.screens import Screens
@@ -103,6 +104,8 @@ class CafeBot(commands.Bot):
         self.tune_gc = False  # run_bot: freeze what start-up built (see GC_THRESHOLDS)
         self.replies: Replies | None = None
         self.screens: Screens | None = None
+        # A user's stale clicks: a few redrawn views, then the text alone (tests set its clock).
+        self.refusals = RefusalLimit()
         # Discord's global limit, kept before Discord must refuse (None: not paced): every
         # request of discord.py's HTTP client, log-in included, waits for the budget.
         self.pacer: Pacer | None = None
@@ -214,7 +217,7 @@ class CafeBot(commands.Bot):
             records_shown=not self.store.shared,
             pacer=self.pacer,
         )
-        controls = Controls(service, screens, replies, self.tables)
+        controls = Controls(service, screens, replies, self.tables, self.refusals)
         replays = ReplayControls(service, replies, items)
         self.scheduler = Scheduler(self.store, service, clock=self.clock)
         self.robots = Robots(

@@ -1,4 +1,4 @@
-"""How unsent posts become messages (bot.adapter.tables.batches): the same rows always make the
+"""How unsent posts become messages (bot.adapter.posts.batches): the same rows always make the
 same messages, so a retry after a crash sends the same message with the same nonce."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from bot.adapter.tables import HOLD_SETTLE, batches, turns_superseded
+from bot.adapter.posts import HOLD_SETTLE, batches, turns_superseded
 from bot.core.store import CHANNEL, PostRow
 from games.presentation import Announcement
 

@@ -200,6 +200,7 @@ class Replies:
                 answer.note,
                 edit=answer.how is How.EDIT,
                 keeps_attachments=answer.keeps_attachments,
+                remember=answer.remembers_pictures,
             )
         if answer.then is not None:
             await self._deliver(interaction, answer.then)
@@ -213,11 +214,12 @@ class Replies:
         edit: bool = False,
         keeps_attachments: bool = False,
         ephemeral: bool = True,
+        remember: bool = True,
     ) -> discord.Message | None:
         """One drawn message as the interaction's answer, in order: its arguments, its pictures,
-        the one request, then what its pictures became. ``edit``: on the clicked message itself,
-        uploading only a changed picture (``keeps_attachments``: its attachments left alone);
-        else a new message."""
+        the one request, then what its pictures became (unless not ``remember``). ``edit``: on
+        the clicked message itself, uploading only a changed picture (``keeps_attachments``: its
+        attachments left alone); else a new message."""
         kwargs = rendered.message(note, edit=edit)
         if edit or kwargs.get("content") is None:
             kwargs.pop("content", None)
@@ -252,7 +254,7 @@ class Replies:
                 sent = answer.resource if answer is not None else None
             if rendered.pictures and isinstance(sent, discord.Message | discord.InteractionMessage):
                 shown_on, found = sent.id, sent.attachments
-        if shown_on is not None:
+        if shown_on is not None and remember:
             await self.pictures.after_edit(
                 shown_on, rendered.pictures, [dict(a.to_dict()) for a in found], new=not edit
             )

@@ -11,7 +11,6 @@ view only (:mod:`bot.core.seat_view`). Front ends never DM or ping a bot seat.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import hashlib
 import json
 import logging
@@ -30,6 +29,7 @@ from bot.core.seat_view import as_seen_by
 from bot.core.seats import is_robot, robot_level, robot_number
 from bot.core.sessions import Change, Session, SessionService
 from bot.core.store import SessionStatus
+from bot.core.tasks import cancel_and_wait
 from bot.core.thinking import think, thinking_pool
 from games.engine import Game, GameState, PlayerId, Strategy
 from games.rng import Rng
@@ -136,17 +136,9 @@ class Robots:
 
     async def stop(self) -> None:
         self._running = False
-        if self._looking is not None:
-            self._looking.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._looking
-            self._looking = None
-        tasks = [*self._checks.values(), *self._moves.values()]
-        for task in tasks:
-            task.cancel()
-        for task in tasks:
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
+        await cancel_and_wait(self._looking)
+        self._looking = None
+        await cancel_and_wait(*self._checks.values(), *self._moves.values(), quiet=(Exception,))
         self._checks.clear()
         self._moves.clear()
         if self._own_executor and self._executor is not None:
