@@ -16,10 +16,16 @@ from collections.abc import Callable, Generator, Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 from tests.pg_server import PostgresServer, PostgresUnavailable, start
 
 BACKENDS = ["sqlite", "postgres"]
+
+# No hypothesis test depends on the machine's speed: its default deadline (200 ms an example)
+# and its too-slow health check are wall-clock, and failed tests on a loaded machine.
+settings.register_profile("cafebot", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("cafebot")
 
 # A RAM filesystem for the tests' temporary files, when it has this much room: the PostgreSQL
 # test servers' data (a few hundred MB at most per test process) and pytest's tmp_path folders.
