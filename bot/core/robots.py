@@ -155,8 +155,16 @@ class Robots:
             )
 
     def on_change(self, change: Change) -> None:
-        if change.robots:  # a move in a game of humans only: nothing to look at
-            self.request(change.session_id)
+        if not change.robots:  # no bot seat awaited (a game of people only): nothing to do
+            return
+        awaited, session_id = change.awaited_robots, change.session_id
+        if (
+            awaited is not None
+            and session_id not in self._checks
+            and all((session_id, p) in self._moves for p in awaited)
+        ):
+            return  # each awaited bot seat's move is on its way: no load, no check
+        self.request(session_id)
 
     def request(self, session_id: int) -> None:
         """A session changed: see whether a bot seat is awaited now."""

@@ -62,13 +62,15 @@ class Playing(Writing):
             written = await self._commit(s, state, new_state, [NewAction(player, _dump(action))])
             committed = written.session
             touched = game.views_touched(state, new_state, player)
+            robots = _awaited_robots(committed)
         self._changed(
             session_id,
             None if touched is None else frozenset(touched),
             posted=written.posted,  # announcements, and a log line told alone
             timers=not written.timers_stand,
-            robots=any(is_robot(p) for p in new_state.players),
+            robots=bool(robots),
             version=committed.version,
+            awaited_robots=robots,
         )
         if self.moved is not None:
             self.moved(game.id, time.perf_counter() - started)
@@ -157,6 +159,16 @@ class Playing(Writing):
             state = apply(game, state, entry.player, action)
         replayed: GameState = state
         return replayed
+
+
+def _awaited_robots(s: Session) -> frozenset[str]:
+    """The bot seats the session awaits: the bot players look at it only when one is (a move
+    in a game without bot seats, or that awaits only people, costs them nothing)."""
+    if s.state is None or s.status is not SessionStatus.ACTIVE:
+        return frozenset()
+    if not any(is_robot(p) for p in s.state.players):
+        return frozenset()
+    return frozenset(p for p in s.game.active_players(s.state) if is_robot(p))
 
 
 def _dump(action: BaseModel) -> dict[str, Any]:
