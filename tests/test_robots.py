@@ -218,6 +218,54 @@ async def test_moves_while_a_bot_seat_pauses_start_no_check(service: SessionServ
     await robots.stop()
 
 
+class OneMoveAtATime(Robots):
+    """Bot players as they were: each move its own transaction."""
+
+    async def _plays_runs(self, session_id: int, player: str) -> bool:
+        return False
+
+
+async def test_a_bot_seats_private_moves_are_one_transaction(service: SessionService) -> None:
+    """A bot seat's order in Café Carnage (picks and a ballot nobody else sees, then Confirm,
+    which all see) is one transaction and one change, each move its own log entry in order,
+    the game replaying to the stored state; and the bot chooses the very moves it chose one
+    transaction at a time (the same game, seed and seat)."""
+    played: dict[bool, list[str]] = {}
+    for runs, channel in ((True, 7), (False, 8)):
+        robots = (Robots if runs else OneMoveAtATime)(service, delay=0)
+        await robots.start()
+        s = await service.create(
+            game_id="cafe-carnage",
+            channel_id=channel,
+            guild_id=1,
+            host_id=HOST,
+            host_name="Host",
+            seed=5,
+        )
+        await service.join(s.id, FRIEND, "Friend")
+        await service.add_robot(s.id, HOST)
+        changes: list[Change] = []
+        service.subscribe(
+            lambda c, sid=s.id, seen=changes: seen.append(c) if c.session_id == sid else None
+        )
+        s = await service.start(s.id, HOST)
+        started = s.version
+        await robots.idle()
+        await robots.stop()
+        s = await service.load(s.id)
+        assert s.state is not None and "bot-1" not in s.game.active_players(s.state)
+        moves = [a.action for a in await service.store.actions(s.id) if a.player == "bot-1"]
+        assert robots.moves_played == len(moves) >= 3
+        assert json.loads(moves[-1])["type"] == "confirm"
+        assert await service.replay(s.id) == s.state
+        if runs:  # the start's change, then the bot's order: one write
+            assert s.version == started + 1 and len(changes) == 2
+        else:
+            assert s.version == started + len(moves)
+        played[runs] = moves
+    assert played[True] == played[False]
+
+
 async def test_bot_players_wait_a_human_looking_moment(service: SessionService) -> None:
     pauses: list[float] = []
 

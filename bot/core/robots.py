@@ -302,7 +302,11 @@ class Robots:
                 return default
 
         try:
-            await self.service.act_with(session_id, player, choose)
+            # Its moves nobody else sees (picks in a simultaneous step) are played together,
+            # up to one that others see: one pause, one transaction.
+            result = await self.service.act_with(
+                session_id, player, choose, private_run=await self._plays_runs(session_id, player)
+            )
         except _NotAwaited:
             return False
         except UserError as exc:
@@ -310,8 +314,14 @@ class Robots:
             # as for a player whose clock ran out, so the table is never stuck on a bot.
             log.warning("bot player %s of session %s: %s", player, session_id, exc.message)
             return await self._play_default(session_id, player)
-        self.moves_played += 1
+        self.moves_played += len(result.applied)
         return True
+
+    async def _plays_runs(self, session_id: int, player: PlayerId) -> bool:
+        """Whether the seat plays its private moves in a run: not a hard one, each of whose
+        moves is searched for alone."""
+        seat = (await self.service.load(session_id)).player(player)
+        return seat is None or robot_level(seat.name) != Level.HARD
 
     async def _play_default(self, session_id: int, player: PlayerId) -> bool:
         s = await self.service.load(session_id)

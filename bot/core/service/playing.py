@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from pydantic import BaseModel
@@ -46,9 +47,16 @@ class Playing(Writing):
         session_id: int,
         player: str,
         choose: Callable[[Session], dict[str, Any] | BaseModel],
+        *,
+        private_run: bool = False,
     ) -> ActResult:
         """Like :meth:`act`, with the action chosen from the freshly loaded session under the
-        lock (so a click is checked against exactly the state it will change)."""
+        lock (so a click is checked against exactly the state it will change).
+
+        ``private_run`` (a bot seat): while the moves chosen change no view but the player's
+        own and still await them (a bot's picks in a simultaneous step), ``choose`` is asked
+        for the next one on the state they left, until a move others may see: the run is one
+        transaction (each move its own log entry, in order) and one change to tell."""
         started = time.perf_counter()
         async with self.lock(session_id):
             s, unchecked = await self.load_to_change(session_id)
@@ -59,9 +67,15 @@ class Playing(Writing):
                     raise StaleWrite() from None  # decided on an old copy: again, on the stored
                 raise
             game = s.game
-            written = await self._commit(s, state, new_state, [NewAction(player, _dump(action))])
-            committed = written.session
+            applied: list[tuple[str, BaseModel]] = [(player, action)]
             touched = game.views_touched(state, new_state, player)
+            if private_run:
+                new_state, touched = self._private_run(
+                    s, player, choose, new_state, touched, applied
+                )
+            log = [NewAction(p, _dump(a)) for p, a in applied]
+            written = await self._commit(s, state, new_state, log)
+            committed = written.session
             robots = _awaited_robots(committed)
         self._changed(
             session_id,
@@ -74,7 +88,38 @@ class Playing(Writing):
         )
         if self.moved is not None:
             self.moved(game.id, time.perf_counter() - started)
-        return ActResult(session=committed, applied=[(player, action)])
+        return ActResult(session=committed, applied=applied)
+
+    def _private_run(
+        self,
+        s: Session,
+        player: str,
+        choose: Callable[[Session], dict[str, Any] | BaseModel],
+        state: GameState,
+        touched: set[str | None] | None,
+        applied: list[tuple[str, BaseModel]],
+    ) -> tuple[GameState, set[str | None] | None]:
+        """The player's next moves after a private one, while each is private too and they
+        are still awaited (the last may be seen by all: it ends the run). Each is chosen on
+        the session as sequential moves would have left it (its version counted up, so a bot
+        decides as it would have); one the rules or ``choose`` refuse ends the run there."""
+        game, step = s.game, s
+        while (
+            touched is not None
+            and touched <= {player}
+            and game.outcome(state) is None
+            and player in game.active_players(state)
+        ):
+            step = replace(step, row=replace(step.row, version=step.version + 1), state=state)
+            try:
+                _, action, after = self._decided(step, player, choose)
+            except Exception:
+                break  # e.g. nothing more to play: the moves so far stand
+            more = game.views_touched(state, after, player)
+            touched = None if more is None else touched | more
+            applied.append((player, action))
+            state = after
+        return state, touched
 
     def _decided(
         self, s: Session, player: str, choose: Callable[[Session], dict[str, Any] | BaseModel]
