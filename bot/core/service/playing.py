@@ -20,6 +20,10 @@ from bot.core.stale import retry_stale_writes
 from bot.core.store import NewAction, NewPost, SessionStatus
 from games.engine import GameState, IllegalAction, apply, clock_key, new_game, play_timeout
 
+# At most this many moves in one private run: a random player may dither over its picks, and
+# the run holds the event loop (the rest is played after its next pause).
+PRIVATE_RUN_MOST = 32
+
 
 class Playing(Writing):
     """The moves of a game in progress."""
@@ -105,7 +109,8 @@ class Playing(Writing):
         decides as it would have); one the rules or ``choose`` refuse ends the run there."""
         game, step = s.game, s
         while (
-            touched is not None
+            len(applied) < PRIVATE_RUN_MOST
+            and touched is not None
             and touched <= {player}
             and game.outcome(state) is None
             and player in game.active_players(state)
