@@ -1,61 +1,157 @@
 """How much of Café Carnage is luck: a seat that peeks, against easy or normal bots.
 
 The "oracle" seat orders last each round, after seeing every other order of the round (their
-dishes and ballots), and takes the order that does best this round against them (its gain over
-the others', less what the card it spends is worth for later rounds). No fair player knows as
-much, so its win share is a ceiling for any level at the same table: if even the oracle wins
-only so often, a level's target above that is out of reach.
+dishes and ballots). No fair player knows as much, so its win share is a ceiling for any level at
+the same table: if even the oracle wins only so often, a level's target above that is out of
+reach. Three oracles, each knowing more or thinking further:
+
+- ``--knows runs``: it sees only whether someone else runs this round, and otherwise plays as the
+  normal player: RUN! when nobody else runs, never Split while someone does. What the others' runs
+  alone are worth.
+- ``--knows orders --plan 0``: it sees the orders; RUN! when nobody else runs (or every other
+  runner ate dearer), Split when its vote carries the bill and nobody runs, the dearest meal
+  (in the last round the one that wastes least money, as the normal player).
+- ``--knows orders --plan K`` (the default, K = 12): as above in the later rounds, but each round
+  it plans: every order it could make now (each ballot kind with its dearest meal, and a RUN!
+  with a meal cheaper than, or as dear as, the cheapest other runner's), each followed by K games
+  played out to the end (the later deals drawn anew: it peeks at this round only), and it makes
+  the order that wins most of them.
 
 Usage: python bench/carnage_ceiling.py [--players N] [--games K] [--seed S] [--against easy|normal]
+       [--knows runs|orders] [--plan K]
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from pydantic import BaseModel
+
 from bot.core.arena import wilson
 from bot.core.levels import easy_strategy, normal_strategy
 from games import REGISTRY
-from games.cafe_carnage.catalogue import ROUNDS, action_kind
+from games.cafe_carnage.catalogue import COURSES, ROUNDS, ActionKind, action_kind, dish
 from games.cafe_carnage.planning import plans
-from games.cafe_carnage.state import CafeState, Play
+from games.cafe_carnage.shrewd import order
+from games.cafe_carnage.state import CafeState, Confirm, Pick, Play
 from games.engine import Strategy, apply, new_game
+from games.kit import evolve
 from games.rng import Rng
 
 GAME = REGISTRY["cafe-carnage"]
-# What a card spent now is worth in the rounds left ($ of gain): RUN! escaped with, a Split.
-KEEP_RUN = 4.0
-KEEP_SPLIT = 1.5
 
 
-def oracle_orders(state: CafeState, me: str) -> list[object]:
-    """The moves of the order that does best this round, the others' orders known."""
-    best: tuple[float, list[object]] | None = None
+def _meal(state: CafeState, player: str) -> int:
+    return sum(dish(card).value for card in state.picks[player].values())
+
+
+def _moves(state: CafeState, me: str, dishes: dict[str, str], kind: ActionKind) -> list[BaseModel]:
+    card = next(c for c in state.hands[me] if action_kind(c) == kind)
+    return [*(Pick(card=dishes[course]) for course in COURSES), Play(card=card), Confirm()]
+
+
+def knows_runs(state: CafeState, me: str) -> list[BaseModel]:
+    """The normal player's order, told only whether someone else runs this round."""
+    dishes, kind = order(state, me)
+    hand = {action_kind(c) for c in state.hands[me]}
+    company = any(action_kind(state.played[p]) == "run" for p in state.players if p != me)
+    if "run" in hand and not company:
+        kind = "run"
+    elif company and kind != "separate" and len(hand) > 1:
+        kind = "separate" if "separate" in hand else "split"
+    return _moves(state, me, dishes, kind)
+
+
+def knows_orders(state: CafeState, me: str) -> list[BaseModel]:
+    """RUN! when it escapes, Split when the vote carries and nobody runs; else Separate."""
+    dishes, _ = order(state, me)
+    meal = sum(dish(dishes[course]).value for course in COURSES)
+    have: Counter[ActionKind] = Counter()
+    for card in state.hands[me]:
+        have[action_kind(card) or "separate"] += 1
+    others = [p for p in state.players if p != me]
+    kinds = {p: action_kind(state.played[p]) for p in others}
+    runners = [p for p in others if kinds[p] == "run"]
+    stayers = [p for p in others if kinds[p] != "run"]
+    splits = sum(kinds[p] == "split" for p in stayers)
+    kind: ActionKind
+    if len(have) == 1:
+        kind = next(iter(have))
+    elif have["run"] and all(_meal(state, p) > meal for p in runners):
+        kind = "run"
+    elif have["split"] and not runners and splits + 1 > len(stayers) - splits:
+        kind = "split"
+    else:
+        kind = "separate" if have["separate"] else "split" if have["split"] else "run"
+    return _moves(state, me, dishes, kind)
+
+
+def candidates(state: CafeState, me: str) -> list[Sequence[BaseModel]]:
+    """The orders worth weighing: each kind with its dearest meal, and RUN! with the dearest meal
+    cheaper than (and as dear as) the cheapest other runner's."""
+    if state.round == ROUNDS:  # nothing left to chance: every order
+        return plans(state, me)
+    others = [p for p in state.players if p != me]
+    runs = [_meal(state, p) for p in others if action_kind(state.played[p]) == "run"]
+    best: dict[ActionKind, tuple[int, Sequence[BaseModel]]] = {}
+    under: dict[int, tuple[int, Sequence[BaseModel]]] = {}
     for plan in plans(state, me):
+        kind = next(action_kind(m.card) for m in plan if isinstance(m, Play))
+        assert kind is not None
+        total = sum(dish(m.card).value for m in plan if isinstance(m, Pick))
+        if kind not in best or total > best[kind][0]:
+            best[kind] = (total, plan)
+        if kind == "run" and runs:
+            for edge, fits in ((0, total < min(runs)), (1, total == min(runs))):
+                if fits and (edge not in under or total > under[edge][0]):
+                    under[edge] = (total, plan)
+    return [plan for _, plan in (*best.values(), *under.values())]
+
+
+def play_out(state: CafeState, me: str, other: Strategy, rng: Rng) -> float:
+    """The rest of the game, the oracle playing ``knows_orders``: its share of the win."""
+    while not state.over:
+        waiting = [p for p in state.players if p in GAME.active_players(state) and p != me]
+        if waiting:
+            state = apply(GAME, state, waiting[0], other(state, waiting[0], rng))
+            continue
+        for move in knows_orders(state, me):
+            state = apply(GAME, state, me, move)
+    return share(state, me)
+
+
+def planned(state: CafeState, me: str, other: Strategy, rng: Rng, rollouts: int) -> list[object]:
+    """The candidate order that wins most of ``rollouts`` games played out after it."""
+    best: tuple[float, list[object]] | None = None
+    for plan in candidates(state, me):
         after = state
         for move in plan:
-            after = GAME.apply_action(after, me, move)
-        record = after.history[-1]
-        gain = {p: pr.meal - pr.owed for p, pr in record.players.items()}
-        others = [gain[p] for p in state.players if p != me]
-        value = gain[me] - (max(others) + sum(others) / len(others)) / 2
-        if state.round < ROUNDS:
-            kind = next((action_kind(m.card) for m in plan if isinstance(m, Play)), None)
-            if kind == "run" and me in after.run_discarded:
-                value -= KEEP_RUN
-            if kind == "split":
-                value -= KEEP_SPLIT
-        if best is None or value > best[0]:
-            best = (value, list(plan))
+            after = apply(GAME, after, me, move)
+        tries = 1 if after.over else rollouts
+        won = 0.0
+        for _ in range(tries):
+            # The later deals drawn anew: the oracle peeks at this round only.
+            world = evolve(after, rng=Rng(seed=rng.randint(0, (1 << 62) - 1)))
+            won += play_out(world, me, other, rng)
+        if best is None or won / tries > best[0]:
+            best = (won / tries, list(plan))
     assert best is not None
     return best[1]
 
 
-def play(players: int, seed: int, other: Strategy, seat: int) -> float:
+def share(state: CafeState, me: str) -> float:
+    outcome = GAME.outcome(state)
+    assert outcome is not None
+    return 1 / len(outcome.winners) if me in outcome.winners else 0.0
+
+
+def play(players: int, seed: int, other: Strategy, seat: int, knows: str, plan: int) -> float:
     ids = [f"bot-{i + 1}" for i in range(players)]
     me = ids[seat]
     state = new_game(GAME, ids, GAME.parse_options({}), seed)
@@ -67,11 +163,15 @@ def play(players: int, seed: int, other: Strategy, seat: int) -> float:
         if waiting:  # the others order first: the oracle sees their orders
             state = apply(GAME, state, waiting[0], other(state, waiting[0], rng))
             continue
-        for move in oracle_orders(state, me):
-            state = apply(GAME, state, me, move)  # type: ignore[arg-type]
-    outcome = GAME.outcome(state)
-    assert outcome is not None
-    return 1 / len(outcome.winners) if me in outcome.winners else 0.0
+        if knows == "runs":
+            moves: Sequence[object] = knows_runs(state, me)
+        elif plan:
+            moves = planned(state, me, other, rng, plan)
+        else:
+            moves = knows_orders(state, me)
+        for move in moves:
+            state = apply(GAME, state, me, move)
+    return share(state, me)
 
 
 def main() -> None:
@@ -80,16 +180,31 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=200)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--against", choices=("easy", "normal"), default="easy")
+    parser.add_argument("--knows", choices=("runs", "orders"), default="orders")
+    parser.add_argument("--plan", type=int, default=12, help="games played out per order")
     args = parser.parse_args()
     other = easy_strategy(GAME) if args.against == "easy" else normal_strategy(GAME, "bot-2")[1]
     wins = sum(
-        play(args.players, args.seed * 1_000_003 + k, other, k % args.players)
+        play(
+            args.players,
+            args.seed * 1_000_003 + k,
+            other,
+            k % args.players,
+            args.knows,
+            args.plan,
+        )
         for k in range(args.games)
     )
     low, high = wilson(wins, args.games)
+    what = (
+        "that knows whether another runs"
+        if args.knows == "runs"
+        else "that sees the round's other orders"
+        + (f" and plans (each order played out {args.plan} times)" if args.plan else "")
+    )
     print(
-        f"Café Carnage ({args.players}p): a seat that sees the round's other orders, against "
-        f"{args.against}: {100 * wins / args.games:.1f} % [{100 * low:.1f}–{100 * high:.1f}] "
+        f"Café Carnage ({args.players}p): a seat {what}, against {args.against}: "
+        f"{100 * wins / args.games:.1f} % [{100 * low:.1f}–{100 * high:.1f}] "
         f"of {args.games} games (fair share {100 / args.players:.0f} %)"
     )
 

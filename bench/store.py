@@ -12,13 +12,15 @@ where a move's time went: waiting for its batch to go, its statement (the round 
 commit; ``embedded``: the commits' WAL flush time, from the server's own counters), and the
 rest (the session service's work before and after the write, the event loop). On Linux each
 run says how long this process waited for a CPU: on a loaded machine that wait, not the
-database, is most of the latency.
+database, is most of the latency. With the server on this machine (``embedded``, a local
+socket) it prints the server's CPU per move too, which the load sways less than the rates.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import random
 import statistics
 import sys
@@ -154,6 +156,37 @@ async def wal_flushes(url: str) -> tuple[int, float] | None:
     return (int(row["n"]), float(row["ms"])) if row and row["n"] else None
 
 
+async def server_processes(url: str) -> int | None:
+    """The PostgreSQL server's main process, when it runs on this machine (Linux): the parent
+    of this connection's backend. None when it cannot tell (another machine, no /proc)."""
+    import asyncpg
+
+    db = await asyncpg.connect(url)
+    try:
+        backend = await db.fetchval("SELECT pg_backend_pid()")
+        with open(f"/proc/{backend}/stat") as f:  # while the backend lives
+            return int(f.read().rsplit(")", 1)[1].split()[1])
+    except (OSError, IndexError, ValueError):
+        return None
+    finally:
+        await db.close()
+
+
+def server_cpu(main: int) -> float:
+    """CPU seconds of the server's processes (the main one and its children) so far."""
+    ticks = 0
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue  # gone meanwhile
+        if entry.name == str(main) or fields[1] == str(main):
+            ticks += int(fields[11]) + int(fields[12])
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
 async def service_loop(
     url: str, sessions: int, seconds: float, synchronous: str
 ) -> tuple[float, list[float]]:
@@ -166,6 +199,8 @@ async def service_loop(
         batches.timings = []
     postgres = store.dialect == "postgres"
     flushed = await wal_flushes(url) if postgres else None
+    server = await server_processes(url) if postgres else None
+    server_was = server_cpu(server) if server is not None else 0.0
     waited = cpu_wait()
     cpu = time.process_time()
     t0 = time.perf_counter()
@@ -177,6 +212,9 @@ async def service_loop(
     cpu = time.process_time() - cpu
     moves = sum(counts)
     print(f"this process's CPU: {1000 * cpu / max(moves, 1):.3f} ms per move (its threads too)")
+    if server is not None:
+        spent = server_cpu(server) - server_was
+        print(f"the PostgreSQL server's CPU: {1000 * spent / max(moves, 1):.3f} ms per move")
     if waited is not None:
         waited = (cpu_wait() or 0.0) - waited
         print(f"this process waited for a CPU {waited:.1f} s of the {elapsed:.1f} s")

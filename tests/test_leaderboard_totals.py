@@ -118,6 +118,10 @@ async def test_a_migrated_database_gets_its_totals(database_url: str) -> None:
         await finish_random_games(SessionService(store), count=4, seed=5)
         written = await store.leaderboard(1, limit=BOARD)
         await store.raw_execute("DROP TABLE result_totals")
+        # and with the history index migration 11 drops
+        await store.raw_execute(
+            "CREATE INDEX sessions_guild_ended ON sessions(guild_id, updated_at)"
+        )
         await store.raw_execute("UPDATE schema_version SET version = 9")
     finally:
         await store.close()

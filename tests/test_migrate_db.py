@@ -169,7 +169,9 @@ def test_a_source_of_an_older_schema_is_migrated_in_memory_and_left_as_it_was(
     async def make_older() -> None:  # as schema version 7 left it: no undo requests yet
         store = await SqliteStore.open(source)
         await store.raw_execute("DROP TABLE undo_requests")
-        for statement in (  # nor seasons and ratings (migration 9), nor totals (10)
+        for statement in (  # nor seasons and ratings (migration 9), nor totals (10); and
+            # the history index that 11 drops is still there
+            "CREATE INDEX sessions_guild_ended ON sessions(guild_id, updated_at)",
             "DROP TABLE result_totals",
             "DROP TABLE rating_changes",
             "DROP TABLE ratings",

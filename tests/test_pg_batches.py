@@ -6,6 +6,7 @@ nothing applied."""
 from __future__ import annotations
 
 import asyncio
+import json
 import random
 from collections.abc import AsyncIterator
 from dataclasses import replace
@@ -165,6 +166,79 @@ async def test_a_session_s_next_move_joins_the_batch_that_goes_next(
     assert store.moves.batches == batches + 2
     assert (await written(service, a.id))[0] == a.version + 2
     assert (await written(service, b.id))[0] == b.version + 1
+
+
+async def test_a_session_s_moves_never_reorder_across_batches_in_flight(
+    service: SessionService,
+) -> None:
+    """Eight sessions each ask three moves at once (versions v, v+1, v+2, in that order), two
+    batches in flight at a time: each session's moves are written in the order asked, one per
+    batch, none refused as stale (a move sent before the one it follows would be)."""
+    store = pg(service)
+    sessions = [await started(service, channel=800 + n) for n in range(8)]
+
+    def nth(s: Session, n: int) -> MoveWrite:
+        move = a_move(s, version=s.version + n)
+        tagged = [replace(a, action={**a.action, "nth": n}) for a in move.actions]
+        return replace(move, actions=tagged, timers=None, posts=[])
+
+    batches = store.moves.batches
+    await asyncio.gather(*(store._commit_move(nth(s, n)) for n in range(3) for s in sessions))
+    assert store.moves.batches >= batches + 3  # a session's three moves: three batches
+    for s in sessions:
+        log = await store.actions(s.id)
+        assert [json.loads(e.action)["nth"] for e in log] == [0, 0, 1, 1, 2, 2]
+        assert (await written(service, s.id))[0] == s.version + 3
+
+
+async def test_a_failed_batch_refuses_only_its_own_moves(service: SessionService) -> None:
+    """Two batches in flight: the second fails (a bad move in it) while the first waits on a row
+    lock; the first's move is written once the lock goes, the second's are not."""
+    store = pg(service)
+    a, b, c = [await started(service, channel=820 + n) for n in range(3)]
+    before = [await written(service, s.id) for s in (b, c)]
+    blocker = await asyncpg.connect(store._url)
+    try:
+        held = blocker.transaction()
+        await held.start()
+        await blocker.execute("SELECT 1 FROM sessions WHERE id = $1 FOR UPDATE", a.id)
+        first = asyncio.create_task(store._commit_move(a_move(a)))
+        while a.id not in store.moves._in_flight:  # sent, waiting for a's row
+            await asyncio.sleep(0.01)
+        results = await asyncio.gather(
+            store._commit_move(a_move(b, source="bogus")),  # the log's CHECK refuses it
+            store._commit_move(a_move(c)),
+            return_exceptions=True,
+        )
+        assert a.id in store.moves._in_flight and not first.done()
+        await held.rollback()
+    finally:
+        await blocker.close()
+    await first
+    assert all(isinstance(r, asyncpg.CheckViolationError) for r in results), results
+    assert [await written(service, s.id) for s in (b, c)] == before
+    assert (await written(service, a.id))[0] == a.version + 1
+
+
+async def test_a_batch_s_callers_are_told_in_two_halves(service: SessionService) -> None:
+    """Four sessions in a closed loop (each moves again once its move is written): their first
+    moves go as one batch; its callers are told in two halves, so the first half's next moves
+    go as a batch of their own while the second half's callers are still at work."""
+    store = pg(service)
+    sessions = [await started(service, channel=840 + n) for n in range(4)]
+
+    async def twice(s: Session) -> None:
+        await store._commit_move(a_move(s))
+        await store._commit_move(a_move(s, version=s.version + 1))
+
+    batches = store.moves.batches
+    await asyncio.gather(*(twice(s) for s in sessions))
+    assert store.moves.batches == batches + 3
+    # A batch's entries share its time: which moves went together.
+    times = [[e.created_at for e in await store.actions(s.id)] for s in sessions]
+    assert len({t[0] for t in times}) == 1  # the first moves: one batch
+    seconds = [t[-1] for t in times]
+    assert seconds[0] == seconds[1] != seconds[2] == seconds[3]
 
 
 async def test_stamps_asked_together_are_each_the_stored_one(service: SessionService) -> None:

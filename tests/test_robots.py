@@ -163,6 +163,109 @@ async def test_moves_say_whether_a_bot_seat_may_be_awaited(service: SessionServi
         await service.abandon(s.id, HOST, may_manage=True)
 
 
+async def test_a_move_that_awaits_no_bot_seat_sets_no_bot_looking(
+    service: SessionService,
+) -> None:
+    """Once the bot seat has confirmed its order, the person's moves await no bot seat: the
+    change says so (the bot players load nothing for them); before, it names the bot seat."""
+    changes: list[Change] = []
+    service.subscribe(changes.append)
+    s = await lobby(service, "cafe-carnage")
+    await service.join(s.id, FRIEND, "Friend")
+    s = await service.add_robot(s.id, HOST)
+    s = await service.start(s.id, HOST)
+    robot = next(p for p in s.player_ids if is_robot(p))
+    assert s.state is not None
+    changes.clear()
+    await service.act(s.id, HOST, next(iter(s.game.legal_actions(s.state, HOST))))
+    assert [(c.robots, c.awaited_robots) for c in changes] == [(True, frozenset({robot}))]
+    while robot in s.game.active_players(s.state):  # the bot seat orders and confirms
+        move = decide(s.game, s.state, robot, seed=s.version)
+        s = (await service.act(s.id, robot, move)).session
+        assert s.state is not None
+    changes.clear()
+    await service.act(s.id, FRIEND, next(iter(s.game.legal_actions(s.state, FRIEND))))
+    assert [(c.robots, c.awaited_robots) for c in changes] == [(False, frozenset())]
+
+
+async def test_moves_while_a_bot_seat_pauses_start_no_check(service: SessionService) -> None:
+    """While an awaited bot seat's move is on its way (it pauses), the people's moves start
+    no check of the session (no task, no load); the bot seat still moves once it may."""
+    go = asyncio.Event()
+
+    async def sleep(seconds: float) -> None:
+        await go.wait()
+
+    robots = Robots(service, delay=2.0, sleep=sleep)
+    await robots.start()
+    s = await lobby(service, "cafe-carnage")
+    await service.join(s.id, FRIEND, "Friend")
+    await service.add_robot(s.id, HOST)
+    s = await service.start(s.id, HOST)
+    robot = next(p for p in s.player_ids if is_robot(p))
+    for _ in range(1000):  # the start's check schedules the bot seat's move, which pauses
+        if (s.id, robot) in robots._moves and not robots._checks:
+            break
+        await asyncio.sleep(0.01)
+    assert (s.id, robot) in robots._moves and not robots._checks
+    assert s.state is not None
+    await service.act(s.id, HOST, next(iter(s.game.legal_actions(s.state, HOST))))
+    assert not robots._checks  # no check started for the person's move
+    go.set()
+    await robots.idle()
+    s = await service.load(s.id)
+    assert s.state is not None and robot not in s.game.active_players(s.state)
+    await robots.stop()
+
+
+class OneMoveAtATime(Robots):
+    """Bot players as they were: each move its own transaction."""
+
+    async def _plays_runs(self, session_id: int, player: str) -> bool:
+        return False
+
+
+async def test_a_bot_seats_private_moves_are_one_transaction(service: SessionService) -> None:
+    """A bot seat's order in Café Carnage (picks and a ballot nobody else sees, then Confirm,
+    which all see) is one transaction and one change, each move its own log entry in order,
+    the game replaying to the stored state; and the bot chooses the very moves it chose one
+    transaction at a time (the same game, seed and seat)."""
+    played: dict[bool, list[str]] = {}
+    for runs, channel in ((True, 7), (False, 8)):
+        robots = (Robots if runs else OneMoveAtATime)(service, delay=0)
+        await robots.start()
+        s = await service.create(
+            game_id="cafe-carnage",
+            channel_id=channel,
+            guild_id=1,
+            host_id=HOST,
+            host_name="Host",
+            seed=5,
+        )
+        await service.join(s.id, FRIEND, "Friend")
+        await service.add_robot(s.id, HOST)
+        changes: list[Change] = []
+        service.subscribe(
+            lambda c, sid=s.id, seen=changes: seen.append(c) if c.session_id == sid else None
+        )
+        s = await service.start(s.id, HOST)
+        started = s.version
+        await robots.idle()
+        await robots.stop()
+        s = await service.load(s.id)
+        assert s.state is not None and "bot-1" not in s.game.active_players(s.state)
+        moves = [a.action for a in await service.store.actions(s.id) if a.player == "bot-1"]
+        assert robots.moves_played == len(moves) >= 3
+        assert json.loads(moves[-1])["type"] == "confirm"
+        assert await service.replay(s.id) == s.state
+        if runs:  # the start's change, then the bot's order: one write
+            assert s.version == started + 1 and len(changes) == 2
+        else:
+            assert s.version == started + len(moves)
+        played[runs] = moves
+    assert played[True] == played[False]
+
+
 async def test_bot_players_wait_a_human_looking_moment(service: SessionService) -> None:
     pauses: list[float] = []
 

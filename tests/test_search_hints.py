@@ -185,16 +185,16 @@ def test_breakfast_vs_aliens_compares_the_best_captures_and_letting_the_alien_go
     player = state.pending.player  # type: ignore[union-attr]
     seen = as_seen_by(BVA, state, player, 5)
     assert isinstance(seen, BvaState)
-    found = [plan[0] for plan in bva_thinking.plans(seen, player)]
+    found = bva_thinking.candidates(seen, player)
     legal = BVA.legal_actions(seen, player)
-    assert all(len(plan) == 1 for plan in bva_thinking.plans(seen, player))
     assert len(legal) > len(found) == bva_thinking.CAPTURES + 1
-    assert found[-1] == PASS and all(isinstance(m, Capture) for m in found[:-1])
-    # The captures kept are those the normal player values most; its own move is one of them.
-    ranked = sorted(capture_worth(seen, player, m) for m in legal if isinstance(m, Capture))
-    assert [capture_worth(seen, player, m) for m in found[:-1]] == ranked[::-1][: len(found) - 1]
+    assert PASS in found and all(isinstance(m, Capture) for m in found if m != PASS)
+    # The normal player's own move comes first; the captures kept are those it values most.
     _, normal = normal_strategy(BVA, player)
-    assert normal(seen, player, Rng(seed=1)) in found
+    assert found[0] == normal(seen, player, Rng(seed=1))
+    ranked = sorted(capture_worth(seen, player, m) for m in legal if isinstance(m, Capture))
+    kept = sorted((capture_worth(seen, player, m) for m in found if m != PASS), reverse=True)
+    assert kept == ranked[::-1][: len(kept)]
 
 
 class PairedTwice(BreakfastVsAliens):

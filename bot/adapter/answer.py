@@ -28,6 +28,9 @@ class Answer:
     keeps_attachments: bool = False
     # Shown to the clicker alone after the answer (a private decision: a peek at the deck).
     then: Rendered | None = None
+    # Whether what its pictures became is remembered (the memo: a row): not for a refusal's
+    # copy, which a click would edit uploading its picture anew.
+    remembers_pictures: bool = True
 
 
 ACK = Answer(How.ACK)
@@ -37,5 +40,5 @@ def edit(rendered: Rendered, *, keeps_attachments: bool = False) -> Answer:
     return Answer(How.EDIT, rendered, keeps_attachments=keeps_attachments)
 
 
-def new(rendered: Rendered, note: str | None = None) -> Answer:
-    return Answer(How.NEW, rendered, note)
+def new(rendered: Rendered, note: str | None = None, *, remembers_pictures: bool = True) -> Answer:
+    return Answer(How.NEW, rendered, note, remembers_pictures=remembers_pictures)

@@ -17,6 +17,7 @@ import discord
 from bot.adapter.answer import Answer, edit, new
 from bot.adapter.clicked import message_id as clicked_id
 from bot.adapter.history import PER_PAGE, history_screen, record_file
+from bot.adapter.refusals import RefusalLimit
 from bot.adapter.render import jump_link, names_in
 from bot.adapter.replies import Replies, committed, in_time
 from bot.adapter.screens import Screens
@@ -31,17 +32,29 @@ from games.engine import PrivatePanel
 
 log = logging.getLogger(__name__)
 
+# A stale click's answer past the user's redrawn ones (bot.adapter.refusals).
+STALE_TEXT_ONLY = (
+    "The table has moved on since that message, so nothing was played. The game's newest "
+    "messages show it as it is now (`/game status`, `/game hand`)."
+)
+
 
 class Controls:
     """What each kind of component does."""
 
     def __init__(
-        self, service: SessionService, screens: Screens, replies: Replies, tables: TableSync
+        self,
+        service: SessionService,
+        screens: Screens,
+        replies: Replies,
+        tables: TableSync,
+        refusals: RefusalLimit | None = None,
     ) -> None:
         self.service = service
         self.screens = screens
         self.replies = replies
         self.tables = tables
+        self.refusals = RefusalLimit() if refusals is None else refusals
 
     async def game_control(
         self, interaction: discord.Interaction[Any], match: re.Match[str], values: list[str]
@@ -107,8 +120,9 @@ class Controls:
     ) -> Answer:
         """A refused click's answer. On the DM of a step that is over (a new step came as a
         newer DM, and the old one is not edited then) or of a game that ended, it closes that
-        DM, pointing at the newer one; else a stale click is shown the view as it is now, and a
-        move not allowed is raised (the error hook says why)."""
+        DM, pointing at the newer one; else a stale click is shown the view as it is now (its
+        text alone past the user's few in a while: ``refusals``), and a move not allowed is
+        raised (the error hook says why). Nothing is written: no memo of its pictures."""
         message = interaction.message
         old_dm = (
             message is not None and interaction.guild_id is None and not message.flags.ephemeral
@@ -125,8 +139,10 @@ class Controls:
             return edit(self.screens.closed_step(s, v2=v2), keeps_attachments=True)
         if isinstance(exc, NotAllowed):
             raise exc
+        if not self.refusals.redraw(str(interaction.user.id)):
+            raise StaleVersion(STALE_TEXT_ONLY)
         note = f"⚠️ {StaleVersion().message}"
-        return new(await self.screens.view_of(s, view, note), note)
+        return new(await self.screens.view_of(s, view, note), note, remembers_pictures=False)
 
     async def _answer_move(
         self,

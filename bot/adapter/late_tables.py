@@ -16,12 +16,12 @@ written at a stop, so a later start counts from what the table shows.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import heapq
 import logging
 from collections.abc import Callable, Iterable
 
 from bot.core.sessions import SessionService
+from bot.core.tasks import cancel_and_wait
 
 log = logging.getLogger(__name__)
 
@@ -93,11 +93,8 @@ class LateTables:
         self._task = asyncio.create_task(self._run(), name="cafebot-late-tables")
 
     async def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
-            self._task = None
+        await cancel_and_wait(self._task)
+        self._task = None
 
     async def record(self) -> None:
         """At a stop: which deadline each table still late shows (and forget the rest)."""

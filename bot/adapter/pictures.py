@@ -21,8 +21,11 @@ from typing import Any, Protocol
 import discord
 
 from bot.adapter.chart import draw_chart
+from bot.core.recent import RecentMap
 from games.engine import Game
 from games.presentation import Picture
+
+MESSAGES_KEPT = 4_096  # a table and three DMs for each of the sessions the table sync keeps
 
 
 @dataclass(frozen=True)
@@ -79,8 +82,9 @@ class Pictures:
         self._cache: OrderedDict[tuple[str, str], bytes] = OrderedDict()
         self._drawing: dict[tuple[str, str], asyncio.Future[bytes]] = {}
         # The pictures each message shows, by message id ({}: none, or none the memo knows of:
-        # an edit treats both alike, so a message without pictures asks the memo only once).
-        self._shown: dict[int, Shown] = {}
+        # an edit treats both alike, so a message without pictures asks the memo only once);
+        # of the latest MESSAGES_KEPT written (a message left out asks the memo again).
+        self._shown: RecentMap[int, Shown] = RecentMap(MESSAGES_KEPT)
         self.stats = PictureStats()
 
     async def shown(self, message_id: int) -> Shown:

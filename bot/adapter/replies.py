@@ -33,6 +33,7 @@ APOLOGY = "😵 Sorry — something went wrong on my side. Nothing was changed; 
 # episode's one warning).
 DISK_FULL = "💾 I can't save moves right now — nothing was changed. Please try again in a while."
 MAX_ANSWER = 1900  # Discord allows 2000 characters of content
+UNKNOWN_INTERACTION = 10062  # Discord's refusal of an answer past the interaction's 3 s window
 # Discord wants an answer within 3 s of the interaction; past this much, we defer first.
 ACK_BUDGET = 2.0
 
@@ -156,6 +157,12 @@ def friendly_error(exc: BaseException) -> str | None:
     return None
 
 
+def expired(exc: BaseException) -> bool:
+    """Discord refused the interaction's answer because its window had closed (the machine was
+    too slow to answer in 3 s): nothing can answer that click any more."""
+    return isinstance(exc, discord.HTTPException) and exc.code == UNKNOWN_INTERACTION
+
+
 def _mention(user_id: str) -> str:
     return robot_name(user_id) if is_robot(user_id) else f"<@{user_id}>"
 
@@ -201,6 +208,7 @@ class Replies:
                 answer.note,
                 edit=answer.how is How.EDIT,
                 keeps_attachments=answer.keeps_attachments,
+                remember=answer.remembers_pictures,
             )
         if answer.then is not None:
             await self._deliver(interaction, answer.then)
@@ -214,11 +222,12 @@ class Replies:
         edit: bool = False,
         keeps_attachments: bool = False,
         ephemeral: bool = True,
+        remember: bool = True,
     ) -> discord.Message | None:
         """One drawn message as the interaction's answer, in order: its arguments, its pictures,
-        the one request, then what its pictures became. ``edit``: on the clicked message itself,
-        uploading only a changed picture (``keeps_attachments``: its attachments left alone);
-        else a new message."""
+        the one request, then what its pictures became (unless not ``remember``). ``edit``: on
+        the clicked message itself, uploading only a changed picture (``keeps_attachments``: its
+        attachments left alone); else a new message."""
         kwargs = rendered.message(note, edit=edit)
         if edit or kwargs.get("content") is None:
             kwargs.pop("content", None)
@@ -253,7 +262,7 @@ class Replies:
                 sent = answer.resource if answer is not None else None
             if rendered.pictures and isinstance(sent, discord.Message | discord.InteractionMessage):
                 shown_on, found = sent.id, sent.attachments
-        if shown_on is not None:
+        if shown_on is not None and remember:
             await self.pictures.after_edit(
                 shown_on, rendered.pictures, [dict(a.to_dict()) for a in found], new=not edit
             )
@@ -287,6 +296,12 @@ class Replies:
         if isinstance(original, AfterCommit):
             await self.answer_committed(interaction, original)
             return
+        if expired(original):
+            # Not a bug, and every further answer would be refused too.
+            log.warning(
+                "interaction %s expired before it was answered: %s", interaction.id, original
+            )
+            return
         text = friendly_error(exc)
         if text is None:
             log.error("unexpected error", exc_info=exc)
@@ -306,6 +321,9 @@ class Replies:
         """The change is stored but its answer failed: say what was done (and, when the clicked
         message was deleted, show privately what it showed; the table sync posts it again)."""
         failure = exc.failure
+        if expired(failure):  # the change is kept; the table sync shows it
+            log.warning("interaction %s expired before its move was shown", interaction.id)
+            return
         if failure_of(failure) is Failure.REFUSED and not exc.message_gone:
             log.error("showing a stored change failed", exc_info=failure)
         else:

@@ -28,12 +28,19 @@ from bot.adapter.screens import Rendered, Screens
 from bot.adapter.turns import LiveTurns
 from bot.core.keyed_locks import KeyedLocks
 from bot.core.presentation import Presentation
+from bot.core.recent import RecentMap
 from bot.core.sessions import TABLE, Change, Session, SessionService
 from bot.core.store import SessionStatus
 
 log = logging.getLogger(__name__)
 
 SYNC_SLOTS = 4  # sessions whose messages are brought up to date at once (see TableSync._work)
+# What is remembered of the games' messages beside their digests (edit times, whom a table
+# shows awaited, threads), for this many games (and their views) at most, the least recently
+# written dropped first: each is read again from the database, or only spaces edits. A game's
+# are dropped when it ends, with its digests.
+SESSIONS_KEPT = 1_000  # as many as the session cache keeps loaded by default
+VIEWS_KEPT = 5 * SESSIONS_KEPT
 
 
 @dataclass(frozen=True)
@@ -109,9 +116,12 @@ class SyncState:
         # queue ahead of every step of the clicks that arrive meanwhile.
         self._slots = asyncio.Semaphore(SYNC_SLOTS)
         self._workers: dict[int, asyncio.Task[None]] = {}
-        self._table_digests: dict[int, str] = {}  # what each table message shows now
-        self._table_awaited: dict[int, frozenset[str]] = {}  # and whom it shows awaited
-        self._edited_at: dict[tuple[int, str | None], float] = {}  # (session, view) → monotonic
+        # What each table message shows now: kept while its game is open (a pass that found
+        # none would edit the table again), dropped when it ends.
+        self._table_digests: dict[int, str] = {}
+        self._table_awaited: RecentMap[int, frozenset[str]] = RecentMap(SESSIONS_KEPT)  # awaiting
+        # (session, view) → monotonic time of its last edit
+        self._edited_at: RecentMap[tuple[int, str | None], float] = RecentMap(VIEWS_KEPT)
         # Syncs waiting their turn, and what each will bring up to date.
         self._delayed: dict[int, tuple[asyncio.TimerHandle, Pending]] = {}
         self._message_locks: KeyedLocks[int] = KeyedLocks()
@@ -125,11 +135,14 @@ class SyncState:
         # the click, and one after the answer).
         self._answered_views: dict[tuple[int, str | None], int] = {}
         self._held_changes: dict[tuple[int, str | None], int] = {}
-        self._answer_drew: dict[tuple[int, str | None], int] = {}  # the version drawn, meanwhile
-        # What each player's DM shows now: (stamp, digest); from the database after a restart.
+        # The version drawn, meanwhile.
+        self._answer_drew: RecentMap[tuple[int, str | None], int] = RecentMap(VIEWS_KEPT)
+        # What each player's DM shows now: (stamp, digest); from the database after a restart
+        # (which has the step's first digest, not its edits': kept while the game is open).
         self._dm_shown: dict[tuple[int, str], tuple[str | None, str | None]] = {}
         self._gone_channels: set[int] = set()  # deleted, or no longer ours to post in
-        self._threads: dict[int, int | None] = {}  # session → its thread (None: no thread)
+        # session → its thread (None: no thread)
+        self._threads: RecentMap[int, int | None] = RecentMap(SESSIONS_KEPT)
         self._elsewhere: dict[str, int] = {}  # other games waiting for each player, last known
         self._posting: dict[int, asyncio.Lock] = {}  # sessions whose first table is being posted
         # Sessions another process presented since this one did: what this one remembers of
@@ -297,6 +310,15 @@ class SyncState:
                 self.pictures.forget(message_id)
         for player in s.players:
             self._dm_shown.pop((s.id, player.user_id), None)
+
+    def _forget_ended(self, s: Session) -> None:
+        """An ended game, shown: its messages change no more, so what is remembered of them
+        goes (a later pass, e.g. a rematch's, reads it again, or edits once)."""
+        self._forget_messages(s)
+        self._posting.pop(s.id, None)
+        for view in [TABLE, *(p.user_id for p in s.players)]:
+            self._edited_at.pop((s.id, view), None)
+            self._answer_drew.pop((s.id, view), None)
 
     def channel_gone(self, channel_id: int, why: str) -> None:
         """The channel was deleted (Discord said so on the gateway)."""

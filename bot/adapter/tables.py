@@ -41,6 +41,7 @@ from bot.core.errors import StorageFull, UserError
 from bot.core.seats import is_robot
 from bot.core.sessions import TABLE, Change, Session
 from bot.core.store import SessionStatus
+from bot.core.tasks import cancel_and_wait
 from games.engine import PrivatePanel, TurnStyle
 
 log = logging.getLogger(__name__)
@@ -177,10 +178,8 @@ class TableSync(ClickAnswers, DmPanels):
         fails again is left in the outbox, for the next start. Then what the messages show is
         recorded (see record_shown)."""
         self._flushing = True
-        if self._catching_up is not None:  # what it did not reach is synced at the next start
-            self._catching_up.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._catching_up
+        # What it did not reach is synced at the next start.
+        await cancel_and_wait(self._catching_up)
         waiting, self._delayed = self._delayed, {}
         for session_id, (handle, later) in waiting.items():
             handle.cancel()
@@ -200,15 +199,9 @@ class TableSync(ClickAnswers, DmPanels):
 
     async def stop(self) -> None:
         await self.late.stop()
-        if self._catching_up is not None:
-            self._catching_up.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._catching_up
-        if self._retries is not None:
-            self._retries.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._retries
-            self._retries = None
+        await cancel_and_wait(self._catching_up)
+        await cancel_and_wait(self._retries)
+        self._retries = None
         for handle, _ in self._delayed.values():
             handle.cancel()
         self._delayed.clear()
@@ -282,6 +275,8 @@ class TableSync(ClickAnswers, DmPanels):
         full = pending.views is None and pending.posts and s.status.is_open
         if full and s.id not in self._short and s.id not in self._delayed:
             self._shown_at[s.id] = s.version
+        if not s.status.is_open and s.id not in self._short and s.id not in self._delayed:
+            self._forget_ended(s)
 
     async def _part(
         self, session_id: int, what: str, sync: Callable[[], Awaitable[object]]

@@ -11,7 +11,6 @@ view only (:mod:`bot.core.seat_view`). Front ends never DM or ping a bot seat.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import hashlib
 import json
 import logging
@@ -30,6 +29,7 @@ from bot.core.seat_view import as_seen_by
 from bot.core.seats import is_robot, robot_level, robot_number
 from bot.core.sessions import Change, Session, SessionService
 from bot.core.store import SessionStatus
+from bot.core.tasks import cancel_and_wait
 from bot.core.thinking import think, thinking_pool
 from games.engine import Game, GameState, PlayerId, Strategy
 from games.rng import Rng
@@ -136,17 +136,9 @@ class Robots:
 
     async def stop(self) -> None:
         self._running = False
-        if self._looking is not None:
-            self._looking.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._looking
-            self._looking = None
-        tasks = [*self._checks.values(), *self._moves.values()]
-        for task in tasks:
-            task.cancel()
-        for task in tasks:
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
+        await cancel_and_wait(self._looking)
+        self._looking = None
+        await cancel_and_wait(*self._checks.values(), *self._moves.values(), quiet=(Exception,))
         self._checks.clear()
         self._moves.clear()
         if self._own_executor and self._executor is not None:
@@ -163,8 +155,16 @@ class Robots:
             )
 
     def on_change(self, change: Change) -> None:
-        if change.robots:  # a move in a game of humans only: nothing to look at
-            self.request(change.session_id)
+        if not change.robots:  # no bot seat awaited (a game of people only): nothing to do
+            return
+        awaited, session_id = change.awaited_robots, change.session_id
+        if (
+            awaited is not None
+            and session_id not in self._checks
+            and all((session_id, p) in self._moves for p in awaited)
+        ):
+            return  # each awaited bot seat's move is on its way: no load, no check
+        self.request(session_id)
 
     def request(self, session_id: int) -> None:
         """A session changed: see whether a bot seat is awaited now."""
@@ -302,7 +302,11 @@ class Robots:
                 return default
 
         try:
-            await self.service.act_with(session_id, player, choose)
+            # Its moves nobody else sees (picks in a simultaneous step) are played together,
+            # up to one that others see: one pause, one transaction.
+            result = await self.service.act_with(
+                session_id, player, choose, private_run=await self._plays_runs(session_id, player)
+            )
         except _NotAwaited:
             return False
         except UserError as exc:
@@ -310,8 +314,14 @@ class Robots:
             # as for a player whose clock ran out, so the table is never stuck on a bot.
             log.warning("bot player %s of session %s: %s", player, session_id, exc.message)
             return await self._play_default(session_id, player)
-        self.moves_played += 1
+        self.moves_played += len(result.applied)
         return True
+
+    async def _plays_runs(self, session_id: int, player: PlayerId) -> bool:
+        """Whether the seat plays its private moves in a run: not a hard one, each of whose
+        moves is searched for alone."""
+        seat = (await self.service.load(session_id)).player(player)
+        return seat is None or robot_level(seat.name) != Level.HARD
 
     async def _play_default(self, session_id: int, player: PlayerId) -> bool:
         s = await self.service.load(session_id)

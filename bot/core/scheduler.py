@@ -22,6 +22,7 @@ from collections.abc import Callable
 from bot.core.errors import DamagedSession, StorageFull, UserError
 from bot.core.sessions import SessionService
 from bot.core.store import SessionStatus, Store, TimerRow
+from bot.core.tasks import cancel_and_wait
 from games import REGISTRY
 
 log = logging.getLogger(__name__)
@@ -63,9 +64,7 @@ class Scheduler:
 
     async def stop(self) -> None:
         if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
+            await cancel_and_wait(self._task)
             self._task = None
             # A clean stop: the bot is down from now, not from its last periodic heartbeat (up to
             # HEARTBEAT_SECONDS earlier), so the refund at the next start is exact.

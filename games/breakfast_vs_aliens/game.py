@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
 
 from pydantic import BaseModel, TypeAdapter
@@ -199,6 +199,16 @@ class BreakfastVsAliens(Game[BvaState, Action]):
 
     def search_hints(self) -> SearchHints:
         return thinking.HINTS
+
+    def search_move(
+        self,
+        seen: BvaState,
+        player: PlayerId,
+        *,
+        simulations: int,
+        stop: Callable[[], bool] | None = None,
+    ) -> tuple[Action, int] | None:
+        return thinking.search_move(seen, player, simulations, stop)
 
 
 GAME = BreakfastVsAliens()

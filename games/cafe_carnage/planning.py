@@ -26,7 +26,7 @@ from games.cafe_carnage.catalogue import (
     run_card,
 )
 from games.cafe_carnage.choices import offered
-from games.cafe_carnage.shrewd import ballot, dearest, shrewd
+from games.cafe_carnage.shrewd import order, shrewd
 from games.cafe_carnage.state import CafeState, Confirm, Pick, Play
 from games.engine import PlayerId, SearchHints
 from games.kit import evolve
@@ -123,10 +123,9 @@ def _as_normal_would(world: CafeState, player: PlayerId) -> CafeState:
             continue
         if not picks.get(p) and p not in played:
             continue
-        want = dearest(world, p)
+        want, kind = order(world, p)
         picks[p] = {course: want[course] for course in picks.get(p, {})}
         if p in played:
-            kind = ballot(world, p, sum(dish(card).value for card in want.values()))
             played[p] = next(c for c in world.hands[p] if action_kind(c) == kind)
     return evolve(world, picks=picks, played=played)
 

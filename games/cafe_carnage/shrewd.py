@@ -14,7 +14,8 @@ worth most.
 - Split on its dearest meals: it ranks this round's meal against every meal a menu can offer and
   spends its Split cards on the top share of the rounds left, Separate on the plainest.
 - The last round: anyone whose one card left is RUN! must run; one such runner escapes, and
-  Separate leaves their meal unpaid instead of sharing it.
+  Separate leaves their meal unpaid instead of sharing it. Its meal is then chosen by the money
+  it leaves at the end (``last_order.py``): past the budget, bills are paid in $5 IOUs.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from games.cafe_carnage.catalogue import (
     run_card,
 )
 from games.cafe_carnage.choices import offered
+from games.cafe_carnage.last_order import last_dishes
 from games.cafe_carnage.state import CafeState, Confirm, Pick, Play
 from games.engine import PlayerId
 from games.rng import Rng
@@ -142,17 +144,49 @@ def ballot(state: CafeState, player: PlayerId, meal: int) -> ActionKind:
     raise AssertionError("a hand is never empty")
 
 
-def shrewd(state: Any, player: PlayerId, rng: Rng) -> BaseModel:
-    """The dearest meal on offer; the ballot card this meal is worth most to (see above)."""
-    assert isinstance(state, CafeState)
+Order = tuple[dict[str, str], ActionKind]
+
+# The last order made for each player, with what it was made from. An order is asked for at each
+# of a diner's five moves of a round, and it reads only what stays the same objects all round
+# (copy-on-write states share them until the round ends); holding them keeps their ids unique.
+_made: dict[PlayerId, tuple[int, tuple[object, ...], Order]] = {}
+
+
+def order(state: CafeState, player: PlayerId) -> Order:
+    """The dishes and the kind of ballot card: the dearest meal on offer and the card it is worth
+    most to (see above); in the last round, unless it runs, the meal that wastes least money."""
+    sources = (
+        state.players,
+        state.menus,
+        state.hands,
+        state.history,
+        state.run_discarded,
+        state.options,
+    )
+    made = _made.get(player)
+    if (
+        made is not None
+        and made[0] == state.round
+        and all(a is b for a, b in zip(made[1], sources, strict=True))
+    ):
+        return made[2]
     want = dearest(state, player)
+    kind = ballot(state, player, sum(dish(want[course]).value for course in COURSES))
+    if state.round == ROUNDS and kind != "run":
+        want = last_dishes(state, player, kind)
+    _made[player] = (state.round, sources, (want, kind))
+    return want, kind
+
+
+def shrewd(state: Any, player: PlayerId, rng: Rng) -> BaseModel:
+    """The order above, made one move at a time and confirmed."""
+    assert isinstance(state, CafeState)
+    want, kind = order(state, player)
     picks = state.picks[player]
     for course in COURSES:
         have = picks.get(course)
         if have is None or dish(have).value != dish(want[course]).value:
             return Pick(card=want[course])
-    meal = sum(dish(want[course]).value for course in COURSES)
-    kind = ballot(state, player, meal)
     played = state.played.get(player)
     if played is None or action_kind(played) != kind:
         card = run_card(player) if kind == "run" else None

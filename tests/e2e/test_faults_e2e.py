@@ -555,3 +555,44 @@ async def test_a_click_discord_never_took_is_not_tried_again_past_the_window(
         kinds = sorted(v.kind for v in w.emu.violations)
         assert kinds == ["followup_before_ack", "unacknowledged"], w.emu.violations
         w.emu.violations.clear()
+
+
+async def test_a_click_answered_past_discords_window_is_a_warning_not_a_bug(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A click or command whose answer reaches Discord after its 3 s window (the machine
+    stalled) is refused with 10062 Unknown interaction: nothing can answer it any more. That is
+    logged as a warning (no "unexpected error", no apology or "done" note tried on a dead
+    interaction), and what the click did is kept and shown by the table sync. Before, the join
+    was answered twice (both refused) and a command's refused answer was an ERROR."""
+    async with world(tmp_path, players=3) as w, w.bot_running() as bot:
+        alice, bob, _ = w.users
+        new = await w.emu.slash(alice, w.channel, "game new", {"game": "cafe-carnage"})
+        table = await new.final()
+        w.emu.ack_deadline = 0.0  # every answer arrives too late
+        with caplog.at_level(logging.WARNING):
+            with pytest.raises(EmulatorError, match="not acknowledged"):
+                await w.emu.click(bob, table.id, table.button("Join"))
+            click = w.emu.interactions[-1]
+
+            def tries() -> list[str]:
+                paths = [c.path for c in w.emu.rest_calls]
+                return [p for p in paths if str(click.id) in p or click.token in p]
+
+            await w.emu.wait_until(tries, timeout=10)
+            await w.settle()
+            assert [p.rsplit("/", 1)[-1] for p in tries()] == ["callback"], tries()
+            with pytest.raises(EmulatorError, match="not acknowledged"):
+                await w.emu.slash(bob, w.channel, "game help")
+            click = w.emu.interactions[-1]
+            await w.emu.wait_until(tries, timeout=10)
+            await w.settle()
+            assert [p.rsplit("/", 1)[-1] for p in tries()] == ["callback"], tries()
+        w.emu.ack_deadline = 3.0
+        expired = [r for r in caplog.records if "expired before" in r.getMessage()]
+        assert len(expired) == 2, caplog.text
+        assert (await bot.service.load(1)).player(str(bob)) is not None
+        assert "Bob" in w.emu.get_message(table.id).current_text(), "the sync showed the join"
+        kinds = sorted({v.kind for v in w.emu.violations})
+        assert kinds == ["late_ack", "unacknowledged"], w.emu.violations
+        w.emu.violations.clear()

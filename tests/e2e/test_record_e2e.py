@@ -11,6 +11,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+from bot.__main__ import main as cli_main
 from bot.core.record import commitment
 from emulator import Message
 from tests.e2e.harness import World, controls, ephemeral_text, open_game, press, world
@@ -34,6 +37,14 @@ async def verify_cli(path: Path) -> tuple[int, str]:
     return proc.returncode, out.decode()
 
 
+def verify_here(path: Path, capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
+    """`python -m bot verify` through the CLI's main in this process, both streams read: for the
+    records a test checks after the first (a process each cost a start-up, proving no more)."""
+    code = cli_main(["verify", str(path)])
+    captured = capsys.readouterr()
+    return code, captured.out + captured.err
+
+
 async def history_message(w: World, user: int) -> Message:
     result = await w.emu.slash(user, w.channel, "game history", {})
     message = await result.final()
@@ -52,7 +63,9 @@ async def fetch_record(w: World, user: int, history: Message, session_id: int) -
     return record
 
 
-async def test_a_record_is_exported_verified_and_a_tampered_one_refused(tmp_path: Path) -> None:
+async def test_a_record_is_exported_verified_and_a_tampered_one_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     async with world(tmp_path, players=3) as w, w.bot_running() as bot:
         alice, bob, carol = w.users
         table = await open_game(w, "cafe-carnage")
@@ -103,7 +116,7 @@ async def test_a_record_is_exported_verified_and_a_tampered_one_refused(tmp_path
         victim["player"] = str(carol) if victim["player"] != str(carol) else str(alice)
         bad = tmp_path / "tampered.json"
         bad.write_text(json.dumps(tampered))
-        code, out = await verify_cli(bad)
+        code, out = verify_here(bad, capsys)
         assert code == 1, out
         first_bad = re.search(r"✘ action #(\d+) by \w+ .* does not replay", out)
         assert first_bad is not None, out
@@ -113,15 +126,17 @@ async def test_a_record_is_exported_verified_and_a_tampered_one_refused(tmp_path
         # Another deal than the sealed one: the commitment gives it away.
         reseeded = json.loads(json.dumps(record)) | {"seed": w.seed + 1}
         bad.write_text(json.dumps(reseeded))
-        code, out = await verify_cli(bad)
+        code, out = verify_here(bad, capsys)
         assert code == 1 and "the commitment does not match" in out, out
 
         bad.write_text("{not json")
-        code, out = await verify_cli(bad)
+        code, out = verify_here(bad, capsys)
         assert code == 2 and "not JSON" in out, out
 
 
-async def test_history_pages_through_finished_and_abandoned_games(tmp_path: Path) -> None:
+async def test_history_pages_through_finished_and_abandoned_games(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     async with world(tmp_path, players=3) as w:
         club = w.emu.add_guild("Elsewhere")
         elsewhere = w.emu.add_text_channel(club, "far")
@@ -177,7 +192,7 @@ async def test_history_pages_through_finished_and_abandoned_games(tmp_path: Path
             assert record["status"] == "abandoned" and record["outcome"] is None
             path = tmp_path / "abandoned.json"
             path.write_text(json.dumps(record))
-            code, out = await verify_cli(path)
+            code, out = verify_here(path, capsys)
             assert code == 0 and "abandoned before its end" in out, out
 
             # Another server's game is not given here, even to a forged select.

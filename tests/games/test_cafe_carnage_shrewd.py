@@ -5,8 +5,17 @@ from __future__ import annotations
 from bot.core.seat_view import as_seen_by
 from games.cafe_carnage import GAME
 from games.cafe_carnage.catalogue import COURSES, action_cards, action_kind, dish, run_card
+from games.cafe_carnage.last_order import money_score
 from games.cafe_carnage.shrewd import meal_rank, shrewd
-from games.cafe_carnage.state import CafeOptions, CafeState, Confirm, Pick, Play
+from games.cafe_carnage.state import (
+    CafeOptions,
+    CafeState,
+    Confirm,
+    Pick,
+    Play,
+    PlayerRound,
+    RoundRecord,
+)
 from games.engine import apply
 from games.kit import evolve
 from games.rng import Rng
@@ -134,3 +143,61 @@ def test_the_hard_bot_assumes_the_others_ordered_as_the_normal_player_would() ->
             assert world.played[p] in world.hands[p]
             kinds.add(action_kind(world.played[p]))
     assert kinds == {"run"}  # round 1 at three seats: the normal player runs
+
+
+def test_bills_past_the_budget_cost_whole_ious() -> None:
+    assert money_score(0) == 30 and money_score(30) == 0  # the budget left counts
+    assert money_score(31) == money_score(35) == -5  # one IOU: 5 GP, its change wasted
+    assert money_score(36) == -10
+
+
+def menu_of(state: CafeState, player: str, values: dict[str, list[int]]) -> CafeState:
+    """``state`` with ``player``'s menu made of deck cards of the given values."""
+    menu: dict[str, list[str]] = {}
+    for course in COURSES:
+        deck = list(state.decks[course])
+        menu[course] = []
+        for value in values[course]:
+            card = next(c for c in deck if dish(c).value == value and c not in menu[course])
+            menu[course].append(card)
+    return evolve(state, menus={**state.menus, player: menu})
+
+
+def paid_so_far(state: CafeState, owed: int) -> CafeState:
+    """``state`` after four rounds in which bot-1 paid ``owed`` in all (the others nothing)."""
+    record = RoundRecord(
+        round=1,
+        players={
+            p: PlayerRound(
+                dishes=[],
+                gp_gained=0,
+                role="stayed",
+                owed=owed if p == "bot-1" else 0,
+                iou_draws=0,
+                budget_after=30,
+                gp_after=0,
+            )
+            for p in state.players
+        },
+        split_votes=0,
+        separate_votes=3,
+        auto_played=[],
+    )
+    return evolve(state, history=[record])
+
+
+def test_its_last_meal_lands_on_the_ious_step_rather_than_waste_change() -> None:
+    state = table(3)
+    last = evolve(
+        state,
+        round=5,
+        hands={p: [action_cards(p)[2]] for p in state.players},  # one Separate each
+        run_discarded=list(state.players),
+    )
+    last = menu_of(last, "bot-1", {"starter": [3, 2, 1], "main": [6, 5, 1], "dessert": [4, 3, 1]})
+    # $33 paid: a $13 meal would take four IOUs (−20 GP) for $1 past $45; $12 lands on the step.
+    after = order(paid_so_far(last, 33), "bot-1")
+    assert sum(dish(after.picks["bot-1"][c]).value for c in COURSES) == 12
+    # Within the budget, no change is wasted: the dearest meal.
+    after = order(paid_so_far(last, 10), "bot-1")
+    assert sum(dish(after.picks["bot-1"][c]).value for c in COURSES) == 13

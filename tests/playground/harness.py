@@ -107,6 +107,17 @@ async def browser() -> AsyncIterator[Browser]:
             await launched.close()
 
 
+@asynccontextmanager
+async def windows(launched: Browser) -> AsyncIterator[Browser]:
+    """``launched`` (shared by a module's tests) for one test: the windows the test opens in it
+    (browser contexts) are closed when it ends, as closing a browser of its own did."""
+    try:
+        yield launched
+    finally:
+        for context in launched.contexts:
+            await context.close()
+
+
 async def open_page(
     b: Browser, pg: Playground, user: str, viewport: tuple[int, int] = (1280, 860)
 ) -> Page:

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import discord
 import pytest
-from playwright.async_api import Page
+from playwright.async_api import Browser, Page
 
 from bot.core.store import SessionStatus
 from emulator import Message
@@ -25,7 +25,6 @@ from tests.e2e.harness import Control, button_rows, controls
 from tests.playground.harness import (
     WAIT,
     Playground,
-    browser,
     caught_up,
     click_button,
     in_message,
@@ -37,9 +36,11 @@ from tests.playground.harness import (
     playground,
     slash,
     visible_message_ids,
+    windows,
 )
 
-pytestmark = pytest.mark.xdist_group("browser")
+# One Chromium for the module's tests (tests/playground/conftest.py), in the module's event loop.
+pytestmark = [pytest.mark.xdist_group("browser"), pytest.mark.asyncio(loop_scope="module")]
 
 SCREENSHOT_ENV = "CAFEBOT_SCREENSHOT"  # e.g. docs/playground.png: where to keep the picture
 # Where the every-game test leaves a picture of each game's table (README.md names it).
@@ -98,9 +99,9 @@ async def press_in_page(pg: Playground, page: Page, control: Control) -> None:
 
 
 async def test_cafe_carnage_with_two_friends_and_bot_players_in_the_browser(
-    tmp_path: Path,
+    tmp_path: Path, chromium_browser: Browser
 ) -> None:
-    async with playground(tmp_path) as pg, browser() as b:
+    async with playground(tmp_path) as pg, windows(chromium_browser) as b:
         emu, bot = pg.world.emu, pg.world.bot
         alice_id, bob_id = pg.world.users
         channel = pg.world.channels[0]
@@ -182,8 +183,10 @@ async def test_cafe_carnage_with_two_friends_and_bot_players_in_the_browser(
         no_script_errors(bob)
 
 
-async def test_the_command_box_autocompletes_and_refusals_are_shown(tmp_path: Path) -> None:
-    async with playground(tmp_path, users=("Alice",)) as pg, browser() as b:
+async def test_the_command_box_autocompletes_and_refusals_are_shown(
+    tmp_path: Path, chromium_browser: Browser
+) -> None:
+    async with playground(tmp_path, users=("Alice",)) as pg, windows(chromium_browser) as b:
         alice = await open_page(b, pg, "Alice")
         # The / box lists the synced /game commands; options come with their choices, and the
         # setting option asks the bot for suggestions as you type (autocomplete).
@@ -228,8 +231,10 @@ async def test_the_command_box_autocompletes_and_refusals_are_shown(tmp_path: Pa
         pg.world.emu.violations.clear()  # seen, as it should be
 
 
-async def test_jump_links_command_names_and_full_size_pictures(tmp_path: Path) -> None:
-    async with playground(tmp_path, users=("Alice",)) as pg, browser() as b:
+async def test_jump_links_command_names_and_full_size_pictures(
+    tmp_path: Path, chromium_browser: Browser
+) -> None:
+    async with playground(tmp_path, users=("Alice",)) as pg, windows(chromium_browser) as b:
         emu = pg.world.emu
         alice = await open_page(b, pg, "Alice")
         await slash(alice, "game new", {"game": "Cube Café"})
@@ -340,12 +345,14 @@ ON_A_PHONE = "cube-cafe"
 
 @pytest.mark.parametrize("game_id", [g for g in REGISTRY if g != ON_A_PHONE])
 async def test_every_game_plays_to_its_end_in_the_page_with_bot_players(
-    tmp_path: Path, game_id: str
+    tmp_path: Path, chromium_browser: Browser, game_id: str
 ) -> None:
-    await play_to_the_end(tmp_path, game_id, screenshots=True)
+    await play_to_the_end(chromium_browser, tmp_path, game_id, screenshots=True)
 
 
-async def test_a_game_plays_to_its_end_on_a_phone(tmp_path: Path) -> None:
+async def test_a_game_plays_to_its_end_on_a_phone(
+    tmp_path: Path, chromium_browser: Browser
+) -> None:
     """390×844 CSS pixels (a phone held upright): the sidebar is a drawer behind ☰, the
     messages take the width, nothing scrolls sideways, and after every click each control
     shown (every button and select of the pane, the message box) can be tapped: at its centre
@@ -359,7 +366,12 @@ async def test_a_game_plays_to_its_end_on_a_phone(tmp_path: Path) -> None:
         checked.append(problems["controls"])
 
     await play_to_the_end(
-        tmp_path, ON_A_PHONE, viewport=PHONE, after_click=on_a_phone, screenshots=True
+        chromium_browser,
+        tmp_path,
+        ON_A_PHONE,
+        viewport=PHONE,
+        after_click=on_a_phone,
+        screenshots=True,
     )
     assert len(checked) > 10 and max(checked) > 20, checked
 
@@ -405,6 +417,7 @@ PHONE_CHECK = """() => {
 
 
 async def play_to_the_end(
+    chromium_browser: Browser,
     tmp_path: Path,
     game_id: str,
     viewport: tuple[int, int] = (1280, 860),
@@ -416,7 +429,7 @@ async def play_to_the_end(
     looks at the page after each of her clicks; with ``screenshots``, the table is pictured
     mid-game and at the end, at each of SHOT_WIDTHS, into SCREENSHOTS."""
     game = REGISTRY[game_id]
-    async with playground(tmp_path, users=("Alice",)) as pg, browser() as b:
+    async with playground(tmp_path, users=("Alice",)) as pg, windows(chromium_browser) as b:
         emu, bot = pg.world.emu, pg.world.bot
         (alice_id,) = pg.world.users
         page = await open_page(b, pg, "Alice", viewport)

@@ -91,7 +91,10 @@ class Loading:
         return None if s is None else s.game.id
 
     def lock(self, session_id: int) -> SessionLock:
-        return self._locks.setdefault(session_id, SessionLock())
+        lock = self._locks.get(session_id)
+        if lock is None:  # (setdefault would build a lock for every move, to drop it)
+            lock = self._locks[session_id] = SessionLock()
+        return lock
 
     # -- change events ---------------------------------------------------------------------------
     def subscribe(self, listener: Callable[[Change], None]) -> None:
@@ -108,8 +111,9 @@ class Loading:
         timers: bool = True,
         robots: bool = True,
         version: int | None = None,
+        awaited_robots: frozenset[str] | None = None,
     ) -> None:
-        change = Change(session_id, views, posted, timers, robots, version)
+        change = Change(session_id, views, posted, timers, robots, version, awaited_robots)
         for listener in self._listeners:
             listener(change)
 

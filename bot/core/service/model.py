@@ -89,10 +89,14 @@ class Change:
     views: frozenset[str | None] | None = None
     posted: bool = True  # the change put something in the outbox
     timers: bool = True  # the change may have changed the session's timers or undo requests
-    robots: bool = True  # a bot seat may be awaited now (False: the game seats none)
+    # A bot seat may be awaited now (False: none is; the game seats none, or the move awaits
+    # only people).
+    robots: bool = True
     # The session's version after the change (None: not said). A view drawn from this version
     # or a later one shows the change.
     version: int | None = None
+    # The bot seats the session awaits after the change (None: not said; look).
+    awaited_robots: frozenset[str] | None = None
 
 
 @dataclass(frozen=True)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from pydantic import BaseModel
@@ -18,6 +19,10 @@ from bot.core.service.writing import Writing
 from bot.core.stale import retry_stale_writes
 from bot.core.store import NewAction, NewPost, SessionStatus
 from games.engine import GameState, IllegalAction, apply, clock_key, new_game, play_timeout
+
+# At most this many moves in one private run: a random player may dither over its picks, and
+# the run holds the event loop (the rest is played after its next pause).
+PRIVATE_RUN_MOST = 32
 
 
 class Playing(Writing):
@@ -46,9 +51,16 @@ class Playing(Writing):
         session_id: int,
         player: str,
         choose: Callable[[Session], dict[str, Any] | BaseModel],
+        *,
+        private_run: bool = False,
     ) -> ActResult:
         """Like :meth:`act`, with the action chosen from the freshly loaded session under the
-        lock (so a click is checked against exactly the state it will change)."""
+        lock (so a click is checked against exactly the state it will change).
+
+        ``private_run`` (a bot seat): while the moves chosen change no view but the player's
+        own and still await them (a bot's picks in a simultaneous step), ``choose`` is asked
+        for the next one on the state they left, until a move others may see: the run is one
+        transaction (each move its own log entry, in order) and one change to tell."""
         started = time.perf_counter()
         async with self.lock(session_id):
             s, unchecked = await self.load_to_change(session_id)
@@ -59,20 +71,60 @@ class Playing(Writing):
                     raise StaleWrite() from None  # decided on an old copy: again, on the stored
                 raise
             game = s.game
-            written = await self._commit(s, state, new_state, [NewAction(player, _dump(action))])
-            committed = written.session
+            applied: list[tuple[str, BaseModel]] = [(player, action)]
             touched = game.views_touched(state, new_state, player)
+            if private_run:
+                new_state, touched = self._private_run(
+                    s, player, choose, new_state, touched, applied
+                )
+            log = [NewAction(p, _dump(a)) for p, a in applied]
+            written = await self._commit(s, state, new_state, log)
+            committed = written.session
+            robots = _awaited_robots(committed)
         self._changed(
             session_id,
             None if touched is None else frozenset(touched),
             posted=written.posted,  # announcements, and a log line told alone
             timers=not written.timers_stand,
-            robots=any(is_robot(p) for p in new_state.players),
+            robots=bool(robots),
             version=committed.version,
+            awaited_robots=robots,
         )
         if self.moved is not None:
             self.moved(game.id, time.perf_counter() - started)
-        return ActResult(session=committed, applied=[(player, action)])
+        return ActResult(session=committed, applied=applied)
+
+    def _private_run(
+        self,
+        s: Session,
+        player: str,
+        choose: Callable[[Session], dict[str, Any] | BaseModel],
+        state: GameState,
+        touched: set[str | None] | None,
+        applied: list[tuple[str, BaseModel]],
+    ) -> tuple[GameState, set[str | None] | None]:
+        """The player's next moves after a private one, while each is private too and they
+        are still awaited (the last may be seen by all: it ends the run). Each is chosen on
+        the session as sequential moves would have left it (its version counted up, so a bot
+        decides as it would have); one the rules or ``choose`` refuse ends the run there."""
+        game, step = s.game, s
+        while (
+            len(applied) < PRIVATE_RUN_MOST
+            and touched is not None
+            and touched <= {player}
+            and game.outcome(state) is None
+            and player in game.active_players(state)
+        ):
+            step = replace(step, row=replace(step.row, version=step.version + 1), state=state)
+            try:
+                _, action, after = self._decided(step, player, choose)
+            except Exception:
+                break  # e.g. nothing more to play: the moves so far stand
+            more = game.views_touched(state, after, player)
+            touched = None if more is None else touched | more
+            applied.append((player, action))
+            state = after
+        return state, touched
 
     def _decided(
         self, s: Session, player: str, choose: Callable[[Session], dict[str, Any] | BaseModel]
@@ -157,6 +209,16 @@ class Playing(Writing):
             state = apply(game, state, entry.player, action)
         replayed: GameState = state
         return replayed
+
+
+def _awaited_robots(s: Session) -> frozenset[str]:
+    """The bot seats the session awaits: the bot players look at it only when one is (a move
+    in a game without bot seats, or that awaits only people, costs them nothing)."""
+    if s.state is None or s.status is not SessionStatus.ACTIVE:
+        return frozenset()
+    if not any(is_robot(p) for p in s.state.players):
+        return frozenset()
+    return frozenset(p for p in s.game.active_players(s.state) if is_robot(p))
 
 
 def _dump(action: BaseModel) -> dict[str, Any]:

@@ -465,6 +465,20 @@ MIGRATIONS: list[Migration] = [
             FROM results WHERE guild_id IS NOT NULL GROUP BY guild_id, user_id;
         """,
     ),
+    # 11: a move rewrites its session's row (state, version, updated_at) and nothing an index
+    # holds once /game history's index (guild, updated_at) is gone: the (guild, status) index
+    # finds a server's ended games, sorted after (its COUNT reads them all anyway). On
+    # PostgreSQL such an update is HOT (no index touched) given room on the row's page
+    # (fillfactor), and the state is stored uncompressed: compressing it was most of a move's
+    # server CPU.
+    Migration(
+        sqlite="DROP INDEX sessions_guild_ended;",
+        postgres="""
+        DROP INDEX sessions_guild_ended;
+        ALTER TABLE sessions SET (fillfactor = 50);
+        ALTER TABLE sessions ALTER COLUMN state SET STORAGE EXTERNAL;
+        """,
+    ),
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -217,10 +217,24 @@ class MoveBatches:
             took = time.perf_counter() - sent
             self.timings += [(sent - came, took) for _, _, came in batch]
         written = {int(r["id"]) for r in rows}
-        for move, future, _ in batch:
-            if future.done():
-                continue
-            if move.session_id in written:
-                future.set_result(None)
-            else:
-                future.set_exception(StaleWrite())
+        # The callers are told in two halves, a turn of the event loop apart: the first half's
+        # next moves gather and go as the next batch (this writer's next round) while the
+        # second half's callers are still at work, so the server writes while this process
+        # decides, rather than each waiting for the other.
+        half = (len(batch) + 1) // 2
+        _tell(batch[:half], written)
+        try:
+            await asyncio.sleep(0)
+        finally:  # even cancelled meanwhile: they are written, their callers must hear it
+            _tell(batch[half:], written)
+
+
+def _tell(batch: list[Waiting], written: set[int]) -> None:
+    """Each caller hears whether its move was written (or found stale)."""
+    for move, future, _ in batch:
+        if future.done():
+            continue
+        if move.session_id in written:
+            future.set_result(None)
+        else:
+            future.set_exception(StaleWrite())

@@ -1,0 +1,75 @@
+"""Breakfast vs Aliens' hard bot (Mini-Muffin): it never peeks at the deck, it deals only decks
+its view allows, and it leaves the normal player's move only for a gain clear of the noise."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from bot.core.levels import hard_move, normal_strategy
+from bot.core.seat_view import as_seen_by
+from games import REGISTRY
+from games.breakfast_vs_aliens import thinking
+from games.breakfast_vs_aliens.state import BvaState, OfferStep
+from games.engine import apply, new_game
+from games.rng import Rng
+from games.search import is_token
+
+GAME = REGISTRY["breakfast-vs-aliens"]
+PLAYERS = ["bot-1", "bot-2", "bot-3"]
+
+
+def an_offer_with_a_choice(seed: int = 4) -> tuple[BvaState, str]:
+    """A game played by normal players up to an offer whose player has several candidates."""
+    state = new_game(GAME, PLAYERS, GAME.parse_options({}), seed)
+    _, normal = normal_strategy(GAME, "bot-1")
+    for _ in range(400):
+        player = next(p for p in state.players if p in GAME.active_players(state))
+        if isinstance(state.pending, OfferStep) and len(thinking.candidates(state, player)) > 2:
+            assert isinstance(state, BvaState)
+            return state, player
+        state = apply(GAME, state, player, normal(state, player, Rng(seed=1)))
+    raise AssertionError("no offer with a choice came up")
+
+
+def test_hard_decides_alike_whatever_the_deck_order_is() -> None:
+    first, player = an_offer_with_a_choice()
+    second = first.model_copy(update={"deck": list(reversed(first.deck))})
+    assert first.deck != second.deck  # the real decks differ…
+    seen = [as_seen_by(GAME, s, player, 5) for s in (first, second)]
+    assert seen[0] == seen[1]  # …and the seat sees the same
+    _, normal = normal_strategy(GAME, player)
+    options = GAME.parse_options({})
+    moves = [
+        hard_move(GAME, view, player, options=options, policy=normal, seed=1, simulations=40)
+        for view in seen
+    ]
+    assert moves[0] == moves[1]
+    assert moves[0][1] == 40  # its own search ran, the whole budget
+    assert moves[0][0] in GAME.legal_actions(first, player)
+
+
+def test_a_sampled_deck_holds_exactly_the_cards_the_table_does_not_show() -> None:
+    real, player = an_offer_with_a_choice()
+    seen = as_seen_by(GAME, real, player, 5)
+    assert isinstance(seen, BvaState) and all(is_token(c) for c in seen.deck)
+    world = thinking.deal(seen, Rng(seed=3))
+    assert world is not None
+    assert Counter(world.deck) == Counter(real.deck)  # the same cards, in an order of its own
+    assert world.deck != real.deck
+    GAME.check_invariants(world)
+    assert '"?' not in world.model_dump_json()
+
+
+def test_the_normal_players_move_comes_first_and_stays_without_a_clear_gain() -> None:
+    state, player = an_offer_with_a_choice()
+    _, normal = normal_strategy(GAME, player)
+    moves = thinking.candidates(state, player)
+    assert moves[0] == normal(state, player, Rng(seed=1))
+    assert len(set(m.model_dump_json() for m in moves)) == len(moves)  # no move twice
+    # Luck either way: the normal player's move.
+    assert thinking.choose([[0.5] * 6, [0.9, 0.1, 0.9, 0.1, 0.9, 0.1]]) == 0
+    # A small but steady gain in every world: the better move.
+    assert thinking.choose([[0.5] * 6, [0.5] * 6, [0.55] * 6]) == 2
+    # A gain from one lucky world, a loss in another: not clear enough.
+    assert thinking.choose([[0.5] * 6, [0.5] * 4 + [1.0, 0.4]]) == 0
+    assert thinking.choose([[0.5], [1.0]]) == 0  # one world tells nothing
