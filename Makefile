@@ -40,11 +40,12 @@ typecheck: $(STAMP)
 
 # Three workers a core: many tests wait on a subprocess, a browser or a timer, and more workers
 # fill that time (on 2 cores, pytest: 4:21 with one worker a core, 2:39 with two, 2:17 with three).
+# Twelve at most: each worker may start its own PostgreSQL server, bots and a browser.
 # On a fresh clone the tests are collected once first, so that the workers find them rewritten and
 # compiled instead of each doing it at the same moment (warm, the step is skipped).
 pytest: $(STAMP)
 	@test -d tests/__pycache__ || $(BIN)/python -m pytest -q --collect-only >/dev/null 2>&1 || true
-	$(BIN)/python -m pytest -q -n $$(( $$(nproc) * 3 ))
+	$(BIN)/python -m pytest -q -n $$(( $$(nproc) * 3 > 12 ? 12 : $$(nproc) * 3 ))
 
 simulate: $(STAMP)
 	$(BIN)/python -m bot simulate --game all --players 4 --games 50 --seed 1
