@@ -56,6 +56,11 @@ CLOSED = "That step is over"  # a click on an older DM of the game: its answer c
 
 
 STUCK_AFTER_REFUSALS = 1000  # clicks refused in a row before a session counts as stuck
+# Past this many refusals in a row the client waits for the table to change (at most
+# STREAK_PAUSE) before it clicks again, as a person would: a table a loaded machine shows late
+# is not clicked at machine speed (refusals are cheap now: a thousand came in seconds).
+STREAK_FROM = 10
+STREAK_PAUSE = 0.25
 
 
 @dataclass
@@ -379,6 +384,12 @@ async def soak(
                     )
                     if "game has ended" in text and await _finished(db, session_id):
                         break  # a finished game's last DMs keep their controls
+                    if refused_in_a_row >= STREAK_FROM:
+                        deadline = time.monotonic() + STREAK_PAUSE
+                        while emu.get_message(table_id).snapshot() == shown:
+                            if time.monotonic() > deadline:
+                                break
+                            await asyncio.sleep(0.02)
                 else:
                     acked += 1
                     refused_in_a_row = 0
