@@ -12,12 +12,14 @@ import os
 import re
 import shutil
 import tempfile
-from collections.abc import Callable, Generator, Iterator
+from collections.abc import AsyncIterator, Callable, Generator, Iterator
 from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, settings
 
+from bot.core.sessions import SessionService
+from bot.core.store.sqlite import SqliteStore
 from tests.pg_server import PostgresServer, PostgresUnavailable, start
 
 BACKENDS = ["sqlite", "postgres"]
@@ -86,6 +88,15 @@ async def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
         return f"sqlite:///{tmp_path / 'test.sqlite3'}"
     server: PostgresServer = request.getfixturevalue("pg_server")
     return await server.new_database()
+
+
+@pytest.fixture
+async def service(tmp_path: Path) -> AsyncIterator[SessionService]:
+    """A session service on a new SQLite database. A file whose tests run on both backends
+    defines its own ``service`` over ``database_url``."""
+    store = await SqliteStore.open(tmp_path / "test.sqlite3")
+    yield SessionService(store)
+    await store.close()
 
 
 # -- no ERROR goes unnoticed ----------------------------------------------------------------------

@@ -4,8 +4,6 @@ bot at a level, bots agreeing to undos, and the arena."""
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
-from pathlib import Path
 
 import pytest
 
@@ -15,20 +13,12 @@ from bot.core.levels import Level, determinizer, easy_strategy, hard_move, norma
 from bot.core.seat_view import as_seen_by
 from bot.core.seats import robot_level
 from bot.core.sessions import SessionService
-from bot.core.store.sqlite import SqliteStore
 from games import REGISTRY
 from games.engine import GameState, apply, new_game
 from games.rng import Rng
 from games.search import is_token, search
 
 HOST = "1001"
-
-
-@pytest.fixture
-async def service(tmp_path: Path) -> AsyncIterator[SessionService]:
-    store = await SqliteStore.open(tmp_path / "test.sqlite3")
-    yield SessionService(store)
-    await store.close()
 
 
 def carnage(seed: int = 11) -> GameState:

@@ -3,22 +3,9 @@ whose claims or moves were changed."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from pathlib import Path
-
-import pytest
-
 from bot.core.record import GameRecord, commitment, effective, verify
 from bot.core.sessions import SessionService
-from bot.core.store.sqlite import SqliteStore
 from games.engine import clock_key
-
-
-@pytest.fixture
-async def service(tmp_path: Path) -> AsyncIterator[SessionService]:
-    store = await SqliteStore.open(tmp_path / "test.sqlite3")
-    yield SessionService(store)
-    await store.close()
 
 
 async def finished_with_an_undo(service: SessionService) -> GameRecord:

@@ -6,8 +6,7 @@ import asyncio
 import hashlib
 import json
 import re
-from collections.abc import AsyncIterator, Callable
-from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -19,20 +18,12 @@ from bot.core.seat_view import as_seen_by, hidden_from
 from bot.core.seats import is_robot, robot_seat_name
 from bot.core.sessions import Change, Session, SessionService
 from bot.core.store import SessionStatus
-from bot.core.store.sqlite import SqliteStore
 from games import REGISTRY
 from games.engine import Game, GameState, apply, new_game
 from games.rng import Rng
 
 HOST = "1001"
 FRIEND = "1002"
-
-
-@pytest.fixture
-async def service(tmp_path: Path) -> AsyncIterator[SessionService]:
-    store = await SqliteStore.open(tmp_path / "test.sqlite3")
-    yield SessionService(store)
-    await store.close()
 
 
 async def lobby(service: SessionService, game_id: str = "monster-cafe") -> Session:

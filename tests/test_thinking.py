@@ -6,9 +6,7 @@ from __future__ import annotations
 import os
 import threading
 import time
-from collections.abc import AsyncIterator
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 
 import pytest
 
@@ -16,19 +14,11 @@ from bot.core import robots as robots_module
 from bot.core.robots import Robots
 from bot.core.seat_view import as_seen_by
 from bot.core.sessions import SessionService
-from bot.core.store.sqlite import SqliteStore
 from bot.core.thinking import pool_size, think, thinking_pool
 from games import REGISTRY
 from games.engine import new_game
 
 HOST = "1001"
-
-
-@pytest.fixture
-async def service(tmp_path: Path) -> AsyncIterator[SessionService]:
-    store = await SqliteStore.open(tmp_path / "test.sqlite3")
-    yield SessionService(store)
-    await store.close()
 
 
 @pytest.mark.skipif(not hasattr(os, "SCHED_IDLE"), reason="SCHED_IDLE is Linux's")
