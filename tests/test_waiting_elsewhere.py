@@ -8,7 +8,6 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-import bot.core.service.reads as reads
 from bot.core.sessions import Session, SessionService
 from bot.core.store import SessionStatus, open_store
 
@@ -75,7 +74,7 @@ async def test_counting_the_games_elsewhere_loads_none_and_keeps_few(
         await service.load(sid)
     cached = list(service._cache)
     assert cached == hot
-    monkeypatch.setattr(reads, "AWAITED_KEPT", 4)
+    monkeypatch.setattr(service._awaited, "keep", 4)
     assert await service.waiting_elsewhere(PLAYER, ids[-1]) == expected
     assert list(service._cache) == cached, "no game loaded, none of the cache dropped"
     assert len(service._awaited) <= 4, "whom the games await: kept within its bound"

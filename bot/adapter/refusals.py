@@ -10,8 +10,9 @@ least recently refused dropped first, so the map stays small whatever the traffi
 from __future__ import annotations
 
 import time
-from collections import OrderedDict
 from collections.abc import Callable
+
+from bot.core.recent import RecentMap
 
 PER_WINDOW = 5  # redrawn refusals a user gets per window
 WINDOW = 30.0  # seconds
@@ -28,9 +29,8 @@ class RefusalLimit:
     ) -> None:
         self.per_window = per_window
         self.window = window
-        self.users_kept = users_kept
         self.clock = clock
-        self._seen: OrderedDict[str, tuple[float, int]] = OrderedDict()  # user → (start, count)
+        self._seen: RecentMap[str, tuple[float, int]] = RecentMap(users_kept)  # → (start, count)
 
     def __len__(self) -> int:
         return len(self._seen)
@@ -38,10 +38,8 @@ class RefusalLimit:
     def redraw(self, user: str) -> bool:
         """Count one refusal of ``user``: whether it may carry the redrawn view."""
         now = self.clock()
-        start, count = self._seen.pop(user, (now, 0))
+        start, count = self._seen.get(user, (now, 0))
         if now - start >= self.window:
             start, count = now, 0
-        self._seen[user] = (start, count + 1)
-        while len(self._seen) > self.users_kept:
-            self._seen.popitem(last=False)
+        self._seen[user] = (start, count + 1)  # the newest: past ``users_kept`` the oldest goes
         return count < self.per_window

@@ -19,6 +19,7 @@ its methods live in ``bot/core/service/``, a module for each thing they serve:
 
 from __future__ import annotations
 
+from bot.core.service.loading import LAST_POSTED_KEPT
 from bot.core.service.lobby import Lobby
 from bot.core.service.model import (
     TABLE,
@@ -40,7 +41,6 @@ from bot.core.service.reads import Reads
 from bot.core.service.replaying import Replaying
 from bot.core.service.standings import Standings
 from bot.core.service.undoing import Undoing
-from bot.core.service.writing import LAST_POSTED_KEPT
 
 __all__ = [
     "LAST_POSTED_KEPT",

@@ -6,13 +6,14 @@ from __future__ import annotations
 import contextlib
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Iterator, MutableMapping
+from collections.abc import Callable, Iterator
 from dataclasses import replace
-from typing import Any, TypeVar
+from typing import Any
 
 from pydantic import ValidationError
 
 from bot.core.errors import DamagedSession, NotAllowed, NotFound
+from bot.core.recent import RecentMap
 from bot.core.service.model import Change, Session
 from bot.core.stale import SessionLock
 from bot.core.state_json import StateJson
@@ -24,19 +25,7 @@ from games.engine import GameState
 # move a day), and an evicted one is read again from the database at its next move.
 CACHE_SIZE = 1_000
 AWAITED_KEPT = 20_000  # sessions whose awaited players are remembered (a few hundred bytes each)
-
-
-V = TypeVar("V")
-
-
-def renewed(recent: MutableMapping[int, V], session_id: int, value: V, keep: int) -> V | None:
-    """Store ``value`` as the session's newest entry of ``recent`` (oldest first: past ``keep``
-    entries the oldest goes) and return the entry it replaced."""
-    before = recent.pop(session_id, None)
-    recent[session_id] = value
-    if len(recent) > keep:
-        del recent[next(iter(recent))]
-    return before
+LAST_POSTED_KEPT = 10_000  # sessions whose last post time is remembered (quick games are recent)
 
 
 class Loading:
@@ -59,12 +48,13 @@ class Loading:
         # Seconds a session's channel posts wait for later moves' posts to share their message,
         # when the session posted less than that ago (a quick game; 0: never wait).
         self.post_coalesce = post_coalesce
-        self._last_posted: dict[int, float] = {}  # session → wall time of its last channel post
+        # session → wall time of its last channel post
+        self._last_posted: RecentMap[int, float] = RecentMap(LAST_POSTED_KEPT)
         # Seconds since a player's last move in a game under which a turn notice does not ping
         # them (they are at the table); 0: always ping. When each player last moved, by session
         # (in memory: after a restart everyone awaited is pinged once more, which is safe).
         self.ping_after_idle = ping_after_idle
-        self._last_moved: dict[int, dict[str, float]] = {}
+        self._last_moved: RecentMap[int, dict[str, float]] = RecentMap(LAST_POSTED_KEPT)
         self._locks: dict[int, SessionLock] = {}
         self._state_json = StateJson()  # each cached session's last state JSON, by field
         self._listeners: list[Callable[[Change], None]] = []
@@ -81,7 +71,7 @@ class Loading:
         self.cache_size = cache_size
         # Whom each session awaited at a version (oldest first, at most AWAITED_KEPT): what a
         # DM's "other games wait for you" counts, without loading (nor caching) those games.
-        self._awaited: OrderedDict[int, tuple[int, frozenset[str]]] = OrderedDict()
+        self._awaited: RecentMap[int, tuple[int, frozenset[str]]] = RecentMap(AWAITED_KEPT)
         # Told (game, seconds) of each move stored by act_with: the operator's metrics (None: off).
         self.moved: Callable[[str, float], None] | None = None
 

@@ -11,7 +11,7 @@ from pydantic import ValidationError
 from bot.core.errors import NotAllowed, NotFound, UserError
 from bot.core.record import GameRecord, RecordedAction, commitment
 from bot.core.seats import ROBOT_PREFIX
-from bot.core.service.loading import AWAITED_KEPT, Loading, renewed
+from bot.core.service.loading import Loading
 from bot.core.service.model import HistoryPage, Leaderboard, SeatedGame, Session
 from bot.core.store import SessionRow, SessionStatus, StatRow
 from games import REGISTRY
@@ -78,7 +78,7 @@ class Reads(Loading):
             except (ValidationError, ValueError):
                 return frozenset()
             version = row.version
-        renewed(self._awaited, session_id, (version, awaited), AWAITED_KEPT)
+        self._awaited[session_id] = (version, awaited)
         return awaited
 
     async def history(self, guild_id: int, page: int, per_page: int = 5) -> HistoryPage:

@@ -9,12 +9,10 @@ from typing import Any
 
 from bot.core.ratings import rated_as
 from bot.core.seats import is_robot, robot_level
-from bot.core.service.loading import Loading, renewed
+from bot.core.service.loading import Loading
 from bot.core.service.model import Session, notice
 from bot.core.store import CHANNEL, NewAction, NewPost, NewResult, SessionStatus, TimerRow
 from games.engine import Clock, Game, GameState, Outcome, clock_key
-
-LAST_POSTED_KEPT = 10_000  # sessions whose last post time is remembered (quick games are recent)
 
 
 @dataclass(frozen=True)
@@ -120,7 +118,8 @@ class Writing(Loading):
         if not any(p.joins_others for p in posts):
             return posts
         now = time.time()  # the outbox's clock: Discord's rate limits run on wall time
-        last = renewed(self._last_posted, session_id, now, LAST_POSTED_KEPT)
+        last = self._last_posted.get(session_id)
+        self._last_posted[session_id] = now
         if self.post_coalesce <= 0 or last is None or now - last >= self.post_coalesce:
             return posts
         hold = {"hold": self.post_coalesce}
@@ -133,7 +132,7 @@ class Writing(Loading):
             return frozenset()
         now = self.now()
         moved = self._last_moved.get(session_id) or {}
-        renewed(self._last_moved, session_id, moved, LAST_POSTED_KEPT)
+        self._last_moved[session_id] = moved
         for entry in log:
             if entry.source == "player" and entry.undoes is None:
                 moved[entry.player] = now
