@@ -34,6 +34,7 @@ log = logging.getLogger(__name__)
 WINDOW = 2.5  # seconds after the interaction a callback is still sent (Discord's: 3 s)
 PAUSES = (0.1, 0.25, 0.5)  # between two tries of a callback (then the last, again)
 ALREADY_ACKNOWLEDGED = 40060
+UNKNOWN_INTERACTION = 10062  # an answer past the interaction's window, or to none
 EPHEMERAL = 1 << 6
 COMPONENTS_V2 = 1 << 15
 LOST_KEPT = 1000  # interactions remembered as lost
@@ -46,7 +47,7 @@ class CallbackLost(discord.HTTPException):
     def __init__(self, interaction_id: int, cause: BaseException | None) -> None:
         Exception.__init__(self, f"interaction {interaction_id} could not be answered: {cause}")
         self.status = 404
-        self.code = 10062
+        self.code = UNKNOWN_INTERACTION
         self.text = str(cause)
         self.response = None
 

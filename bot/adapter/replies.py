@@ -13,6 +13,7 @@ import discord
 from discord import app_commands
 
 from bot.adapter.answer import Answer, How
+from bot.adapter.callbacks import UNKNOWN_INTERACTION
 from bot.adapter.clicked import age
 from bot.adapter.clicked import message_id as clicked_id
 from bot.adapter.closed_dms import ClosedDms
@@ -33,7 +34,6 @@ APOLOGY = "😵 Sorry — something went wrong on my side. Nothing was changed; 
 # episode's one warning).
 DISK_FULL = "💾 I can't save moves right now — nothing was changed. Please try again in a while."
 MAX_ANSWER = 1900  # Discord allows 2000 characters of content
-UNKNOWN_INTERACTION = 10062  # Discord's refusal of an answer past the interaction's 3 s window
 # Discord wants an answer within 3 s of the interaction; past this much, we defer first.
 ACK_BUDGET = 2.0
 
