@@ -324,6 +324,14 @@ async def soak(
 
         names = {f"Player{i}": user for i, user in enumerate(users)}
 
+        async def table_changes(table_id: int, shown: object, within: float) -> None:
+            """Wait until the table no longer shows ``shown``, ``within`` seconds at most."""
+            deadline = time.monotonic() + within
+            while emu.get_message(table_id).snapshot() == shown:
+                if time.monotonic() > deadline:
+                    break
+                await asyncio.sleep(0.02)
+
         async def click_until_over(index: int, channel: int) -> None:
             acked = 0
             refused_in_a_row = 0
@@ -385,11 +393,7 @@ async def soak(
                     if "game has ended" in text and await _finished(db, session_id):
                         break  # a finished game's last DMs keep their controls
                     if refused_in_a_row >= STREAK_FROM:
-                        deadline = time.monotonic() + STREAK_PAUSE
-                        while emu.get_message(table_id).snapshot() == shown:
-                            if time.monotonic() > deadline:
-                                break
-                            await asyncio.sleep(0.02)
+                        await table_changes(table_id, shown, STREAK_PAUSE)
                 else:
                     acked += 1
                     refused_in_a_row = 0
@@ -399,11 +403,7 @@ async def soak(
                     if answer.type == 6:  # its refusal, if any, comes later, privately
                         deferred.append((session_id, str(user), answer, entry))
                     # Let the table show the move (a DM's answer shows it at once).
-                    deadline = time.monotonic() + (1.0 if on_table else 0.0)
-                    while emu.get_message(table_id).snapshot() == shown:
-                        if time.monotonic() > deadline:
-                            break
-                        await asyncio.sleep(0.02)
+                    await table_changes(table_id, shown, 1.0 if on_table else 0.0)
             result.per_session_acked[session_id] = acked
 
         async def after_moves(count: int) -> bool:
