@@ -29,6 +29,8 @@ import discord
 from discord.http import Route, json_or_text
 from discord.webhook.async_ import AsyncWebhookAdapter
 
+from bot.adapter.clicked import created
+
 log = logging.getLogger(__name__)
 
 WINDOW = 2.5  # seconds after the interaction a callback is still sent (Discord's: 3 s)
@@ -76,7 +78,7 @@ class CallbackAdapter(AsyncWebhookAdapter):
         interaction_id = int(route.webhook_id)
         if interaction_id in self._lost:
             raise CallbackLost(interaction_id, None)
-        created = discord.utils.snowflake_time(interaction_id).timestamp()
+        made = created(interaction_id)
         attempt = 0
         while True:
             try:
@@ -90,7 +92,7 @@ class CallbackAdapter(AsyncWebhookAdapter):
                 pause = failed.pause if failed.pause is not None else PAUSES[-1]
                 if attempt < len(PAUSES) and failed.pause is None:
                     pause = PAUSES[attempt]
-                if self.clock() - created + pause > WINDOW:
+                if self.clock() - made + pause > WINDOW:
                     log.warning(
                         "interaction %s: its callback failed until Discord's window closed "
                         "(%s); answering through its webhook",

@@ -54,11 +54,16 @@ class ClickInteraction(discord.Interaction[Any]):
         _SLOT.__set__(self, value)
 
 
+def created(snowflake: int) -> float:
+    """When Discord made what has this id (a snowflake says so), as wall-clock seconds:
+    ``snowflake_time(id).timestamp()`` without building a datetime (asked several times a
+    click)."""
+    return ((snowflake >> 22) + discord.utils.DISCORD_EPOCH) / 1000
+
+
 def age(interaction: discord.Interaction[Any]) -> float:
-    """Seconds since Discord created the interaction (its id says when), by the wall clock:
-    ``utcnow() - interaction.created_at`` without building two datetimes (asked up to three
-    times a click)."""
-    return time.time() - ((interaction.id >> 22) + discord.utils.DISCORD_EPOCH) / 1000
+    """Seconds since Discord created the interaction, by the wall clock."""
+    return time.time() - created(interaction.id)
 
 
 def message_id(interaction: discord.Interaction[Any]) -> int | None:
