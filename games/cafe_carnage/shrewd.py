@@ -11,6 +11,8 @@ worth most.
 - RUN! early: the others' RUN! cards are public (only an escape discards one), and each still
   held is played about once in the rounds its holder has left, so company (and being caught with
   the dearer meal) only grows more likely; a table whose other runners all escaped is safe.
+  Against random players no timing does better: each plays its RUN! in a uniformly random round,
+  and waiting for them to spend theirs first leaves it alone less often than running at once.
 - Split on its dearest meals: it ranks this round's meal against every meal a menu can offer and
   spends its Split cards on the top share of the rounds left, Separate on the plainest.
 - The last round: anyone whose one card left is RUN! must run; one such runner escapes, and
