@@ -238,7 +238,7 @@ def searched_order(
         seen,
         me,
         policy=normal,
-        determinize=determinizer(GAME, seen.players, seen.options),
+        determinize=determinizer(game, seen.players, seen.options),  # type: ignore[arg-type]
         seed=seed,
         simulations=simulations,
     )
