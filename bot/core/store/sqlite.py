@@ -14,6 +14,7 @@ import logging
 import os
 import sqlite3
 import time
+from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -31,8 +32,9 @@ T = TypeVar("T")
 
 log = logging.getLogger(__name__)
 
-# A group commit's callers resumed in one turn of the event loop (see SqliteStore._tell).
-TELL_AT_ONCE = int(os.environ.get("CAFEBOT_TELL_AT_ONCE", "4"))
+# A group commit's callers resumed in one turn of the event loop, at least (see
+# SqliteStore._tell).
+TELL_AT_ONCE = 8
 # SQLite's auto-checkpoint copies the WAL into the database inside a COMMIT, every move waiting
 # meanwhile waiting for it (35-70 ms every 1,000 pages under load). The reader's thread copies it
 # instead, in the background (PASSIVE: it never blocks the writer), at most every
@@ -98,6 +100,9 @@ class SqliteStore(Store):
         self._lock = asyncio.Lock()
         self._pending: list[tuple[Callable[[Tx], Awaitable[Any]], asyncio.Future[Any]]] = []
         self._flusher: asyncio.Task[None] | None = None
+        # Committed writes whose callers are yet to be told, in order (see _tell).
+        self._to_tell: deque[tuple[asyncio.Future[Any], tuple[Any, BaseException | None]]] = deque()
+        self._telling = False
         self.checkpoint_every = CHECKPOINT_EVERY  # see _checkpoint_soon
         self._checkpointed_at = time.monotonic()
         self._checkpoint: asyncio.Task[None] | None = None
@@ -274,23 +279,31 @@ class SqliteStore(Store):
     def _tell(
         self, futures: list[asyncio.Future[Any]], outcomes: list[tuple[Any, BaseException | None]]
     ) -> None:
-        """Resume a group's callers a few at a time, a turn of the event loop apart (the next
-        group is committing meanwhile). Each caller goes on to answer its click: a group of
-        fifty told at once was fifty answers drawn in one turn, ~50 ms in which the loop read
-        no new click and sent no request; a few at a time, it reads between them."""
-        for future, (result, error) in zip(
-            futures[:TELL_AT_ONCE], outcomes[:TELL_AT_ONCE], strict=True
-        ):
+        """Resume a group's callers a few at a time, a turn of the event loop apart, in the
+        order they wrote (the next group commits meanwhile). Each caller goes on to answer its
+        click: a group of fifty told at once drew fifty answers in one turn, ~50 ms in which
+        the loop read no new click and sent no request; a few at a time, it reads between them.
+        One queue for every group: groups committed while one is being told wait their turn."""
+        self._to_tell.extend(zip(futures, outcomes, strict=True))
+        if not self._telling:
+            self._telling = True
+            self._tell_some()
+
+    def _tell_some(self) -> None:
+        queue = self._to_tell
+        # A quarter of the queue at least: a long queue is told in a few turns, not held back.
+        for _ in range(min(len(queue), max(TELL_AT_ONCE, len(queue) // 4))):
+            future, (result, error) = queue.popleft()
             if future.done():
                 continue
             if error is None:
                 future.set_result(result)
             else:
                 future.set_exception(error)
-        if len(futures) > TELL_AT_ONCE:  # after the callers just told have run
-            asyncio.get_running_loop().call_soon(
-                self._tell, futures[TELL_AT_ONCE:], outcomes[TELL_AT_ONCE:]
-            )
+        if queue:  # after the callers just told have run
+            asyncio.get_running_loop().call_soon(self._tell_some)
+        else:
+            self._telling = False
 
     def _commit_group(
         self, works: list[Callable[[Tx], Awaitable[Any]]]
