@@ -814,16 +814,26 @@ def show_watch(run: Run) -> None:
     print(f"    bot turns by CPU (ms): {dict(sorted(bot['turn_cpu'].items()))}")
     print(f"    emulator loop lag (ms): {dict(sorted(here['lag'].items()))}")
     turns = bot["turns"]
-    if turns:
+    for kind, chosen in (
+        ("ms", [t for t in turns if t["ms"] >= 20]),
+        ("ms of CPU", [t for t in turns if t["cpu"] >= 20]),
+    ):
+        if not chosen:
+            continue
         names: Counter[str] = Counter()
-        for turn in turns:
-            for name, ms in turn["top"]:
+        calls: Counter[str] = Counter()
+        for turn in chosen:
+            for name, ms, n in turn["top"]:
                 names[name] += ms
-        handles = statistics.median(t["handles"] for t in turns)
+                calls[name] += n
+        handles = statistics.median(t["handles"] for t in chosen)
         print(
-            f"    bot turns ≥ 20 ms: {len(turns)}, longest {max(t['ms'] for t in turns):.0f} ms, "
-            f"median {handles:.0f} callbacks each; most time in: "
-            + ", ".join(f"{n} {ms:.0f}" for n, ms in names.most_common(8))
+            f"    bot turns ≥ 20 {kind}: {len(chosen)}, longest "
+            f"{max(t['ms'] for t in chosen):.0f} ms ({max(t['cpu'] for t in chosen):.0f} CPU), "
+            f"median {handles:.0f} callbacks each; most time in (ms, callbacks a turn): "
+            + ", ".join(
+                f"{n} {ms:.0f} ({calls[n] / len(chosen):.1f})" for n, ms in names.most_common(8)
+            )
         )
     gcs = bot["gcs"]
     for generation in (1, 2):

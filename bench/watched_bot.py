@@ -49,14 +49,16 @@ def resumed_at(callback: Any) -> str:
     task = getattr(callback, "__self__", None)
     if isinstance(task, asyncio.Task):
         coro: Any = task.get_coro()
-        name = "?"
+        names: list[str] = []
         while coro is not None:
             code = getattr(coro, "cr_code", None) or getattr(coro, "gi_code", None)
             if code is None:
                 break
-            name = code.co_qualname
+            names.append(code.co_qualname)
             coro = getattr(coro, "cr_await", None) or getattr(coro, "gi_yieldfrom", None)
-        return name
+        # the innermost, and the outermost frame of ours below discord.py's event runner
+        ours = [n for n in names[:-1] if not n.startswith(("Client.", "_run_event"))]
+        return f"{names[-1]} < {ours[0]}" if ours else (names[-1] if names else "?")
     return getattr(callback, "__qualname__", type(callback).__name__)
 
 
@@ -112,15 +114,17 @@ class LoopWatch:
             watch.turn_cpu[bin_of(cpu)] += 1
             if watch._in_turn >= STALL or cpu >= STALL * 1000:
                 top: Counter[str] = Counter()
+                count: Counter[str] = Counter()
                 for name, seconds in watch._named:
                     top[name] += seconds * 1000
+                    count[name] += 1
                 watch.turns.append(
                     {
                         "end": time.monotonic(),
                         "ms": watch._in_turn * 1000,
                         "cpu": cpu,
                         "handles": watch._handles,
-                        "top": [(n, round(ms, 1)) for n, ms in top.most_common(6)],
+                        "top": [(n, round(ms, 1), count[n]) for n, ms in top.most_common(6)],
                     }
                 )
 

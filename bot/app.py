@@ -13,6 +13,7 @@ import json
 import logging
 import re
 import signal
+import sys
 import time
 from collections.abc import AsyncIterator, Callable
 from typing import TYPE_CHECKING, Any
@@ -451,6 +452,17 @@ def make_bot(
 # bot's CPU, and pauses over 100 ms. The bot's own process collects the young less often and
 # freezes what start-up built (tests run many bots in one process, so only run_bot does this).
 GC_THRESHOLDS = (50_000, 20, 100)
+# SQLite's thread takes the GIL back after each statement; at Python's default switch interval
+# (5 ms) it waited up to 5 ms each time the loop was busy with clicks: a group commit of thirty
+# moves took 10-14 ms at the median and up to 190 ms, instead of 2-7 and 40 (bench/convoy.py),
+# and a longer commit is a bigger next group, a longer burst of answers.
+SWITCH_INTERVAL = 0.0005
+
+
+def tune_process() -> None:
+    """What the bot's own process sets (tests run many bots in one process: not for them)."""
+    gc.set_threshold(*GC_THRESHOLDS)
+    sys.setswitchinterval(SWITCH_INTERVAL)
 
 
 def run_bot(settings: Settings, new_seed: Callable[[], int] | None = None) -> int:
@@ -465,7 +477,7 @@ def run_bot(settings: Settings, new_seed: Callable[[], int] | None = None) -> in
     if settings.discord_gateway:
         discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(settings.discord_gateway)
     token = settings.discord_token.get_secret_value() if settings.discord_token else ""
-    gc.set_threshold(*GC_THRESHOLDS)
+    tune_process()
     bot = make_bot(settings, new_seed=new_seed)  # seeds given: a benchmark's repeated runs
     bot.tune_gc = True
     try:
