@@ -525,7 +525,16 @@ async def counters_now(bots: list[asyncio.subprocess.Process], folder: Path) -> 
 
 
 async def wait_for_menus(emu: DiscordEmulator, users: list[int], played: set[int]) -> None:
-    await emu.wait_until(lambda: all(new_menu(emu, u, played) for u in users), timeout=120)
+    try:
+        await emu.wait_until(lambda: all(new_menu(emu, u, played) for u in users), timeout=120)
+    except EmulatorError:  # say whose menu is missing, and what their DMs show
+        missing = [u for u in users if not new_menu(emu, u, played)]
+        print(f"{len(missing)} of {len(users)} players have no new menu, e.g.:")
+        for user in missing[:4]:
+            dms = emu.dm_messages(user)
+            last = dms[-1].current_text()[:300].replace("\n", " | ") if dms else "no DM"
+            print(f"  {user}: {len(dms)} DMs, the last: {last}")
+        raise
 
 
 async def main() -> None:
@@ -717,10 +726,14 @@ async def open_loop_sweep(args: argparse.Namespace, fractions: list[float]) -> N
         bots.append(("against", args.against))
     runs: dict[tuple[str, float], list[Run]] = {}
 
-    async def run(name: str, root: Path | None, rate: float) -> Run:
+    async def run(name: str, root: Path | None, rate: float) -> Run | None:
         one = argparse.Namespace(**vars(args))
         one.rate, one.bot_root = rate, root
-        r = await one_pair(one, bare=False)
+        try:
+            r = await one_pair(one, bare=False)
+        except EmulatorError as exc:  # a loaded machine: a run may stop at setup; say so
+            print(f"  [{name}] offered {rate:.0f}/s: stopped ({exc})", flush=True)
+            return None
         runs.setdefault((name, rate and fraction_of[rate]), []).append(r)
         watch = watch_line(r) if r.watched else ""
         print(
@@ -739,7 +752,7 @@ async def open_loop_sweep(args: argparse.Namespace, fractions: list[float]) -> N
             base = args.rate
         else:
             saturated = [await run(name, root, 0) for name, root in order]
-            base = statistics.mean(r.rate for r in saturated)
+            base = statistics.mean(r.rate for r in saturated if r is not None)
             print(f"round {k + 1}: saturated {base:.0f}/s")
         for fraction in fractions:
             rate = fraction * base
