@@ -997,7 +997,11 @@ async def one_pair(
                         label = "Hard bot" if level == "hard" else "Add a bot player"
                         button = emu.get_message(table.id).button(label)
                         await emu.click(users[0], table.id, button)
-                    await emu.click(users[0], table.id, emu.get_message(table.id).button("Start"))
+                    start = emu.get_message(table.id).button("Start")
+                    started = await emu.click(users[0], table.id, start)
+                    if started.ephemeral or started.type not in (6, 7):  # not started: say why
+                        text = started.message.current_text()[:200] if started.message else ""
+                        print(f"table {channel}: Start answered {started.type}: {text}")
 
                 thinking = {c for c, _ in tables[:thinkers]}
                 if args.thinkers:  # one after the other: each table gets the same seed each run
