@@ -131,9 +131,10 @@ async def test_a_hard_seat_plays_its_planned_order_in_one_transaction(
     ballot, Confirm) as one run: one search, one transaction and one change a round, each move
     its own log entry, the game replaying to the stored state. (Each move was searched and
     written alone: five searches and five transactions a round.)"""
-    # A budget counted in simulations (enough to try every order), never cut by the clock.
+    # A budget counted in simulations, never cut by the clock: 12 a move, so 60 for an order
+    # of five moves (enough to try each of its 24 orders).
     with ThreadPoolExecutor(1) as pool:
-        robots = Robots(service, delay=0, think_seconds=600, think_simulations=48, executor=pool)
+        robots = Robots(service, delay=0, think_seconds=600, think_simulations=12, executor=pool)
         try:
             s = await hard_carnage(service, robots)
             changes: list[Change] = []
@@ -145,6 +146,7 @@ async def test_a_hard_seat_plays_its_planned_order_in_one_transaction(
                 s = await service.load(s.id)
                 assert s.state is not None and "bot-1" not in s.game.active_players(s.state)
                 assert robots.searches == round_number and robots.unthought == 0
+                assert robots.simulations == 60 * round_number
                 assert s.version == before + 1 and len(changes) == 1  # one transaction
                 moves = [a for a in await service.store.actions(s.id) if a.player == "bot-1"]
                 assert json.loads(moves[-1].action)["type"] == "confirm"
@@ -170,7 +172,7 @@ async def test_a_plan_whose_next_move_no_longer_fits_is_searched_again(
 
     monkeypatch.setattr(robots_module, "think", garbled)
     with ThreadPoolExecutor(1) as pool:
-        robots = Robots(service, delay=0, think_seconds=600, think_simulations=48, executor=pool)
+        robots = Robots(service, delay=0, think_seconds=600, think_simulations=12, executor=pool)
         try:
             s = await hard_carnage(service, robots)
             await robots.idle()

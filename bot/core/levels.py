@@ -161,6 +161,16 @@ def hard_move(
     return plan.moves[0], plan.simulations
 
 
+def plan_moves(game: Game[Any, Any], seen: GameState, player: PlayerId) -> int:
+    """How many of the seat's moves one search decides: its longest plan's (Café Carnage at a
+    round's start: three picks, a ballot and Confirm), else one. A search's budget is so many
+    moves' worth, so a plan is thought out as long as its moves were one by one."""
+    plans = game.search_hints().plans
+    if plans is None or not game.searchable(seen, player):
+        return 1
+    return max((len(plan) for plan in plans(seen, player)), default=1)
+
+
 Planner = Callable[[Any, PlayerId, Rng], Plan]
 
 
@@ -173,7 +183,7 @@ def hard_planner(
     stop: Callable[[], bool] | None = None,
 ) -> Planner:
     """A hard seat's planner (view, player, rng) → :class:`Plan`, ``policy`` playing its
-    rollouts."""
+    rollouts, ``simulations`` for each move the plan decides (:func:`plan_moves`)."""
 
     def plan(seen: Any, player: PlayerId, rng: Rng) -> Plan:
         return hard_plan(
@@ -183,7 +193,7 @@ def hard_planner(
             options=options,
             policy=policy,
             seed=rng.randint(0, (1 << 62) - 1),
-            simulations=simulations,
+            simulations=simulations * plan_moves(game, seen, player),
             stop=stop,
         )
 

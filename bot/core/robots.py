@@ -24,7 +24,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from bot.core.errors import StorageFull, UserError
-from bot.core.levels import Level, Plan, easy_strategy, normal_strategy
+from bot.core.levels import Level, Plan, easy_strategy, normal_strategy, plan_moves
 from bot.core.seat_view import as_seen_by
 from bot.core.seats import is_robot, robot_level, robot_number
 from bot.core.sessions import Change, Session, SessionService
@@ -300,7 +300,11 @@ class Robots:
             self._executor = thinking_pool(self.think_workers)
         # The budget runs from now, by the clock: a search queued behind others, or starved of
         # CPU by the clicks (its worker is at idle priority), answers with what it has by then.
-        deadline = time.monotonic() + self.think_seconds
+        # A plan of several moves gets their budgets together (they are played in one run),
+        # within the bot's pause: it never makes the table wait longer than it pauses anyway.
+        depth = plan_moves(s.game, seen, player)
+        budget = max(self.think_seconds, min(self.think_seconds * depth, pause))
+        deadline = time.monotonic() + budget
         work = asyncio.get_running_loop().run_in_executor(
             self._executor,
             think,
@@ -310,12 +314,12 @@ class Robots:
             json.dumps(s.options.model_dump(mode="json")),
             seed,
             deadline,
-            self.think_simulations,
+            self.think_simulations * depth,
         )
         try:
             # Its answer is awaited as long as the bot pauses anyway (the budget and a grace at
             # least): on a busy machine, the worker may get its CPU late.
-            patience = max(pause, self.think_seconds + THINK_GRACE)
+            patience = max(pause, budget + THINK_GRACE)
             raw, compared, ran, cpu = await asyncio.wait_for(work, timeout=patience)
             moves = [s.game.parse_action(move) for move in raw]
         except asyncio.CancelledError:
