@@ -352,10 +352,10 @@ class Robots:
             if following is not None:
                 move = following.next_move(s, s.state, player)
                 if move is None:  # past an uncompared plan: the normal player's turn goes on
-                    move = self._decided(s, player)
+                    move = self._level_move(s, player)
                 following.chose(s, s.state, player, move)
                 return move
-            return self._decided(s, player)
+            return self._level_move(s, player)
 
         try:
             # Its moves nobody else sees (picks in a simultaneous step) are played together,
@@ -374,7 +374,7 @@ class Robots:
         self.moves_played += len(result.applied)
         return True
 
-    def _decided(self, s: Session, player: PlayerId) -> BaseModel:
+    def _level_move(self, s: Session, player: PlayerId) -> BaseModel:
         """The seat's level's move, decided here (easy, or normal: a hard seat's without a
         plan)."""
         assert s.state is not None
