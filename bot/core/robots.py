@@ -158,7 +158,7 @@ class Robots:
         self.searches = 0  # the hard bots' searches answered, in all (tests, benchmarks)
         self.simulations = 0  # their simulations
         self.think_cpu = 0.0  # the CPU seconds they took, in the workers (benchmarks)
-        self.unthought = 0  # hard moves played without a search's answer in time
+        self.unthought = 0  # hard turns (runs) played without a search's answer in time
         self._random = random.Random()
         self._checks: dict[int, asyncio.Task[None]] = {}
         self._looking: asyncio.Task[None] | None = None  # the start's look at every session
