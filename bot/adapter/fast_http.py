@@ -24,7 +24,7 @@ from typing import Any
 from urllib.parse import urlencode, urlsplit
 
 IDLE_KEPT = 64  # idle connections kept per host; more are closed
-IDLE_SECONDS = 30.0  # an idle connection older than this is closed, not reused
+IDLE_SECONDS = 15.0  # an idle connection older than this is closed, not reused (as aiohttp)
 TIMEOUT = 300.0  # seconds for one request and its answer (aiohttp's default total)
 
 
