@@ -80,8 +80,15 @@ sys.path.insert(0, str(ROOT))
 import aiohttp  # noqa: E402
 
 from bench.cluster import cpu_seconds, database  # noqa: E402
+from bench.watched_bot import LoopWatch  # noqa: E402
 from bot.app import GC_THRESHOLDS  # noqa: E402
-from emulator import DiscordEmulator, EmulatorError, Message, RestCall  # noqa: E402
+from emulator import (  # noqa: E402
+    DiscordEmulator,
+    EmulatorError,
+    InteractionResult,
+    Message,
+    RestCall,
+)
 from emulator.models import version_text  # noqa: E402
 from emulator.ratelimits import GLOBAL_WINDOW  # noqa: E402
 
@@ -175,6 +182,14 @@ class Pace:
 
 
 PACE = Pace(0)
+TIMES: list[tuple[float, float]] = []  # each measured click: (dispatched at, latency), loop time
+HERE = LoopWatch()  # --watch: this process's loop (the emulator's and every player's)
+
+
+def note(result: InteractionResult) -> float:
+    """A click's latency, noted with when it was dispatched (for --watch)."""
+    TIMES.append((result.record.dispatched_at, result.latency))
+    return result.latency
 
 
 @dataclass
@@ -222,7 +237,7 @@ async def play_seat(
         await PACE.wait()
         record(mine, user, message.id, custom_id, None, emu)
         result = await emu.click(user, message.id, custom_id)
-        latencies.append(result.latency)
+        latencies.append(note(result))
         if result.type not in (6, 7) or result.ephemeral:
             print("refused:", result.message.current_text()[:200] if result.message else result)
 
@@ -236,7 +251,7 @@ async def play_seat(
     confirm = emu.get_message(message.id).button(CONFIRM)
     record(mine, user, message.id, confirm, None, emu)
     result = await emu.click(user, message.id, confirm)
-    latencies.append(result.latency)
+    latencies.append(note(result))
 
 
 async def play_seat_in_channel(
@@ -252,7 +267,7 @@ async def play_seat_in_channel(
         await PACE.wait()
         record(mine, user, message_id, custom_id, None, emu)
         result = await emu.click(user, message_id, custom_id)
-        latencies.append(result.latency)
+        latencies.append(note(result))
 
     def confirm_enabled() -> bool:  # the answer to the last pick may come after a deferral
         buttons = emu.get_message(message_id).buttons()
@@ -263,7 +278,7 @@ async def play_seat_in_channel(
     confirm = emu.get_message(message_id).button(CONFIRM)
     record(mine, user, message_id, confirm, None, emu)
     result = await emu.click(user, message_id, confirm)
-    latencies.append(result.latency)
+    latencies.append(note(result))
 
 
 def is_turn_notice(message: Message) -> bool:
@@ -510,7 +525,16 @@ async def counters_now(bots: list[asyncio.subprocess.Process], folder: Path) -> 
 
 
 async def wait_for_menus(emu: DiscordEmulator, users: list[int], played: set[int]) -> None:
-    await emu.wait_until(lambda: all(new_menu(emu, u, played) for u in users), timeout=120)
+    try:
+        await emu.wait_until(lambda: all(new_menu(emu, u, played) for u in users), timeout=120)
+    except EmulatorError:  # say whose menu is missing, and what their DMs show
+        missing = [u for u in users if not new_menu(emu, u, played)]
+        print(f"{len(missing)} of {len(users)} players have no new menu, e.g.:")
+        for user in missing[:4]:
+            dms = emu.dm_messages(user)
+            last = dms[-1].current_text()[:300].replace("\n", " | ") if dms else "no DM"
+            print(f"  {user}: {len(dms)} DMs, the last: {last}")
+        raise
 
 
 async def main() -> None:
@@ -582,6 +606,29 @@ async def main() -> None:
     parser.add_argument(
         "--budget", type=int, default=50, help="--paced: the bot's REST requests per second"
     )
+    parser.add_argument(
+        "--sweep",
+        help="open loop: a saturated run, then runs at these fractions of its rate "
+        "(e.g. 0.7,0.8,0.9; of --rate if given, with no saturated run), cafebot alone; "
+        "with --pairs N, N rounds of them",
+    )
+    parser.add_argument(
+        "--watch",
+        choices=["off", "on", "detail"],
+        default="off",
+        help="watch the bot's event loop for stalls (bench/watched_bot.py) and line its slow "
+        "clicks up with them; detail: name what ran in each long turn of the loop",
+    )
+    parser.add_argument(
+        "--bot-root",
+        type=Path,
+        help="run the bot of another checkout (this bench and emulator): paired before/after runs",
+    )
+    parser.add_argument(
+        "--against",
+        type=Path,
+        help="--sweep: each run also with the bot of this checkout (e.g. main's), alternating",
+    )
     args = parser.parse_args()
     if args.thinkers > args.sessions:
         parser.error("--thinkers: at most --sessions")
@@ -605,6 +652,9 @@ async def main() -> None:
 
     if args.thinkers:
         await with_and_without_thinkers(args)
+        return
+    if args.sweep:
+        await open_loop_sweep(args, [float(f) for f in args.sweep.split(",")])
         return
     pairs = [await one_pair(args) for _ in range(args.pairs)]
     if len(pairs) > 1:
@@ -659,6 +709,173 @@ class Run:
     think_cpu: float  # CPU s its hard bots' workers took, in all
     simulations: int
     unthought: int  # hard moves played without a search's answer in time
+    rate: float = 0.0  # clicks per second achieved
+    # --watch: the bot's report, this process's, and each click's (dispatched, latency)
+    watched: tuple[dict[str, Any], dict[str, Any], list[tuple[float, float]]] | None = None
+
+
+SLOW_MS = 50.0  # a click slower than this misses the open loop's target (p99 < 50 ms)
+
+
+async def open_loop_sweep(args: argparse.Namespace, fractions: list[float]) -> None:
+    """--sweep: per round, the saturated rate (as fast as acked), then the open loop at each
+    fraction of it, cafebot alone; with --against, each run with both bots in turn (who goes
+    first alternating), at the same offered rates (fractions of their saturated rates' mean)."""
+    bots: list[tuple[str, Path | None]] = [("this", args.bot_root)]
+    if args.against:
+        bots.append(("against", args.against))
+    runs: dict[tuple[str, float], list[Run]] = {}
+
+    async def run(name: str, root: Path | None, rate: float) -> Run | None:
+        one = argparse.Namespace(**vars(args))
+        one.rate, one.bot_root = rate, root
+        try:
+            r = await one_pair(one, bare=False)
+        except EmulatorError as exc:  # a loaded machine: a run may stop at setup; say so
+            print(f"  [{name}] offered {rate:.0f}/s: stopped ({exc})", flush=True)
+            return None
+        runs.setdefault((name, rate and fraction_of[rate]), []).append(r)
+        watch = watch_line(r) if r.watched else ""
+        print(
+            f"  [{name}] offered {rate:.0f}/s: {r.rate:.0f}/s, p50 {r.p50:.1f} ms, "
+            f"p99 {r.p99:.1f} ms, bot CPU {r.bot_cpu:.2f} s per 1,000 clicks{watch}",
+            flush=True,
+        )
+        if r.watched and args.watch == "detail":
+            show_watch(r)
+        return r
+
+    fraction_of: dict[float, float] = {}
+    for k in range(args.pairs):
+        order = bots if k % 2 == 0 else bots[::-1]
+        if args.rate:  # fractions of a rate given: no saturated runs
+            base = args.rate
+        else:
+            saturated = [await run(name, root, 0) for name, root in order]
+            base = statistics.mean(r.rate for r in saturated if r is not None)
+            print(f"round {k + 1}: saturated {base:.0f}/s")
+        for fraction in fractions:
+            rate = fraction * base
+            fraction_of[rate] = fraction
+            for name, root in order:
+                await run(name, root, rate)
+    print()
+    print(f"{args.pairs} round(s); p50 / p99 ms per run; stalls: the bot's loop woke 20 ms late")
+    for name, _ in bots:
+        for fraction in [0.0, *fractions]:
+            got = runs.get((name, fraction), [])
+            if not got:
+                continue
+            label = "saturated" if not fraction else f"{fraction:.0%}"
+            p99s = ", ".join(f"{r.p50:.0f}/{r.p99:.0f}" for r in got)
+            stalls = [stalls_per_10k(r) for r in got if r.watched]
+            turns = [long_turns_per_10k(r) for r in got if r.watched]
+            more = (
+                f"; per 10,000 clicks: turns of ≥ 20 ms CPU {spread(turns, 1)}, "
+                f"stalls {spread(stalls, 1)}"
+                if stalls
+                else ""
+            )
+            print(
+                f"  [{name}] {label:>9}: {spread([r.rate for r in got], 0)} clicks/s; "
+                f"p99 {spread([r.p99 for r in got], 1)} ms ({p99s}){more}"
+            )
+
+
+def stalls_per_10k(run: Run) -> float:
+    assert run.watched is not None
+    bot, _, clicks = run.watched
+    return 10_000 * len(bot["stalls"]) / len(clicks)
+
+
+def long_turns_per_10k(run: Run, at_least_ms: float = 20) -> float:
+    """The bot loop's turns that took ``at_least_ms`` of its CPU, per 10,000 clicks: stalls that
+    a quiet machine would see too."""
+    assert run.watched is not None
+    bot, _, clicks = run.watched
+    return 10_000 * sum(1 for t in bot["turns"] if t["cpu"] >= at_least_ms) / len(clicks)
+
+
+def watch_line(run: Run) -> str:
+    assert run.watched is not None
+    bot, here, clicks = run.watched
+    per = 10_000 / len(clicks)
+    return (
+        f"; per 10,000 clicks: bot turns of ≥ 20 ms CPU {long_turns_per_10k(run):.1f}, "
+        f"bot stalls ≥ 20 ms {len(bot['stalls']) * per:.1f}, "
+        f"emulator stalls {len(here['stalls']) * per:.1f}"
+    )
+
+
+def overlapping(events: list[float], clicks: list[tuple[float, float]], before: float) -> int:
+    """How many clicks were in flight at one of ``events`` (times), or ``before`` s earlier."""
+    times = sorted(events)
+    count = 0
+    for start, latency in clicks:
+        if any(start - before <= t <= start + latency for t in times):
+            count += 1
+    return count
+
+
+def show_watch(run: Run) -> None:
+    """What the bot's loop and this process's did during a run, and what its slow clicks
+    overlapped (see bench/watched_bot.py)."""
+    assert run.watched is not None
+    bot, here, clicks = run.watched
+    slow = [(t, lat) for t, lat in clicks if lat * 1000 >= SLOW_MS]
+    print(f"    bot loop lag (ms): {dict(sorted(bot['lag'].items()))}")
+    print(f"    bot turns by CPU (ms): {dict(sorted(bot['turn_cpu'].items()))}")
+    print(f"    emulator loop lag (ms): {dict(sorted(here['lag'].items()))}")
+    turns = bot["turns"]
+    for kind, chosen in (
+        ("ms", [t for t in turns if t["ms"] >= 20]),
+        ("ms of CPU", [t for t in turns if t["cpu"] >= 20]),
+    ):
+        if not chosen:
+            continue
+        names: Counter[str] = Counter()
+        calls: Counter[str] = Counter()
+        for turn in chosen:
+            for name, ms, n in turn["top"]:
+                names[name] += ms
+                calls[name] += n
+        handles = statistics.median(t["handles"] for t in chosen)
+        print(
+            f"    bot turns ≥ 20 {kind}: {len(chosen)}, longest "
+            f"{max(t['ms'] for t in chosen):.0f} ms ({max(t['cpu'] for t in chosen):.0f} CPU), "
+            f"median {handles:.0f} callbacks each; most time in (ms, callbacks a turn): "
+            + ", ".join(
+                f"{n} {ms:.0f} ({calls[n] / len(chosen):.1f})" for n, ms in names.most_common(8)
+            )
+        )
+    gcs = bot["gcs"]
+    for generation in (1, 2):
+        ms = [g[2] for g in gcs if g[1] == generation]
+        if ms:
+            print(f"    bot gc generation {generation}: {len(ms)} × {spread(ms, 1)} ms")
+    commits = bot["commits"]
+    if commits:
+        sizes = [c[1] for c in commits]
+        took = [c[2] for c in commits]
+        checkpoints = [c[2] for c in commits if c[3]]
+        print(
+            f"    group commits: {len(commits)}, moves each {spread(sizes, 1)}, "
+            f"ms each {spread(took, 1)}; checkpoints {len(checkpoints)}"
+            + (f" ({spread(checkpoints, 1)} ms)" if checkpoints else "")
+        )
+    if slow:
+        stalls = [due for due, _ in bot["stalls"]]
+        long_turns = [t["end"] for t in turns]
+        gen2 = [g[0] for g in gcs if g[1] == 2]
+        long_commits = [c[0] for c in commits if c[2] >= 20 or c[3]]
+        emulator = [due for due, _ in here["stalls"]]
+        print(
+            f"    clicks ≥ {SLOW_MS:.0f} ms: {len(slow)} of {len(clicks)}; in flight at a bot "
+            f"stall {overlapping(stalls, slow, 0)}, a long bot turn "
+            f"{overlapping(long_turns, slow, 0)}, a gen-2 gc {overlapping(gen2, slow, 0)}, "
+            f"a commit ≥ 20 ms or checkpoint {overlapping(long_commits, slow, 0)}, an emulator "
+            f"stall {overlapping(emulator, slow, 0)}"
+        )
 
 
 async def with_and_without_thinkers(args: argparse.Namespace) -> None:
@@ -732,8 +949,12 @@ async def one_pair(
                 "CAFEBOT_LOG_LEVEL": os.environ.get("BENCH_LOG_LEVEL", "WARNING"),
                 # The budget over the emulator's scaled window: its global limit, no less.
                 "CAFEBOT_REST_BUDGET_WINDOW": str(emu.rate_limiter.scale),
-                "PYTHONPATH": str(ROOT),
+                "PYTHONPATH": str(args.bot_root or ROOT),
             }
+            if args.bot_root:
+                env["BENCH_BOT_ROOT"] = str(args.bot_root)
+            if args.watch != "off":
+                env["BENCH_WATCH"] = "detail" if args.watch == "detail" else "1"
             if len(guilds) == 1:
                 env["CAFEBOT_DEV_GUILD_ID"] = str(guild)
             if args.think_seconds is not None:
@@ -748,6 +969,8 @@ async def one_pair(
                 if args.thinkers:  # the same games in every run: seeds from --seed
                     command = [str(ROOT / "bench" / "seeded_bot.py")]
                     env["BENCH_SEED"] = str(args.seed)
+                elif args.watch != "off":
+                    command = [str(ROOT / "bench" / "watched_bot.py")]
                 if profile:
                     out = profile if args.processes == 1 else f"{profile}.{index}"
                     command = ["-m", "cProfile", "-o", out, *command]
@@ -774,7 +997,11 @@ async def one_pair(
                         label = "Hard bot" if level == "hard" else "Add a bot player"
                         button = emu.get_message(table.id).button(label)
                         await emu.click(users[0], table.id, button)
-                    await emu.click(users[0], table.id, emu.get_message(table.id).button("Start"))
+                    start = emu.get_message(table.id).button("Start")
+                    started = await emu.click(users[0], table.id, start)
+                    if started.ephemeral or started.type not in (6, 7):  # not started: say why
+                        text = started.message.current_text()[:200] if started.message else ""
+                        print(f"table {channel}: Start answered {started.type}: {text}")
 
                 thinking = {c for c, _ in tables[:thinkers]}
                 if args.thinkers:  # one after the other: each table gets the same seed each run
@@ -788,7 +1015,11 @@ async def one_pair(
                 dm_channels = {str(emu.dm_channel_id(u)) for u in everyone}
 
                 renders_before = await counters_now(bots, Path(tmp))  # lobbies, first DMs
-                PACE.rate = args.rate
+                PACE.rate, PACE.next_slot = args.rate, 0.0
+                TIMES.clear()
+                if args.watch != "off":
+                    HERE.install_once(asyncio.get_running_loop())
+                    HERE.reset()
                 latencies: list[float] = []
                 calls_before = len(emu.rest_calls)
                 CLICKS.clear()
@@ -822,6 +1053,12 @@ async def one_pair(
                 elapsed = time.perf_counter() - started
                 here = time.process_time() - here_before
                 busy = cpu_seconds(pids) - cpu_before  # while clicking (no tail)
+                watched = None
+                if args.watch != "off":  # the bot's watch over the clicking alone
+                    here_watch = HERE.report()
+                    await counters_now(bots, Path(tmp))
+                    bot_watch = json.loads((Path(tmp) / "stats.0.json.watch.1.json").read_text())
+                    watched = (bot_watch, here_watch, list(TIMES))
                 # Let the last round's reveals, table edits and new DMs go out.
                 await wait_for_menus(emu, everyone, played)
                 await asyncio.sleep(1.0)
@@ -846,7 +1083,11 @@ async def one_pair(
                     float(thought["think_cpu"]),
                     int(thought["simulations"]),
                     int(thought["unthought"]),
+                    len(latencies) / elapsed,
+                    watched,
                 )
+                if args.sweep:
+                    return run
                 print(
                     f"{args.sessions} sessions, {thinkers} with a {level} bot: "
                     f"{len(latencies)} clicks, p50 {run.p50:.1f} ms, p99 {run.p99:.1f} ms, "

@@ -13,8 +13,10 @@ import json
 import logging
 import re
 import signal
+import sys
 import time
 from collections.abc import AsyncIterator, Callable
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import discord
@@ -27,6 +29,7 @@ from bot.adapter.clicked import install as install_clicks
 from bot.adapter.closed_dms import ClosedDms
 from bot.adapter.commands import GameCommands
 from bot.adapter.components import Controls
+from bot.adapter.fast_http import FastHttp, Observer
 from bot.adapter.items import Handlers, install_fast_dispatch, make_items, on_message
 from bot.adapter.messenger import Messenger
 from bot.adapter.pacing import Pacer
@@ -95,6 +98,7 @@ class CafeBot(commands.Bot):
 
             self.metrics = Metrics()
         self.monitor: Monitor | None = None
+        self.fast_http: FastHttp | None = None  # the interaction callbacks' connections
         super().__init__(
             command_prefix=commands.when_mentioned,
             intents=intents,
@@ -132,11 +136,23 @@ class CafeBot(commands.Bot):
 
         return {"http_trace": http_trace(self.metrics)}
 
+    def _observe_answer(self) -> Observer | None:
+        """The callbacks' own connections count their answers as the trace counts the rest."""
+        metrics = self.metrics
+        if metrics is None:
+            return None
+        from bot.adapter.monitoring import count_answer
+
+        return partial(count_answer, metrics)
+
     async def setup_hook(self) -> None:
         settings = self.settings
         # Interaction callbacks retried only inside Discord's window (bot/adapter/callbacks.py);
         # set here, in the task that connects: every event's task inherits it.
-        async_context.set(CallbackAdapter(lambda: self.application_id, clock=self.clock))
+        self.fast_http = FastHttp(self.http.user_agent, observe=self._observe_answer())
+        async_context.set(
+            CallbackAdapter(lambda: self.application_id, clock=self.clock, fast=self.fast_http)
+        )
         if settings.stats_path is not None:
             asyncio.get_running_loop().add_signal_handler(signal.SIGUSR1, self.write_stats)
         self.store = await open_store(
@@ -361,6 +377,8 @@ class CafeBot(commands.Bot):
                 if self.monitor is not None:
                     await self.monitor.stop()
             finally:
+                if self.fast_http is not None:
+                    await self.fast_http.close()
                 if hasattr(self, "store"):
                     await self.store.close()
 
@@ -451,6 +469,17 @@ def make_bot(
 # bot's CPU, and pauses over 100 ms. The bot's own process collects the young less often and
 # freezes what start-up built (tests run many bots in one process, so only run_bot does this).
 GC_THRESHOLDS = (50_000, 20, 100)
+# SQLite's thread takes the GIL back after each statement; at Python's default switch interval
+# (5 ms) it waited up to 5 ms each time the loop was busy with clicks: a group commit of thirty
+# moves took 10-14 ms at the median and up to 190 ms, instead of 2-7 and 40 (bench/convoy.py),
+# and a longer commit is a bigger next group, a longer burst of answers.
+SWITCH_INTERVAL = 0.0005
+
+
+def tune_process() -> None:
+    """What the bot's own process sets (tests run many bots in one process: not for them)."""
+    gc.set_threshold(*GC_THRESHOLDS)
+    sys.setswitchinterval(SWITCH_INTERVAL)
 
 
 def run_bot(settings: Settings, new_seed: Callable[[], int] | None = None) -> int:
@@ -465,7 +494,7 @@ def run_bot(settings: Settings, new_seed: Callable[[], int] | None = None) -> in
     if settings.discord_gateway:
         discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(settings.discord_gateway)
     token = settings.discord_token.get_secret_value() if settings.discord_token else ""
-    gc.set_threshold(*GC_THRESHOLDS)
+    tune_process()
     bot = make_bot(settings, new_seed=new_seed)  # seeds given: a benchmark's repeated runs
     bot.tune_gc = True
     try:

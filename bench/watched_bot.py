@@ -1,0 +1,226 @@
+"""The bot as ``python -m bot`` runs it, its event loop watched for stalls (bench/bot.py
+``--watch``): what made a click wait when the loop had the CPU to answer it at once.
+
+- **lag**: a ticker asks to wake every 5 ms and records how late it woke (a histogram, and each
+  stall of 20 ms or more with its time);
+- **turns**: the loop's turns by the CPU its thread spent in them (a histogram: the figure load
+  from other processes cannot inflate), and every turn whose callbacks ran for 20 ms or more
+  or took 20 ms of CPU, with how many ran and (``BENCH_WATCH=detail``) which, by the coroutine
+  each resumed;
+- **gc**: every collection of generation 1 or 2, its length and time;
+- **commits**: every SQLite group commit (its moves, its time in the database thread, and
+  whether it checkpointed the WAL into the database file).
+
+Times are ``time.monotonic()``, the clock the emulator's loop runs on: bench/bot.py lines them up
+with its slow clicks. Each SIGUSR1 (the bench's ``counters_now``) writes what was seen since the
+last one to ``<stats_path>.watch.<n>.json`` and starts again, so the bench reads its measured
+phase alone. The same ``LoopWatch`` watches the bench's own loop (the emulator's).
+
+    BENCH_WATCH=1 CAFEBOT_STATS_PATH=… .venv/bin/python bench/watched_bot.py
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import json
+import os
+import sys
+import time
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+TICK = 0.005  # the ticker's period
+STALL = 0.020  # a wake this late, or a turn this long, is a stall
+BINS_MS = (1, 2, 5, 10, 20, 50, 100, 200)  # the lag histogram's upper bounds (and over)
+
+
+def bin_of(ms: float) -> str:
+    for bound in BINS_MS:
+        if ms < bound:
+            return f"<{bound}"
+    return f">={BINS_MS[-1]}"
+
+
+def resumed_at(callback: Any) -> str:
+    """Where a callback resumes: the innermost coroutine a task's step wakes, else its name."""
+    task = getattr(callback, "__self__", None)
+    if isinstance(task, asyncio.Task):
+        coro: Any = task.get_coro()
+        names: list[str] = []
+        while coro is not None:
+            code = getattr(coro, "cr_code", None) or getattr(coro, "gi_code", None)
+            if code is None:
+                break
+            names.append(code.co_qualname)
+            coro = getattr(coro, "cr_await", None) or getattr(coro, "gi_yieldfrom", None)
+        # the innermost, and the outermost frame of ours below discord.py's event runner
+        ours = [n for n in names[:-1] if not n.startswith(("Client.", "_run_event"))]
+        return f"{names[-1]} < {ours[0]}" if ours else (names[-1] if names else "?")
+    return getattr(callback, "__qualname__", type(callback).__name__)
+
+
+class LoopWatch:
+    """Stalls of the running loop; see the module's docstring."""
+
+    def __init__(self, detail: bool = False) -> None:
+        self.detail = detail
+        self.reset()
+        self._ticker: asyncio.Task[None] | None = None
+        self._in_turn = 0.0  # callbacks' time in the current turn
+        self._handles = 0
+        self._named: list[tuple[str, float]] = []
+        self._gc_started = 0.0
+
+    def reset(self) -> None:
+        self.started = time.monotonic()
+        self.lag: Counter[str] = Counter()
+        self.turn_cpu: Counter[str] = Counter()  # the loop's turns by their CPU ms
+        self.stalls: list[tuple[float, float]] = []  # (when the wake was due, ms late)
+        self.turns: list[dict[str, Any]] = []
+        self.gcs: list[tuple[float, int, float]] = []  # (end, generation, ms)
+        self.commits: list[tuple[float, int, float, bool]] = []  # (end, moves, ms, checkpoint)
+
+    def install(self, loop: asyncio.AbstractEventLoop) -> None:
+        self._ticker = loop.create_task(self._tick())
+        self._patch_turns(loop)
+        gc.callbacks.append(self._gc)
+
+    def install_once(self, loop: asyncio.AbstractEventLoop) -> None:
+        if self._ticker is None:
+            self.install(loop)
+
+    async def _tick(self) -> None:
+        loop = asyncio.get_running_loop()
+        while True:
+            due = loop.time() + TICK
+            await asyncio.sleep(TICK)
+            late = (loop.time() - due) * 1000
+            self.lag[bin_of(late)] += 1
+            if late >= STALL * 1000:
+                self.stalls.append((due, late))
+
+    def _patch_turns(self, loop: asyncio.AbstractEventLoop) -> None:
+        run_once: Callable[[], None] = loop._run_once  # type: ignore[attr-defined]
+        watch = self
+
+        def turn() -> None:
+            watch._in_turn, watch._handles, watch._named = 0.0, 0, []
+            cpu = time.thread_time()
+            run_once()
+            cpu = (time.thread_time() - cpu) * 1000  # the loop's own CPU: what load can't add
+            watch.turn_cpu[bin_of(cpu)] += 1
+            if watch._in_turn >= STALL or cpu >= STALL * 1000:
+                top: Counter[str] = Counter()
+                count: Counter[str] = Counter()
+                for name, seconds in watch._named:
+                    top[name] += seconds * 1000
+                    count[name] += 1
+                watch.turns.append(
+                    {
+                        "end": time.monotonic(),
+                        "ms": watch._in_turn * 1000,
+                        "cpu": cpu,
+                        "handles": watch._handles,
+                        "top": [(n, round(ms, 1), count[n]) for n, ms in top.most_common(6)],
+                    }
+                )
+
+        loop._run_once = turn  # type: ignore[attr-defined]
+        original = asyncio.events.Handle._run
+
+        def run(handle: asyncio.Handle) -> None:
+            name = resumed_at(handle._callback) if watch.detail else ""  # type: ignore[attr-defined]
+            began = time.perf_counter()
+            original(handle)
+            took = time.perf_counter() - began
+            watch._in_turn += took
+            watch._handles += 1
+            if watch.detail:
+                watch._named.append((name, took))
+
+        asyncio.events.Handle._run = run  # type: ignore[method-assign]
+
+    def _gc(self, phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            self._gc_started = time.perf_counter()
+        elif info["generation"] > 0:
+            ms = (time.perf_counter() - self._gc_started) * 1000
+            self.gcs.append((time.monotonic(), info["generation"], ms))
+
+    def commit(self, moves: int, seconds: float, checkpoint: bool) -> None:
+        self.commits.append((time.monotonic(), moves, seconds * 1000, checkpoint))
+
+    def report(self) -> dict[str, Any]:
+        return {
+            "started": self.started,
+            "ended": time.monotonic(),
+            "lag": dict(self.lag),
+            "turn_cpu": dict(self.turn_cpu),
+            "stalls": self.stalls,
+            "turns": self.turns,
+            "gcs": self.gcs,
+            "commits": self.commits,
+        }
+
+
+def watch_commits(watch: LoopWatch) -> None:
+    """Time each SQLite group commit in its thread, and see whether it checkpointed (the
+    database file itself was written: SQLite's auto-checkpoint runs inside a COMMIT)."""
+    from bot.core.store.sqlite import SqliteStore
+
+    original = SqliteStore._commit_group
+    files: dict[int, str] = {}  # the database's file, by store
+
+    def commit_group(self: SqliteStore, works: list[Any]) -> Any:
+        path = files.get(id(self))
+        if path is None:
+            path = files[id(self)] = self._conn._conn.execute("PRAGMA database_list").fetchone()[2]
+        before = os.stat(path).st_mtime_ns if path else 0
+        began = time.perf_counter()
+        try:
+            return original(self, works)
+        finally:
+            took = time.perf_counter() - began
+            after = os.stat(path).st_mtime_ns if path else 0
+            watch.commit(len(works), took, after != before)
+
+    SqliteStore._commit_group = commit_group  # type: ignore[method-assign]
+
+
+def main() -> int:
+    # BENCH_BOT_ROOT: the bot of another checkout (bench/bot.py --bot-root), watched alike.
+    sys.path.insert(
+        0, os.environ.get("BENCH_BOT_ROOT") or str(Path(__file__).resolve().parent.parent)
+    )
+    from bot.app import CafeBot, run_bot
+    from bot.core.config import load_settings
+
+    watch = LoopWatch(detail=os.environ.get("BENCH_WATCH") == "detail")
+    watch_commits(watch)
+    dumps = 0
+    setup_hook, write_stats = CafeBot.setup_hook, CafeBot.write_stats
+
+    async def watched_setup(self: CafeBot) -> None:
+        watch.install(asyncio.get_running_loop())
+        await setup_hook(self)
+
+    def watched_stats(self: CafeBot) -> None:
+        nonlocal dumps
+        path = self.settings.stats_path
+        if path is not None:  # before the stats file, which the bench waits for
+            out = path.with_name(f"{path.name}.watch.{dumps}.json")
+            out.write_text(json.dumps(watch.report()), encoding="utf-8")
+            dumps += 1
+        watch.reset()
+        write_stats(self)
+
+    CafeBot.setup_hook = watched_setup  # type: ignore[method-assign]
+    CafeBot.write_stats = watched_stats  # type: ignore[method-assign]
+    return run_bot(load_settings())
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,102 @@
+"""SQLite's writer off the event loop's critical path: a group commit's callers are resumed a few
+at a time, a turn of the loop apart (not all in one turn), the WAL is copied into the
+database in the reader's thread (not by a COMMIT that every waiting move waits for), and the
+bot's process hands the GIL to the database's thread within half a millisecond."""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import shutil
+import sqlite3
+import sys
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from bot.app import GC_THRESHOLDS, SWITCH_INTERVAL, tune_process
+from bot.core.store.sqlite import TELL_AT_ONCE, WAL_BACKSTOP_PAGES, SqliteStore
+
+
+async def test_a_group_s_callers_are_resumed_a_few_per_turn(tmp_path: Path) -> None:
+    store = await SqliteStore.open(tmp_path / "t.sqlite3")
+    try:
+        await store.raw_execute("CREATE TABLE t (n INTEGER)")
+        turn = 0
+
+        def count_turns() -> None:  # one call per turn of the loop
+            nonlocal turn
+            turn += 1
+            loop.call_soon(count_turns)
+
+        loop = asyncio.get_running_loop()
+        resumed: list[int] = []
+
+        async def insert(n: int) -> None:
+            await store._run("INSERT INTO t VALUES (?)", (n,))
+            resumed.append(turn)
+
+        loop.call_soon(count_turns)
+        groups = TELL_AT_ONCE * 2 + 1
+        await asyncio.gather(*(insert(n) for n in range(groups)))  # queued together: one group
+        per_turn = Counter(resumed)
+        assert sorted(per_turn.values(), reverse=True) == [TELL_AT_ONCE, TELL_AT_ONCE, 1]
+        first = min(per_turn)
+        assert sorted(per_turn) == [first, first + 1, first + 2]  # consecutive turns
+        assert await store._fetch("SELECT COUNT(*) AS n FROM t") == [{"n": groups}]
+    finally:
+        await store.close()
+
+
+async def test_the_wal_reaches_the_database_file_in_the_background(tmp_path: Path) -> None:
+    path = tmp_path / "t.sqlite3"
+    store = await SqliteStore.open(path)
+    try:
+        assert await store._fetch("PRAGMA wal_autocheckpoint") == [
+            {"wal_autocheckpoint": WAL_BACKSTOP_PAGES}
+        ]
+        store.checkpoint_every = 0.0  # after every group commit
+        await store.raw_execute("CREATE TABLE t (n INTEGER)")
+        for n in range(3):
+            assert store._checkpoint is not None
+            await store._checkpoint  # the previous write's
+            await store._run("INSERT INTO t VALUES (?)", (n,))
+        assert store._checkpoint is not None
+        await store._checkpoint
+        assert store.checkpoints == 4
+        # The database file alone (its WAL left behind) holds every row: nothing was left for
+        # a writer's checkpoint to copy, and the writer's own starts only past the backstop.
+        alone = tmp_path / "copy.sqlite3"
+        shutil.copyfile(path, alone)
+        copy = sqlite3.connect(alone)
+        try:
+            assert copy.execute("SELECT n FROM t ORDER BY n").fetchall() == [(0,), (1,), (2,)]
+        finally:
+            copy.close()
+    finally:
+        await store.close()
+
+
+async def test_no_background_checkpoint_sooner_than_its_interval(tmp_path: Path) -> None:
+    store = await SqliteStore.open(tmp_path / "t.sqlite3")
+    try:
+        store.checkpoint_every = 3600.0
+        await store.raw_execute("CREATE TABLE t (n INTEGER)")
+        for n in range(5):
+            await store._run("INSERT INTO t VALUES (?)", (n,))
+        assert store._checkpoint is None and store.checkpoints == 0
+    finally:
+        await store.close()
+
+
+def test_the_bot_s_process_hands_the_gil_over_sooner() -> None:
+    before, thresholds = sys.getswitchinterval(), gc.get_threshold()
+    try:
+        tune_process()  # what run_bot does first
+        assert sys.getswitchinterval() == pytest.approx(SWITCH_INTERVAL)
+        assert sys.getswitchinterval() < 0.005 / 5  # Python's default is 5 ms
+        assert gc.get_threshold() == GC_THRESHOLDS
+    finally:
+        sys.setswitchinterval(before)
+        gc.set_threshold(*thresholds)
