@@ -38,6 +38,7 @@ from games.breakfast_vs_aliens.state import (
     EscapeStep,
     OfferStep,
     Pass,
+    outside_deck,
 )
 from games.breakfast_vs_aliens.strategies import capture_worth, greedy, plain
 from games.engine import PlayerId, SearchHints
@@ -69,15 +70,9 @@ def candidates(state: BvaState, player: PlayerId) -> list[Action]:
 
 def deal(seen: BvaState, rng: Rng) -> BvaState | None:
     """A world ``seen`` cannot tell from the real one: the deck (all tokens in a seat's view)
-    holds the cards the table does not show, in a random order. None: the view holds more
-    than that (not Mini-Muffin's)."""
-    shown = {*seen.escaped, *seen.discard, *seen.beside, *seen.alien_disasters, *seen.play}
-    if seen.alien is not None:
-        shown.add(seen.alien)
-    for cards in (*seen.heroes.values(), *seen.jails.values(), *seen.waiting.values()):
-        shown.update(cards)
-    for treasures in seen.attached.values():
-        shown.update(treasures)
+    holds the cards outside it that the seat does not see, in a random order. None: the view
+    hides more than the deck (another player's peek: not Mini-Muffin's)."""
+    shown = set(outside_deck(seen))
     unseen = [c for c in ALL_CARDS if c not in shown]
     if len(unseen) != len(seen.deck) or seen.peek:
         return None
