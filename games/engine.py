@@ -109,8 +109,9 @@ class SearchHints:
     field is optional (None: the search's general way).
 
     - ``plans(view, player)``: the moves to compare, each a sequence of the player's own moves
-      played one after another (a whole order, not its first pick); the bot plays the first
-      move of the best. Each plan must start with a legal move.
+      played one after another (a whole order, not its first pick); the bot plays the best
+      one's moves in a row while nobody else sees them (each checked again as it comes), the
+      first of them at least. Each plan must start with a legal move.
     - ``value(start, state, player)``: stop a simulated game at ``state`` (``start`` is the
       view the search began from) and score it for ``player`` in [0, 1]; None: play on.
     - ``others``: who plays the other seats in simulated games (else the rollout player);

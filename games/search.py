@@ -16,9 +16,10 @@ simulation
 4. scores the end for the seat: its share of the win, a little for its score margin (or the
    hints' value).
 
-The move (the plan's first) played most often wins; until every one was tried once, the rollout
-player's own move. The budget is a number of simulations and, optionally, a ``stop`` callback the caller
-polls (a clock lives outside ``games/``, which stays pure).
+The plan played most often wins (all its moves: a bot plays them in a row); until every one was
+tried once, the rollout player's own move. The budget is a number of simulations and,
+optionally, a ``stop`` callback the caller polls (a clock lives outside ``games/``, which stays
+pure).
 """
 
 from __future__ import annotations
@@ -46,8 +47,13 @@ class CannotDeterminize(Exception):
 
 @dataclass
 class SearchResult:
-    action: BaseModel
+    action: BaseModel  # the plan's first move
     simulations: int  # simulations that reached a result
+    # The best plan's moves (``action`` first); one move where there were no plans to compare.
+    plan: list[BaseModel] = field(default_factory=list)
+    # False: the budget ran out before every plan was tried, so ``action`` is the rollout
+    # player's own move (and the rest of its turn is the rollout player's to choose).
+    compared: bool = True
     visits: dict[int, int] = field(default_factory=dict)  # by index in the view's legal moves
     values: dict[int, float] = field(default_factory=dict)  # mean reward, same keys
 
@@ -232,7 +238,8 @@ def search(
         raise ValueError(f"{player} has no legal move")
     rng = Rng(seed=seed)
     if len(legal) == 1 or not game.searchable(seen, player):
-        return SearchResult(action=policy(seen, player, rng), simulations=0)
+        only = policy(seen, player, rng)
+        return SearchResult(action=only, simulations=0, plan=[only])
     hints = game.search_hints()
     plans: list[Sequence[BaseModel]] = (
         [list(plan) for plan in hints.plans(seen, player) if plan]
@@ -240,7 +247,7 @@ def search(
         else [[move] for move in legal]
     )
     if len(plans) == 1:
-        return SearchResult(action=plans[0][0], simulations=0)
+        return SearchResult(action=plans[0][0], simulations=0, plan=list(plans[0]))
     # The rollout player's own move: the answer until the search has tried every move (a
     # budget too short to compare them all must not play whichever came first).
     try:
@@ -292,12 +299,15 @@ def search(
         )
     else:
         best = max(range(len(plans)), key=lambda i: (visits[i], totals[i]))
-    action = plans[best][0]
+    plan = list(plans[best])
+    starved = False  # not every plan tried: the rollout player's move
     if fallback is not None and fallback in legal and 0 in visits:
-        action = fallback
+        plan, starved = [fallback], True
     return SearchResult(
-        action=action,
+        action=plan[0],
         simulations=done,
+        plan=plan,
+        compared=not starved,
         visits={i: v for i, v in enumerate(visits) if v},
         values={i: totals[i] / visits[i] for i in range(len(plans)) if visits[i]},
     )

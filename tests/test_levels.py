@@ -7,13 +7,22 @@ import json
 
 import pytest
 
-from bot.core.arena import Match, parse_seats, play_match, run_arena, wilson
+from bot.core.arena import Match, parse_seats, play_match, play_plan, run_arena, wilson
 from bot.core.errors import UserError
-from bot.core.levels import Level, determinizer, easy_strategy, hard_move, normal_strategy
+from bot.core.levels import (
+    Level,
+    Plan,
+    determinizer,
+    easy_strategy,
+    hard_move,
+    hard_plan,
+    normal_strategy,
+)
 from bot.core.seat_view import as_seen_by
 from bot.core.seats import robot_level
 from bot.core.sessions import SessionService
 from games import REGISTRY
+from games.cafe_carnage.state import Confirm, Pick
 from games.engine import GameState, apply, new_game
 from games.rng import Rng
 from games.search import is_token, search
@@ -251,3 +260,32 @@ def test_a_budget_too_short_to_try_every_move_plays_the_normal_move() -> None:
     )
     assert short.simulations == 2
     assert short.action == normal(seen, "bot-1", Rng(seed=1))
+
+
+def test_the_arena_plays_a_hard_seats_plan_as_a_bot_player_does() -> None:
+    """Café Carnage: the whole order searched once (picks, ballot, Confirm) is played in a row;
+    a plan whose next move no longer fits stops there (the seat searches again); the normal
+    move of a search that compared nothing goes on with the normal player's, up to the move
+    the table sees."""
+    game = REGISTRY["cafe-carnage"]
+    state = carnage()
+    options = game.parse_options({})
+    _, normal = normal_strategy(game, "bot-1")
+    seen = as_seen_by(game, state, "bot-1", 5)
+    plan = hard_plan(game, seen, "bot-1", options=options, policy=normal, seed=3, simulations=48)
+    assert plan.compared and len(plan.moves) == 5 and plan.moves[-1] == Confirm()
+    ordered = play_plan(game, state, "bot-1", plan, normal, Rng(seed=1))
+    assert "bot-1" not in game.active_players(ordered)  # its order is made and confirmed
+    expected = state
+    for move in plan.moves:
+        expected = apply(game, expected, "bot-1", move)
+    assert ordered == expected
+
+    garbled = Plan([plan.moves[0], Pick(card="not-a-dish"), *plan.moves[2:]], 48)
+    once = play_plan(game, state, "bot-1", garbled, normal, Rng(seed=1))
+    assert once == apply(game, state, "bot-1", plan.moves[0])
+
+    starved = hard_plan(game, seen, "bot-1", options=options, policy=normal, seed=3, simulations=2)
+    assert not starved.compared and starved.moves == [normal(seen, "bot-1", Rng(seed=3))]
+    by_normal = play_plan(game, state, "bot-1", starved, normal, Rng(seed=1))
+    assert "bot-1" not in game.active_players(by_normal)

@@ -212,8 +212,7 @@ async def test_moves_while_a_bot_seat_pauses_start_no_check(service: SessionServ
 class OneMoveAtATime(Robots):
     """Bot players as they were: each move its own transaction."""
 
-    async def _plays_runs(self, session_id: int, player: str) -> bool:
-        return False
+    PLAYS_RUNS = False
 
 
 async def test_a_bot_seats_private_moves_are_one_transaction(service: SessionService) -> None:

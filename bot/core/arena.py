@@ -3,7 +3,8 @@ parallel worker processes, and each level's win share (a cooperative game: its t
 rate) is printed with a 95 % interval.
 
 Seats rotate from game to game (game k seats the levels shifted by k), so no level keeps the
-first seat. Every seat decides from its own view (``seat_view``), as a bot player does.
+first seat. Every seat decides from its own view (``seat_view``), as a bot player does, and a
+hard seat plays its plan as a bot player does (:func:`play_plan`).
 """
 
 from __future__ import annotations
@@ -15,13 +16,22 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-from bot.core.levels import Level, level_strategy, normal_strategy, parse_level
+from bot.core.levels import (
+    Level,
+    Plan,
+    Planner,
+    hard_planner,
+    level_strategy,
+    normal_strategy,
+    parse_level,
+)
 from bot.core.seat_view import as_seen_by
 from games import REGISTRY
-from games.engine import Game, Strategy, apply, new_game
+from games.engine import Game, GameState, PlayerId, Strategy, apply, new_game
 from games.rng import Rng
 
 MAX_MOVES = 20_000
+RUN_MOST = 32  # as a bot player's run (bot.core.service.playing.PRIVATE_RUN_MOST)
 
 
 @dataclass(frozen=True)
@@ -92,8 +102,13 @@ def play_match(match: Match) -> tuple[list[float], bool, bool]:
     ids = [f"bot-{i + 1}" for i in range(len(match.levels))]
     options = game.parse_options(json.loads(match.options))
     strategies: dict[str, Strategy] = {}
+    planners: dict[str, Planner] = {}
     for i, (pid, level) in enumerate(zip(ids, match.levels, strict=True)):
         strategies[pid] = _strategy(game, level, pid, i + 1, match, options)
+        if level is Level.HARD:
+            planners[pid] = hard_planner(
+                game, strategies[pid], options=options, simulations=match.simulations
+            )
     state = new_game(game, ids, options, match.seed)
     rng = Rng(seed=match.seed)
     for _ in range(MAX_MOVES):
@@ -107,8 +122,12 @@ def play_match(match: Match) -> tuple[list[float], bool, bool]:
         mover = next(p for p in state.players if p in active)
         seen = as_seen_by(game, state, mover, rng.randint(0, (1 << 62) - 1))
         try:
-            move = strategies[mover](seen, mover, rng)
-            state = apply(game, state, mover, move)
+            if mover in planners:
+                plan = planners[mover](seen, mover, rng)
+                state = play_plan(game, state, mover, plan, strategies[mover], rng)
+            else:
+                move = strategies[mover](seen, mover, rng)
+                state = apply(game, state, mover, move)
         except Exception:
             # As a bot player does (bot.core.robots): a strategy that fails on its view (it
             # reached for a token) or picks a refused move gets the rules' default move.
@@ -116,36 +135,58 @@ def play_match(match: Match) -> tuple[list[float], bool, bool]:
     return [0.0] * len(ids), False, False
 
 
+def play_plan(
+    game: Game[Any, Any],
+    state: GameState,
+    player: PlayerId,
+    plan: Plan,
+    normal: Strategy,
+    rng: Rng,
+) -> GameState:
+    """A hard seat's plan played as a bot player plays it (``bot.core.robots``): its first
+    move, then the next ones in a row while each move so far changed no view but the seat's own
+    and the seat is still awaited (the last may be seen by all), each still legal; past the end
+    of a plan whose search compared nothing, the normal player's moves. A plan cut short is
+    searched again at the seat's next move."""
+    moves = plan.moves
+    after = apply(game, state, player, moves[0])  # refused: the caller's default move
+    touched = game.views_touched(state, after, player)
+    state, played = after, 1
+    while (
+        played < RUN_MOST
+        and touched is not None
+        and touched <= {player}
+        and game.outcome(state) is None
+        and player in game.active_players(state)
+    ):
+        if played < len(moves):
+            move = moves[played]
+        elif plan.compared:
+            break  # the plan is played: the seat searches again
+        else:
+            seen = as_seen_by(game, state, player, rng.randint(0, (1 << 62) - 1))
+            move = normal(seen, player, rng)
+        if not game.is_legal(state, player, move):
+            break  # it no longer fits: the seat searches again
+        after = apply(game, state, player, move)
+        more = game.views_touched(state, after, player)
+        touched = None if more is None else touched | more
+        state, played = after, played + 1
+    return state
+
+
 def _strategy(
     game: Game[Any, Any], level: Level, pid: str, number: int, match: Match, options: Any
 ) -> Strategy:
+    """The seat's player: easy's, or the normal one (a hard seat's rollouts and fallbacks)."""
+    if level is Level.EASY:
+        return level_strategy(game, level, pid)
     if match.mode is None:
-        return level_strategy(
-            game, level, pid, number=number, options=options, simulations=match.simulations
-        )
+        return level_strategy(game, Level.NORMAL, pid, number=number, options=options)
     named = game.strategies()
     if match.mode not in named:
         raise ValueError(f"{game.title} has no player called {match.mode!r}")
-    normal = named[match.mode]
-    if level is Level.NORMAL:
-        return normal
-    if level is Level.EASY:
-        return level_strategy(game, level, pid)
-    from bot.core.levels import hard_move  # the search, with the mode's player for rollouts
-
-    def hard(seen: Any, player: str, rng: Rng) -> Any:
-        move, _ = hard_move(
-            game,
-            seen,
-            player,
-            options=options,
-            policy=normal,
-            seed=rng.randint(0, (1 << 62) - 1),
-            simulations=match.simulations,
-        )
-        return move
-
-    return hard
+    return named[match.mode]
 
 
 def matches(

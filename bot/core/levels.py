@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import json
 from collections.abc import Callable
+from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
@@ -88,7 +89,20 @@ def determinizer(game: Game[Any, Any], players: list[PlayerId], options: BaseMod
     return determinize
 
 
-def hard_move(
+@dataclass(frozen=True)
+class Plan:
+    """A hard seat's decision: the moves it means to play in a row (the first now, each next one
+    while nobody else has seen a move of it yet, each checked again before it is played: Café
+    Carnage's whole order), and how many simulations chose them. ``compared`` False: the search
+    had no time to compare its plans, so the move is the normal player's, whose turn it then
+    goes on with."""
+
+    moves: list[BaseModel]
+    simulations: int
+    compared: bool = True
+
+
+def hard_plan(
     game: Game[Any, Any],
     seen: GameState,
     player: PlayerId,
@@ -98,14 +112,14 @@ def hard_move(
     seed: int,
     simulations: int,
     stop: Callable[[], bool] | None = None,
-) -> tuple[BaseModel, int]:
-    """The search's move from the seat's view ``seen``, and how many simulations it ran; the
-    normal move when the view cannot be filled in. A game with a search of its own
-    (``Game.search_move``) plays that instead."""
+) -> Plan:
+    """The search's plan from the seat's view ``seen``; the normal move when the view cannot be
+    filled in. A game with a search of its own (``Game.search_move``) plays that instead, one
+    move at a time."""
     if game.searchable(seen, player):
         own = game.search_move(seen, player, simulations=simulations, stop=stop)
         if own is not None:
-            return own
+            return Plan([own[0]], own[1])
     try:
         result = run_search(
             game,
@@ -118,8 +132,72 @@ def hard_move(
             stop=stop,
         )
     except CannotDeterminize:
-        return policy(seen, player, Rng(seed=seed)), 0
-    return result.action, result.simulations
+        return Plan([policy(seen, player, Rng(seed=seed))], 0, compared=False)
+    return Plan(result.plan or [result.action], result.simulations, result.compared)
+
+
+def hard_move(
+    game: Game[Any, Any],
+    seen: GameState,
+    player: PlayerId,
+    *,
+    options: BaseModel,
+    policy: Strategy,
+    seed: int,
+    simulations: int,
+    stop: Callable[[], bool] | None = None,
+) -> tuple[BaseModel, int]:
+    """The first move of :func:`hard_plan`, and how many simulations ran."""
+    plan = hard_plan(
+        game,
+        seen,
+        player,
+        options=options,
+        policy=policy,
+        seed=seed,
+        simulations=simulations,
+        stop=stop,
+    )
+    return plan.moves[0], plan.simulations
+
+
+def plan_moves(game: Game[Any, Any], seen: GameState, player: PlayerId) -> int:
+    """How many of the seat's moves one search decides: its longest plan's (Café Carnage at a
+    round's start: three picks, a ballot and Confirm), else one. A search's budget is so many
+    moves' worth, so a plan is thought out as long as its moves were one by one."""
+    plans = game.search_hints().plans
+    if plans is None or not game.searchable(seen, player):
+        return 1
+    return max((len(plan) for plan in plans(seen, player)), default=1)
+
+
+Planner = Callable[[Any, PlayerId, Rng], Plan]
+
+
+def hard_planner(
+    game: Game[Any, Any],
+    policy: Strategy,
+    *,
+    options: BaseModel,
+    simulations: int,
+    stop: Callable[[], bool] | None = None,
+) -> Planner:
+    """A hard seat's planner (view, player, rng) → :class:`Plan`, ``policy`` playing its
+    rollouts, ``simulations`` for each move the plan decides (:func:`plan_moves`)."""
+
+    def plan(seen: Any, player: PlayerId, rng: Rng) -> Plan:
+        return hard_plan(
+            game,
+            seen,
+            player,
+            options=options,
+            policy=policy,
+            seed=rng.randint(0, (1 << 62) - 1),
+            simulations=simulations * plan_moves(game, seen, player),
+            stop=stop,
+        )
+
+    return plan
 
 
 def level_strategy(
@@ -139,19 +217,9 @@ def level_strategy(
     if level is Level.NORMAL:
         return normal
     opts = options if options is not None else game.parse_options({})
+    planner = hard_planner(game, normal, options=opts, simulations=simulations, stop=stop)
 
     def hard(seen: Any, player: PlayerId, rng: Rng) -> BaseModel:
-        seed = rng.randint(0, (1 << 62) - 1)
-        move, _ = hard_move(
-            game,
-            seen,
-            player,
-            options=opts,
-            policy=normal,
-            seed=seed,
-            simulations=simulations,
-            stop=stop,
-        )
-        return move
+        return planner(seen, player, rng).moves[0]
 
     return hard

@@ -24,14 +24,14 @@ from typing import Any
 from pydantic import BaseModel
 
 from bot.core.errors import StorageFull, UserError
-from bot.core.levels import Level, easy_strategy, normal_strategy
+from bot.core.levels import Level, Plan, easy_strategy, normal_strategy, plan_moves
 from bot.core.seat_view import as_seen_by
 from bot.core.seats import is_robot, robot_level, robot_number
 from bot.core.sessions import Change, Session, SessionService
 from bot.core.store import SessionStatus
 from bot.core.tasks import cancel_and_wait
 from bot.core.thinking import think, thinking_pool
-from games.engine import Game, GameState, PlayerId, Strategy
+from games.engine import Game, GameState, IllegalAction, PlayerId, Strategy, apply
 from games.rng import Rng
 
 log = logging.getLogger(__name__)
@@ -71,13 +71,56 @@ class _NotAwaited(Exception):
     """The seat is no longer awaited (someone else moved first, the game ended)."""
 
 
+class _StalePlan(Exception):
+    """A thought's first move is no longer legal (the table moved on while it thought)."""
+
+
+class _PlanDone(Exception):
+    """A run has played its plan (or the plan's next move no longer fits): it ends there."""
+
+
 @dataclass(frozen=True)
 class Thought:
-    """A hard bot's move, thought out on the session at ``version``."""
+    """A hard bot's plan, thought out on the session at ``version``."""
 
     version: int
-    move: BaseModel
-    simulations: int
+    plan: Plan
+
+
+class _Following:
+    """Where a run is in a thought's plan. The run's next call comes with the state the last
+    move left: its next move is the plan's next; any other state (a write retried on the stored
+    state) starts from the plan's first move."""
+
+    def __init__(self, thought: Thought) -> None:
+        self.thought = thought
+        self.index = -1  # the move last chosen
+        self.after: GameState | None = None  # the state it leaves
+
+    def next_move(self, s: Session, state: GameState, player: PlayerId) -> BaseModel | None:
+        """The plan's move for ``state``; None past the end of a plan whose search compared
+        nothing (the normal player goes on)."""
+        moves = self.thought.plan.moves
+        index = self.index + 1 if self.after is not None and state == self.after else 0
+        self.index, self.after = index, None
+        if index == 0:
+            if self.thought.version != s.version and not s.game.is_legal(state, player, moves[0]):
+                raise _StalePlan()
+            return moves[0]
+        if index >= len(moves):
+            if self.thought.plan.compared:
+                raise _PlanDone()  # searched again on the state the run leaves
+            return None
+        if not s.game.is_legal(state, player, moves[index]):
+            raise _PlanDone()  # it no longer fits: searched again
+        return moves[index]
+
+    def chose(self, s: Session, state: GameState, player: PlayerId, move: BaseModel) -> None:
+        """``move`` is played on ``state``: the run's next call comes with what it leaves."""
+        try:
+            self.after = apply(s.game, state, player, move)
+        except IllegalAction:
+            self.after = None  # refused: the rules say so to the run
 
 
 # Past its budget, how long the bot waits at least for a search's answer (else as long as it
@@ -88,6 +131,10 @@ THINK_GRACE = 1.0
 
 class Robots:
     """Plays every awaited bot seat of every open session, one task per seat."""
+
+    # A seat's moves that change no view but its own are played in a run with the next one
+    # (``act_with``'s ``private_run``); False: each in a transaction of its own (tests).
+    PLAYS_RUNS = True
 
     def __init__(
         self,
@@ -108,9 +155,10 @@ class Robots:
         self.think_workers = think_workers
         self._executor = executor
         self._own_executor = executor is None
-        self.simulations = 0  # the hard bots' searches, in all (tests, benchmarks)
+        self.searches = 0  # the hard bots' searches answered, in all (tests, benchmarks)
+        self.simulations = 0  # their simulations
         self.think_cpu = 0.0  # the CPU seconds they took, in the workers (benchmarks)
-        self.unthought = 0  # hard moves played without a search's answer in time
+        self.unthought = 0  # hard turns (runs) played without a search's answer in time
         self._random = random.Random()
         self._checks: dict[int, asyncio.Task[None]] = {}
         self._looking: asyncio.Task[None] | None = None  # the start's look at every session
@@ -213,12 +261,18 @@ class Robots:
             thought = await self._think(session_id, player, pause)
             # The thinking is part of the pause: a hard bot is no slower than the others.
             await self.sleep(max(0.0, pause - (loop.time() - started)))
+            stale = 0
             while True:
                 try:
                     moved = await self._play(session_id, player, thought)
                     break
                 except StorageFull:  # logged by the store, once: the move waits for room
                     await self.sleep(DISK_FULL_RETRY)
+                except _StalePlan:
+                    # The table moved on while it thought (a deadline began a new round): it
+                    # thinks again, once; then the normal move.
+                    stale += 1
+                    thought = await self._think(session_id, player) if stale == 1 else None
         except asyncio.CancelledError:
             raise
         except Exception:
@@ -229,7 +283,7 @@ class Robots:
             self.request(session_id)  # still awaited (a turn of several moves)? move again
 
     async def _think(self, session_id: int, player: PlayerId, pause: float = 0.0) -> Thought | None:
-        """A hard seat's move, searched in a worker process within the budget; None for the
+        """A hard seat's plan, searched in a worker process within the budget; None for the
         other levels, or when the search could not run or did not answer by the end of the
         bot's ``pause`` (a grace past the budget at least): the normal move is played then."""
         s = await self.service.load(session_id)
@@ -246,7 +300,11 @@ class Robots:
             self._executor = thinking_pool(self.think_workers)
         # The budget runs from now, by the clock: a search queued behind others, or starved of
         # CPU by the clicks (its worker is at idle priority), answers with what it has by then.
-        deadline = time.monotonic() + self.think_seconds
+        # A plan of several moves gets their budgets together (they are played in one run),
+        # within the bot's pause: it never makes the table wait longer than it pauses anyway.
+        depth = plan_moves(s.game, seen, player)
+        budget = max(self.think_seconds, min(self.think_seconds * depth, pause))
+        deadline = time.monotonic() + budget
         work = asyncio.get_running_loop().run_in_executor(
             self._executor,
             think,
@@ -256,14 +314,14 @@ class Robots:
             json.dumps(s.options.model_dump(mode="json")),
             seed,
             deadline,
-            self.think_simulations,
+            self.think_simulations * depth,
         )
         try:
             # Its answer is awaited as long as the bot pauses anyway (the budget and a grace at
             # least): on a busy machine, the worker may get its CPU late.
-            patience = max(pause, self.think_seconds + THINK_GRACE)
-            raw, ran, cpu = await asyncio.wait_for(work, timeout=patience)
-            move = s.game.parse_action(raw)
+            patience = max(pause, budget + THINK_GRACE)
+            raw, compared, ran, cpu = await asyncio.wait_for(work, timeout=patience)
+            moves = [s.game.parse_action(move) for move in raw]
         except asyncio.CancelledError:
             raise
         except TimeoutError:
@@ -274,38 +332,37 @@ class Robots:
         except Exception as exc:
             log.warning("bot player %s of session %s could not think: %r", player, session_id, exc)
             return None
+        if not moves:
+            return None
+        self.searches += 1
         self.simulations += ran
         self.think_cpu += cpu
-        return Thought(s.version, move, ran)
+        return Thought(s.version, Plan(moves, ran, compared))
 
     async def _play(
         self, session_id: int, player: PlayerId, thought: Thought | None = None
     ) -> bool:
+        following = _Following(thought) if thought is not None else None
+
         def choose(s: Session) -> BaseModel:
             if s.status is not SessionStatus.ACTIVE or s.state is None:
                 raise _NotAwaited()
             if player not in s.game.active_players(s.state):
                 raise _NotAwaited()
-            if thought is not None and (
-                thought.version == s.version or s.game.is_legal(s.state, player, thought.move)
-            ):
-                return thought.move
-            seat = s.player(player)
-            level = Level(robot_level(seat.name)) if seat is not None else Level.NORMAL
-            try:
-                return decide(s.game, s.state, player, decision_seed(s, player), level)
-            except Exception:
-                # A strategy that fails (e.g. it reached for a hidden card and found a token):
-                # the rules' default move, as for a player whose clock ran out.
-                log.exception("the strategy of bot player %s failed", player)
-                default: BaseModel = s.game.on_timeout(s.state, player)
-                return default
+            if following is not None:
+                move = following.next_move(s, s.state, player)
+                if move is None:  # past an uncompared plan: the normal player's turn goes on
+                    move = self._level_move(s, player)
+                following.chose(s, s.state, player, move)
+                return move
+            return self._level_move(s, player)
 
         try:
             # Its moves nobody else sees (picks in a simultaneous step) are played together,
-            # up to one that others see: one pause, one transaction.
+            # up to one that others see: one pause, one transaction. A hard seat's are its
+            # plan's, searched once.
             result = await self.service.act_with(
-                session_id, player, choose, private_run=await self._plays_runs(session_id, player)
+                session_id, player, choose, private_run=self.PLAYS_RUNS
             )
         except _NotAwaited:
             return False
@@ -317,11 +374,20 @@ class Robots:
         self.moves_played += len(result.applied)
         return True
 
-    async def _plays_runs(self, session_id: int, player: PlayerId) -> bool:
-        """Whether the seat plays its private moves in a run: not a hard one, each of whose
-        moves is searched for alone."""
-        seat = (await self.service.load(session_id)).player(player)
-        return seat is None or robot_level(seat.name) != Level.HARD
+    def _level_move(self, s: Session, player: PlayerId) -> BaseModel:
+        """The seat's level's move, decided here (easy, or normal: a hard seat's without a
+        plan)."""
+        assert s.state is not None
+        seat = s.player(player)
+        level = Level(robot_level(seat.name)) if seat is not None else Level.NORMAL
+        try:
+            return decide(s.game, s.state, player, decision_seed(s, player), level)
+        except Exception:
+            # A strategy that fails (e.g. it reached for a hidden card and found a token):
+            # the rules' default move, as for a player whose clock ran out.
+            log.exception("the strategy of bot player %s failed", player)
+            default: BaseModel = s.game.on_timeout(s.state, player)
+            return default
 
     async def _play_default(self, session_id: int, player: PlayerId) -> bool:
         s = await self.service.load(session_id)

@@ -79,13 +79,14 @@ def think(
     seed: int,
     deadline: float,
     simulations: int,
-) -> tuple[dict[str, Any], int, float]:
-    """A hard bot's move, in a worker process: the search from the seat's view (JSON) until the
+) -> tuple[list[dict[str, Any]], bool, int, float]:
+    """A hard bot's plan, in a worker process: the search from the seat's view (JSON) until the
     clock (``time.monotonic``, the same in every process) reaches ``deadline`` or
     ``simulations`` ran; one simulation at least, so a deadline already past still answers
-    (the normal move, when the search could not compare the moves). The move (JSON), how many
-    simulations ran and the CPU seconds it took."""
-    from bot.core.levels import hard_move, normal_strategy  # at the worker's low priority
+    (the normal move, when the search could not compare the plans). The plan's moves (JSON),
+    whether its plans were compared (:class:`bot.core.levels.Plan`), how many simulations ran
+    and the CPU seconds it took."""
+    from bot.core.levels import hard_plan, normal_strategy  # at the worker's low priority
     from bot.core.seats import robot_number
     from games import REGISTRY
 
@@ -94,7 +95,7 @@ def think(
     seen = game.load_state(seen_json)
     options = game.parse_options(json.loads(options_json))
     _, normal = normal_strategy(game, player, robot_number(player))
-    move, ran = hard_move(
+    plan = hard_plan(
         game,
         seen,
         player,
@@ -104,4 +105,5 @@ def think(
         simulations=simulations,
         stop=lambda: time.monotonic() >= deadline,
     )
-    return move.model_dump(mode="json"), ran, cpu_seconds() - started
+    moves = [move.model_dump(mode="json") for move in plan.moves]
+    return moves, plan.compared, plan.simulations, cpu_seconds() - started

@@ -5,8 +5,9 @@ and confirmed. Searched move by move, the first pick would be judged with the re
 left to the rollout player (who runs with the priciest meal), so a plain meal and a ballot that
 go together were never tried together. The search compares whole orders instead: every
 combination of the dishes still to pick and of the ballot kinds in hand, one per meal total and
-ballot kind (dishes of one value cost and score alike; under no repeats the names count); the bot
-plays the order's first move, and asks again for the rest, the picks it made staying put.
+ballot kind (dishes of one value cost and score alike; under no repeats the names count). The bot
+plays the best order whole: its picks and ballot, which nobody else sees, and its Confirm, as one
+run (``bot.core.robots``), so a round costs one search and one transaction.
 """
 
 from __future__ import annotations
