@@ -103,3 +103,14 @@ def test_hard_places_a_treasure_alike_whatever_the_deck_order_is() -> None:
     assert len(own) == 2 and own[0] is not None
     assert own[0] == own[1] == moves[0]
     assert moves[0][0] in GAME.legal_actions(first, player)
+
+
+def test_the_best_other_move_goes_on_after_half_the_budget() -> None:
+    # Gains over the normal player's move (the first), in the worlds all three played.
+    assert thinking.best_gain([[0.5] * 4, [0.4] * 4, [0.6] * 3]) == 1  # the third, counted from 0
+    assert thinking.best_gain([[0.5] * 4, [0.6] * 4, [0.4] * 4]) == 0
+    state, player = an_offer_with_a_choice()
+    seen = as_seen_by(GAME, state, player, 5)
+    assert isinstance(seen, BvaState)
+    result = thinking.search_move(seen, player, 60)
+    assert result is not None and result[1] == 60  # the whole budget, however it was shared
