@@ -27,6 +27,7 @@ from games.breakfast_vs_aliens.state import (
     PeekStep,
     ShieldStep,
     action_adapter,
+    outside_deck,
 )
 from games.breakfast_vs_aliens.strategies import strategies
 from games.breakfast_vs_aliens.views import private_view, public_view
@@ -128,20 +129,10 @@ class BreakfastVsAliens(Game[BvaState, Action]):
 
     # -- checks ----------------------------------------------------------------------------------
     def check_invariants(self, state: BvaState) -> None:
-        places: list[str] = [*state.deck, *state.play, *state.beside, *state.escaped]
-        places += [*state.discard, *state.peek, *state.alien_disasters]
-        if state.alien is not None:
-            places.append(state.alien)
-        if state.disaster is not None:
-            places.append(state.disaster)
-        if isinstance(state.pending, AttachStep | JamStep):
-            places.append(state.pending.treasure)  # in the gainer's hand, being placed
-        for p in state.players:
-            places += state.heroes[p] + state.waiting[p] + state.jails[p]
+        places = [*state.deck, *outside_deck(state)]
         for hero, treasures in state.attached.items():
             assert treasures, f"{hero} has an empty treasure list"
             assert any(hero in state.heroes[p] for p in state.players), f"{hero} not in play"
-            places += treasures
         counts = Counter(places)
         dupes = sorted(c for c, n in counts.items() if n > 1)
         assert not dupes, f"cards in two places: {dupes}"

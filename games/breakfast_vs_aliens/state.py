@@ -295,3 +295,23 @@ class BvaState(GameState):
 
 
 STATE_FIELDS: frozenset[str] = frozenset(BvaState.model_fields)
+
+
+def outside_deck(state: BvaState) -> list[str]:
+    """Every card not in the draw deck, wherever it lies: with the deck, each of the game's
+    cards once (``check_invariants``). In a seat's view, as that seat sees them (a card it may
+    not see, another player's peek, is a token): what a sampled deck must leave out
+    (``thinking.deal``). One list for both, so they cannot drift apart."""
+    cards = [*state.play, *state.beside, *state.escaped, *state.discard, *state.peek]
+    cards += state.alien_disasters
+    if state.alien is not None:
+        cards.append(state.alien)
+    if state.disaster is not None:
+        cards.append(state.disaster)
+    if isinstance(state.pending, AttachStep | JamStep):
+        cards.append(state.pending.treasure)  # in the gainer's hand, being placed
+    for p in state.players:
+        cards += state.heroes[p] + state.waiting[p] + state.jails[p]
+    for treasures in state.attached.values():
+        cards += treasures
+    return cards

@@ -10,6 +10,8 @@ good, and the deck's order decides far more of a game than one capture does. So:
   (:func:`candidates`);
 - every candidate plays the same sampled decks (common random numbers): what differs between
   their results is the move's doing, not the deck's;
+- after :data:`HALVE` of the budget only the normal player's move and the best other so far
+  go on, so the one comparison that can change the move gets the most decks;
 - each simulated game is played by the normal player for its first :data:`WEIGHED_MOVES`
   moves (every seat: the opponents answer as the real ones would), then by the quick ``plain``
   player to the end (:func:`playout`);
@@ -38,6 +40,7 @@ from games.breakfast_vs_aliens.state import (
     EscapeStep,
     OfferStep,
     Pass,
+    outside_deck,
 )
 from games.breakfast_vs_aliens.strategies import capture_worth, greedy, plain
 from games.engine import PlayerId, SearchHints
@@ -45,6 +48,7 @@ from games.rng import V2_SEEDS, Rng
 
 CAPTURES = 3  # capture options compared (the normal player's best), besides letting it go
 WEIGHED_MOVES = 8  # moves of a simulated game played by the normal player, then plain ones
+HALVE = 0.5  # after this share of the budget, only the normal move and the best other go on
 MARGIN = 1.0  # standard errors by which a move must beat the normal player's to be played
 SHARE = 0.9  # a simulated game's result: this much for the win, the rest for the margin
 MAX_MOVES = 2_000  # a simulated game never runs longer (Mini-Muffin's take ~100 moves)
@@ -69,15 +73,9 @@ def candidates(state: BvaState, player: PlayerId) -> list[Action]:
 
 def deal(seen: BvaState, rng: Rng) -> BvaState | None:
     """A world ``seen`` cannot tell from the real one: the deck (all tokens in a seat's view)
-    holds the cards the table does not show, in a random order. None: the view holds more
-    than that (not Mini-Muffin's)."""
-    shown = {*seen.escaped, *seen.discard, *seen.beside, *seen.alien_disasters, *seen.play}
-    if seen.alien is not None:
-        shown.add(seen.alien)
-    for cards in (*seen.heroes.values(), *seen.jails.values(), *seen.waiting.values()):
-        shown.update(cards)
-    for treasures in seen.attached.values():
-        shown.update(treasures)
+    holds the cards outside it that the seat does not see, in a random order. None: the view
+    hides more than the deck (another player's peek: not Mini-Muffin's)."""
+    shown = set(outside_deck(seen))
     unseen = [c for c in ALL_CARDS if c not in shown]
     if len(unseen) != len(seen.deck) or seen.peek:
         return None
@@ -131,20 +129,32 @@ def search_move(
     # The view's RNG is the caller's fresh seed (never the real one): the search's own luck.
     rng = Rng(seed=V2_SEEDS | (seen.rng.seed & ((1 << 62) - 1)))
     rewards: list[list[float]] = [[] for _ in moves]
-    done = 0
+    alive = list(range(len(moves)))  # the candidates still played, the normal move first
+    done, turn = 0, 0
     world: BvaState | None = None
     while done < simulations:
         if stop is not None and done and stop():
             break
-        index = done % len(moves)
-        if index == 0:
+        if turn == 0:
+            if len(alive) > 2 and done >= HALVE * simulations:
+                alive = [0, alive[1 + best_gain([rewards[i] for i in alive])]]
             world = deal(seen, rng)
             if world is None:
                 return None
         assert world is not None
+        index = alive[turn]
         rewards[index].append(playout(world, player, moves[index]))
         done += 1
-    return moves[choose(rewards)], done
+        turn = (turn + 1) % len(alive)
+    return moves[alive[choose([rewards[i] for i in alive])]], done
+
+
+def best_gain(rewards: Sequence[Sequence[float]]) -> int:
+    """Among the candidates after the first, the one (counted from 0) whose mean gain over the
+    first, in the worlds all played, is largest."""
+    rounds = min(len(r) for r in rewards)
+    gains = [sum(r[:rounds]) - sum(rewards[0][:rounds]) for r in rewards[1:]]
+    return max(range(len(gains)), key=lambda i: gains[i])
 
 
 def choose(rewards: Sequence[Sequence[float]]) -> int:

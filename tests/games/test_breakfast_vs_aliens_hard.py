@@ -5,11 +5,13 @@ from __future__ import annotations
 
 from collections import Counter
 
+import pytest
+
 from bot.core.levels import hard_move, normal_strategy
 from bot.core.seat_view import as_seen_by
 from games import REGISTRY
 from games.breakfast_vs_aliens import thinking
-from games.breakfast_vs_aliens.state import BvaState, OfferStep
+from games.breakfast_vs_aliens.state import AttachStep, BvaState, OfferStep
 from games.engine import apply, new_game
 from games.rng import Rng
 from games.search import is_token
@@ -18,17 +20,21 @@ GAME = REGISTRY["breakfast-vs-aliens"]
 PLAYERS = ["bot-1", "bot-2", "bot-3"]
 
 
-def an_offer_with_a_choice(seed: int = 4) -> tuple[BvaState, str]:
-    """A game played by normal players up to an offer whose player has several candidates."""
+def a_choice(step: type[OfferStep | AttachStep], seed: int = 4) -> tuple[BvaState, str]:
+    """A game played by normal players up to a ``step`` whose player has several candidates."""
     state = new_game(GAME, PLAYERS, GAME.parse_options({}), seed)
     _, normal = normal_strategy(GAME, "bot-1")
     for _ in range(400):
         player = next(p for p in state.players if p in GAME.active_players(state))
-        if isinstance(state.pending, OfferStep) and len(thinking.candidates(state, player)) > 2:
+        if isinstance(state.pending, step) and len(thinking.candidates(state, player)) > 2:
             assert isinstance(state, BvaState)
             return state, player
         state = apply(GAME, state, player, normal(state, player, Rng(seed=1)))
-    raise AssertionError("no offer with a choice came up")
+    raise AssertionError(f"no {step.__name__} with a choice came up")
+
+
+def an_offer_with_a_choice() -> tuple[BvaState, str]:
+    return a_choice(OfferStep)
 
 
 def test_hard_decides_alike_whatever_the_deck_order_is() -> None:
@@ -48,8 +54,13 @@ def test_hard_decides_alike_whatever_the_deck_order_is() -> None:
     assert moves[0][0] in GAME.legal_actions(first, player)
 
 
-def test_a_sampled_deck_holds_exactly_the_cards_the_table_does_not_show() -> None:
-    real, player = an_offer_with_a_choice()
+@pytest.mark.parametrize("step", [OfferStep, AttachStep])
+def test_a_sampled_deck_holds_exactly_the_cards_the_table_does_not_show(
+    step: type[OfferStep | AttachStep],
+) -> None:
+    # At an AttachStep the treasure being placed is in the gainer's hand, on no shelf of the
+    # table: a deal that forgot it found one card too few outside the deck and gave up.
+    real, player = a_choice(step)
     seen = as_seen_by(GAME, real, player, 5)
     assert isinstance(seen, BvaState) and all(is_token(c) for c in seen.deck)
     world = thinking.deal(seen, Rng(seed=3))
@@ -73,3 +84,33 @@ def test_the_normal_players_move_comes_first_and_stays_without_a_clear_gain() ->
     # A gain from one lucky world, a loss in another: not clear enough.
     assert thinking.choose([[0.5] * 6, [0.5] * 4 + [1.0, 0.4]]) == 0
     assert thinking.choose([[0.5], [1.0]]) == 0  # one world tells nothing
+
+
+def test_hard_places_a_treasure_alike_whatever_the_deck_order_is() -> None:
+    first, player = a_choice(AttachStep)
+    second = first.model_copy(update={"deck": list(reversed(first.deck))})
+    seen = [as_seen_by(GAME, s, player, 5) for s in (first, second)]
+    assert seen[0] == seen[1]
+    _, normal = normal_strategy(GAME, player)
+    options = GAME.parse_options({})
+    moves = [
+        hard_move(GAME, view, player, options=options, policy=normal, seed=1, simulations=40)
+        for view in seen
+    ]
+    assert moves[0] == moves[1]
+    # Its own search ran (the generic one would have run the same 40), the whole budget.
+    own = [thinking.search_move(view, player, 40) for view in seen if isinstance(view, BvaState)]
+    assert len(own) == 2 and own[0] is not None
+    assert own[0] == own[1] == moves[0]
+    assert moves[0][0] in GAME.legal_actions(first, player)
+
+
+def test_the_best_other_move_goes_on_after_half_the_budget() -> None:
+    # Gains over the normal player's move (the first), in the worlds all three played.
+    assert thinking.best_gain([[0.5] * 4, [0.4] * 4, [0.6] * 3]) == 1  # the third, counted from 0
+    assert thinking.best_gain([[0.5] * 4, [0.6] * 4, [0.4] * 4]) == 0
+    state, player = an_offer_with_a_choice()
+    seen = as_seen_by(GAME, state, player, 5)
+    assert isinstance(seen, BvaState)
+    result = thinking.search_move(seen, player, 60)
+    assert result is not None and result[1] == 60  # the whole budget, however it was shared
