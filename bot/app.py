@@ -16,6 +16,7 @@ import signal
 import sys
 import time
 from collections.abc import AsyncIterator, Callable
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import discord
@@ -28,6 +29,7 @@ from bot.adapter.clicked import install as install_clicks
 from bot.adapter.closed_dms import ClosedDms
 from bot.adapter.commands import GameCommands
 from bot.adapter.components import Controls
+from bot.adapter.fast_http import FastHttp, Observer
 from bot.adapter.items import Handlers, install_fast_dispatch, make_items, on_message
 from bot.adapter.messenger import Messenger
 from bot.adapter.pacing import Pacer
@@ -96,6 +98,7 @@ class CafeBot(commands.Bot):
 
             self.metrics = Metrics()
         self.monitor: Monitor | None = None
+        self.fast_http: FastHttp | None = None  # the interaction callbacks' connections
         super().__init__(
             command_prefix=commands.when_mentioned,
             intents=intents,
@@ -133,11 +136,23 @@ class CafeBot(commands.Bot):
 
         return {"http_trace": http_trace(self.metrics)}
 
+    def _observe_answer(self) -> Observer | None:
+        """The callbacks' own connections count their answers as the trace counts the rest."""
+        metrics = self.metrics
+        if metrics is None:
+            return None
+        from bot.adapter.monitoring import count_answer
+
+        return partial(count_answer, metrics)
+
     async def setup_hook(self) -> None:
         settings = self.settings
         # Interaction callbacks retried only inside Discord's window (bot/adapter/callbacks.py);
         # set here, in the task that connects: every event's task inherits it.
-        async_context.set(CallbackAdapter(lambda: self.application_id, clock=self.clock))
+        self.fast_http = FastHttp(self.http.user_agent, observe=self._observe_answer())
+        async_context.set(
+            CallbackAdapter(lambda: self.application_id, clock=self.clock, fast=self.fast_http)
+        )
         if settings.stats_path is not None:
             asyncio.get_running_loop().add_signal_handler(signal.SIGUSR1, self.write_stats)
         self.store = await open_store(
@@ -362,6 +377,8 @@ class CafeBot(commands.Bot):
                 if self.monitor is not None:
                     await self.monitor.stop()
             finally:
+                if self.fast_http is not None:
+                    await self.fast_http.close()
                 if hasattr(self, "store"):
                     await self.store.close()
 

@@ -1,5 +1,6 @@
 """The operator's view: /metrics (Prometheus) and /healthz, served in the bot's own event loop,
-and the one hook that counts every REST request discord.py makes.
+and the one hook that counts every REST request discord.py makes (and the callbacks it does not
+send: `count_answer`).
 
 The metrics themselves are named in ``bot/core/metrics.py``. The server is aiohttp's (discord.py
 already depends on it): a scrape reads the live state between the bot's other tasks, and the
@@ -11,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from types import SimpleNamespace
 from typing import Any
 
@@ -41,19 +42,26 @@ def http_trace(metrics: Metrics) -> aiohttp.TraceConfig:
         context: SimpleNamespace,
         params: aiohttp.TraceRequestEndParams,
     ) -> None:
-        found = _API_PATH.search(params.url.path)
-        if found is None:
-            return
-        status = params.response.status
-        scope = None
-        if status == 429:
-            headers = params.response.headers
-            global_ = headers.get("X-RateLimit-Global", "").lower() == "true"
-            scope = "global" if global_ else headers.get("X-RateLimit-Scope", "user")
-        metrics.request(params.method, found.group(1), status, scope)
+        response = params.response
+        count_answer(metrics, params.method, params.url.path, response.status, response.headers)
 
     trace.on_request_end.append(on_request_end)
     return trace
+
+
+def count_answer(
+    metrics: Metrics, method: str, path: str, status: int, headers: Mapping[str, str]
+) -> None:
+    """One REST answer counted (from discord.py's session's trace, or from the callbacks'
+    own connections, ``fast_http``)."""
+    found = _API_PATH.search(path)
+    if found is None:
+        return
+    scope = None
+    if status == 429:
+        global_ = headers.get("X-RateLimit-Global", "").lower() == "true"
+        scope = "global" if global_ else headers.get("X-RateLimit-Scope", "user")
+    metrics.request(method, found.group(1), status, scope)
 
 
 def gateway_up(client: discord.Client) -> bool:

@@ -1,0 +1,126 @@
+"""The callbacks' own HTTP client (bot/adapter/fast_http.py) against a local aiohttp server:
+answers framed every way HTTP/1.1 frames them, connections kept alive and reused, and every
+failure an OSError with the connection dropped."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+from aiohttp import web
+
+from bot.adapter.fast_http import FastHttp
+
+
+class Server:
+    def __init__(self) -> None:
+        self.peers: list[Any] = []  # the client's (host, port) of each request
+        self.bodies: list[bytes] = []
+        self.queries: list[str] = []
+        self.url = ""
+
+    async def handle(self, request: web.Request) -> web.StreamResponse:
+        self.peers.append(
+            request.transport.get_extra_info("peername") if request.transport else None
+        )
+        self.bodies.append(await request.read())
+        self.queries.append(request.query_string)
+        kind = request.match_info["kind"]
+        if kind == "empty":
+            return web.Response(status=204)
+        if kind == "json":
+            return web.json_response({"code": 10062, "message": "Unknown interaction"}, status=404)
+        if kind == "chunked":
+            response = web.StreamResponse(status=200, headers={"Content-Type": "text/plain"})
+            response.enable_chunked_encoding()
+            await response.prepare(request)
+            for part in (b"one ", b"two ", b"three"):
+                await response.write(part)
+            await response.write_eof()
+            return response
+        if kind == "close":
+            return web.Response(status=200, text="bye", headers={"Connection": "close"})
+        if kind == "drop":
+            assert request.transport is not None
+            request.transport.close()
+            await asyncio.sleep(0.05)
+            return web.Response(status=204)
+        raise web.HTTPNotFound()
+
+
+@pytest.fixture
+async def server() -> AsyncIterator[Server]:
+    state = Server()
+    app = web.Application()
+    app.router.add_post("/api/v10/{kind}", state.handle)
+    runner = web.AppRunner(app)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+    state.url = f"http://127.0.0.1:{port}/api/v10"
+    yield state
+    await runner.cleanup()
+
+
+async def test_answers_and_a_kept_connection(server: Server) -> None:
+    seen: list[tuple[str, str, int]] = []
+    http = FastHttp("test-agent", observe=lambda m, path, status, h: seen.append((m, path, status)))
+    try:
+        empty = await http.post_json(f"{server.url}/empty", b'{"type": 6}')
+        assert (empty.status, empty.body) == (204, b"")
+        error = await http.post_json(f"{server.url}/json", b"{}", {"with_response": "1"})
+        assert error.status == 404 and error.reason == "Not Found"
+        assert error.headers.get("CONTENT-TYPE", "").startswith("application/json")
+        assert b'"code": 10062' in error.body or b'"code":10062' in error.body
+        chunked = await http.post_json(f"{server.url}/chunked", b"{}")
+        assert (chunked.status, chunked.text()) == (200, "one two three")
+    finally:
+        await http.close()
+    assert server.bodies[0] == b'{"type": 6}'
+    assert server.queries[1] == "with_response=1"
+    assert len(set(server.peers)) == 1, "each request opened a connection of its own"
+    assert seen == [
+        ("POST", "/api/v10/empty", 204),
+        ("POST", "/api/v10/json", 404),
+        ("POST", "/api/v10/chunked", 200),
+    ]
+
+
+async def test_a_connection_the_server_closes_is_not_reused(server: Server) -> None:
+    http = FastHttp("test-agent")
+    try:
+        closing = await http.post_json(f"{server.url}/close", b"{}")
+        assert (closing.status, closing.text()) == (200, "bye")
+        await http.post_json(f"{server.url}/empty", b"{}")
+    finally:
+        await http.close()
+    assert len(set(server.peers)) == 2
+
+
+async def test_a_dropped_connection_is_an_os_error_and_is_not_reused(server: Server) -> None:
+    http = FastHttp("test-agent")
+    try:
+        await http.post_json(f"{server.url}/empty", b"{}")
+        with pytest.raises(OSError):
+            await http.post_json(f"{server.url}/drop", b"{}")
+        after = await http.post_json(f"{server.url}/empty", b"{}")
+        assert after.status == 204
+    finally:
+        await http.close()
+    assert len(set(server.peers)) == 2, "the dropped connection was used again"
+
+
+async def test_an_unreachable_host_is_an_os_error() -> None:
+    http = FastHttp("test-agent")
+    probe = await asyncio.start_server(lambda r, w: None, "127.0.0.1", 0)
+    port = probe.sockets[0].getsockname()[1]
+    probe.close()
+    await probe.wait_closed()
+    try:
+        with pytest.raises(OSError):
+            await http.post_json(f"http://127.0.0.1:{port}/api/v10/empty", b"{}")
+    finally:
+        await http.close()
