@@ -10,6 +10,7 @@ import os
 import re
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -596,3 +597,46 @@ async def test_a_click_answered_past_discords_window_is_a_warning_not_a_bug(
         kinds = sorted({v.kind for v in w.emu.violations})
         assert kinds == ["late_ack", "unacknowledged"], w.emu.violations
         w.emu.violations.clear()
+
+
+async def test_a_start_committed_while_the_worker_reads_the_lobby_still_deals_by_dm(
+    tmp_path: Path,
+) -> None:
+    """Issue: under load, one table of bench/bot.py now and then never got its hands. The sync
+    worker read the lobby from the database (a slow read) while the host's Start committed;
+    the read then cached the lobby over the start, and every later load served it: the start's
+    announcement went to the channel and no hand was DMed. Here the worker's read is held until
+    the Start is answered: every player still gets their hand, with its controls, by DM."""
+    async with world(tmp_path, players=4) as w, w.bot_running() as bot:
+        host, *others = w.users
+        table = await (
+            await w.emu.slash(host, w.channel, "game new", {"game": "cafe-carnage"})
+        ).final()
+        for user in others:
+            await w.emu.click(user, table.id, w.emu.get_message(table.id).button("Join"))
+        await w.settle()
+        store: Any = bot.service.store
+        read = store.get_session
+        started, reading = asyncio.Event(), asyncio.Event()
+
+        async def slow_first_read(session_id: int) -> Any:
+            row = await read(session_id)
+            if not reading.is_set():  # the worker's read: what it read waits for the start
+                reading.set()
+                await started.wait()
+            return row
+
+        bot.service.forget(1)  # the worker's next load reads the database
+        store.get_session = slow_first_read
+        try:
+            bot.tables.request_sync(1)
+            await asyncio.wait_for(reading.wait(), 10)
+            result = await w.emu.click(host, table.id, w.emu.get_message(table.id).button("Start"))
+            assert not result.ephemeral, result
+            started.set()
+            await w.settle()
+        finally:
+            store.get_session = read
+        for user in w.users:  # the hand, with its controls
+            assert w.latest_dm(user).selects() or w.latest_dm(user).buttons(), user
+        assert (await bot.service.load(1)).state is not None

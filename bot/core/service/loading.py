@@ -69,6 +69,8 @@ class Loading:
         # sessions go (see _evict), with what is kept beside them.
         self._cache: OrderedDict[int, Session] = OrderedDict()
         self.cache_size = cache_size
+        # Sessions being read from the database now: (reads, times forgotten meanwhile).
+        self._reading: dict[int, tuple[int, int]] = {}
         # Whom each session awaited at a version (oldest first, at most AWAITED_KEPT): what a
         # DM's "other games wait for you" counts, without loading (nor caching) those games.
         self._awaited: RecentMap[int, tuple[int, frozenset[str]]] = RecentMap(AWAITED_KEPT)
@@ -142,10 +144,39 @@ class Loading:
                     self._cache.move_to_end(session_id)
                 return cached
             self.forget(session_id)  # another process changed it (and maybe its timers)
-        row = await self.store.get_session(session_id)
-        if row is None:
-            raise NotFound(f"There is no game #{session_id}.")
-        return await self._hydrate(row)
+        # The read awaits the database: a write committed meanwhile may drop or replace the
+        # cached copy, and what was read must not then be cached over it (a start's worker
+        # would show the lobby for good: no hands dealt by DM).
+        forgets = self._forgets_seen(session_id)
+        try:
+            row = await self.store.get_session(session_id)
+            if row is None:
+                raise NotFound(f"There is no game #{session_id}.")
+            session = await self._hydrate(row)
+        finally:
+            stale = self._read_done(session_id, forgets)
+        newer = self._cache.get(session_id)
+        if newer is not None:  # cached by a write or another load since this read began
+            return newer
+        if not stale:
+            self._cached(session)
+        return session
+
+    def _forgets_seen(self, session_id: int) -> int:
+        """A read from the database begins: how often the session was forgotten meanwhile."""
+        reads, forgets = self._reading.get(session_id, (0, 0))
+        self._reading[session_id] = (reads + 1, forgets)
+        return forgets
+
+    def _read_done(self, session_id: int, forgets: int) -> bool:
+        """A read ends: whether the session was forgotten since it began (then what it read
+        may predate a write, and is not cached)."""
+        reads, now = self._reading[session_id]
+        if reads == 1:
+            del self._reading[session_id]
+        else:
+            self._reading[session_id] = (reads - 1, now)
+        return now != forgets
 
     async def load_to_change(self, session_id: int) -> tuple[Session, bool]:
         """The session a change decides on under its lock, and whether it is a shared store's
@@ -178,6 +209,9 @@ class Loading:
 
     def forget(self, session_id: int) -> None:
         self._cache.pop(session_id, None)
+        if session_id in self._reading:  # a read in progress may predate why it is forgotten
+            reads, forgets = self._reading[session_id]
+            self._reading[session_id] = (reads, forgets + 1)
         self._state_json.forget(session_id)
         self._deadlines.pop(session_id, None)
 
@@ -253,9 +287,7 @@ class Loading:
                 " Nothing was changed; an admin can `/game abandon` it."
             ) from None
         players = await self.store.players(row.id)
-        session = Session(row=row, players=players, game=game, options=options, state=state)
-        self._cached(session)
-        return session
+        return Session(row=row, players=players, game=game, options=options, state=state)
 
     # -- guards ----------------------------------------------------------------------------------
     @staticmethod
