@@ -150,19 +150,7 @@ class CallbackAdapter(AsyncWebhookAdapter):
                 proxy=proxy,
                 proxy_auth=proxy_auth,
             ) as response:
-                data = await json_or_text(response)
-                status = response.status
-                if 200 <= status < 300:
-                    return data
-                if status == 429 and response.headers.get("Via") and isinstance(data, dict):
-                    raise _Retry(discord.HTTPException(response, data), data["retry_after"])
-                if status >= 500:
-                    raise _Retry(discord.DiscordServerError(response, data))
-                if status == 403:
-                    raise discord.Forbidden(response, data)
-                if status == 404:
-                    raise discord.NotFound(response, data)
-                raise discord.HTTPException(response, data)
+                return _answered(response, response.status, await json_or_text(response))
         except (TimeoutError, aiohttp.ClientConnectionError, OSError) as exc:
             raise _Retry(exc) from exc
 
@@ -180,18 +168,7 @@ class CallbackAdapter(AsyncWebhookAdapter):
         data: Any = text
         if answer.headers.get("content-type") == "application/json":
             data = discord.utils._from_json(text)
-        status = answer.status
-        if 200 <= status < 300:
-            return data
-        if status == 429 and answer.headers.get("Via") and isinstance(data, dict):
-            raise _Retry(discord.HTTPException(answer, data), data["retry_after"])
-        if status >= 500:
-            raise _Retry(discord.DiscordServerError(answer, data))
-        if status == 403:
-            raise discord.Forbidden(answer, data)
-        if status == 404:
-            raise discord.NotFound(answer, data)
-        raise discord.HTTPException(answer, data)
+        return _answered(answer, answer.status, data)
 
     async def _through_webhook(
         self,
@@ -270,3 +247,20 @@ def _payload_of(multipart: list[dict[str, Any]] | None) -> dict[str, Any]:
             loaded: dict[str, Any] = json.loads(field["value"])
             return loaded
     return {}
+
+
+def _answered(response: Any, status: int, data: Any) -> Any:
+    """A callback's answer, through aiohttp or the kept-alive connections alike: its data when
+    it succeeded, else the error discord.py raises for it (``_Retry`` for what may be tried
+    again: a proxy's 429, a server's 5xx)."""
+    if 200 <= status < 300:
+        return data
+    if status == 429 and response.headers.get("Via") and isinstance(data, dict):
+        raise _Retry(discord.HTTPException(response, data), data["retry_after"])
+    if status >= 500:
+        raise _Retry(discord.DiscordServerError(response, data))
+    if status == 403:
+        raise discord.Forbidden(response, data)
+    if status == 404:
+        raise discord.NotFound(response, data)
+    raise discord.HTTPException(response, data)
