@@ -37,19 +37,28 @@ def an_offer_with_a_choice() -> tuple[BvaState, str]:
     return a_choice(OfferStep)
 
 
-def test_hard_decides_alike_whatever_the_deck_order_is() -> None:
-    first, player = an_offer_with_a_choice()
+def hard_moves_in_two_decks(
+    first: BvaState, player: str
+) -> tuple[list[object], list[tuple[object, int]]]:
+    """The seat's view and hard's move (40 simulations) in ``first`` and in the same game with
+    its deck reversed: the real decks differ, the seat sees the same, and hard moves the same."""
     second = first.model_copy(update={"deck": list(reversed(first.deck))})
     assert first.deck != second.deck  # the real decks differ…
     seen = [as_seen_by(GAME, s, player, 5) for s in (first, second)]
     assert seen[0] == seen[1]  # …and the seat sees the same
     _, normal = normal_strategy(GAME, player)
     options = GAME.parse_options({})
-    moves = [
+    moves: list[tuple[object, int]] = [
         hard_move(GAME, view, player, options=options, policy=normal, seed=1, simulations=40)
         for view in seen
     ]
     assert moves[0] == moves[1]
+    return list(seen), moves
+
+
+def test_hard_decides_alike_whatever_the_deck_order_is() -> None:
+    first, player = an_offer_with_a_choice()
+    _, moves = hard_moves_in_two_decks(first, player)
     assert moves[0][1] == 40  # its own search ran, the whole budget
     assert moves[0][0] in GAME.legal_actions(first, player)
 
@@ -88,16 +97,7 @@ def test_the_normal_players_move_comes_first_and_stays_without_a_clear_gain() ->
 
 def test_hard_places_a_treasure_alike_whatever_the_deck_order_is() -> None:
     first, player = a_choice(AttachStep)
-    second = first.model_copy(update={"deck": list(reversed(first.deck))})
-    seen = [as_seen_by(GAME, s, player, 5) for s in (first, second)]
-    assert seen[0] == seen[1]
-    _, normal = normal_strategy(GAME, player)
-    options = GAME.parse_options({})
-    moves = [
-        hard_move(GAME, view, player, options=options, policy=normal, seed=1, simulations=40)
-        for view in seen
-    ]
-    assert moves[0] == moves[1]
+    seen, moves = hard_moves_in_two_decks(first, player)
     # Its own search ran (the generic one would have run the same 40), the whole budget.
     own = [thinking.search_move(view, player, 40) for view in seen if isinstance(view, BvaState)]
     assert len(own) == 2 and own[0] is not None
