@@ -101,11 +101,10 @@ class Loading:
         *,
         posted: bool = True,
         timers: bool = True,
-        robots: bool = True,
         version: int | None = None,
         awaited_robots: frozenset[str] | None = None,
     ) -> None:
-        change = Change(session_id, views, posted, timers, robots, version, awaited_robots)
+        change = Change(session_id, views, posted, timers, version, awaited_robots)
         for listener in self._listeners:
             listener(change)
 

@@ -89,14 +89,17 @@ class Change:
     views: frozenset[str | None] | None = None
     posted: bool = True  # the change put something in the outbox
     timers: bool = True  # the change may have changed the session's timers or undo requests
-    # A bot seat may be awaited now (False: none is; the game seats none, or the move awaits
-    # only people).
-    robots: bool = True
     # The session's version after the change (None: not said). A view drawn from this version
     # or a later one shows the change.
     version: int | None = None
     # The bot seats the session awaits after the change (None: not said; look).
     awaited_robots: frozenset[str] | None = None
+
+    @property
+    def robots(self) -> bool:
+        """A bot seat may be awaited now (False: none is; the game seats none, or the change
+        awaits only people)."""
+        return self.awaited_robots is None or bool(self.awaited_robots)
 
 
 @dataclass(frozen=True)

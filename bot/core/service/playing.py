@@ -86,7 +86,6 @@ class Playing(Writing):
             None if touched is None else frozenset(touched),
             posted=written.posted,  # announcements, and a log line told alone
             timers=not written.timers_stand,
-            robots=bool(robots),
             version=committed.version,
             awaited_robots=robots,
         )

@@ -61,7 +61,8 @@ class Standings(Loading):
             raise NotAllowed("No season is running here: `/game season start` begins one.")
         season, carrier = ended
         if carrier is not None:
-            self._changed(carrier, frozenset(), timers=False, robots=False)  # post it now
+            # Post it now; the change awaits no bot seat.
+            self._changed(carrier, frozenset(), timers=False, awaited_robots=frozenset())
         return season
 
 
