@@ -14,7 +14,6 @@ from bot.core.levels import (
     Plan,
     determinizer,
     easy_strategy,
-    hard_move,
     hard_plan,
     normal_strategy,
 )
@@ -100,7 +99,7 @@ def test_the_search_keeps_its_budget_counted_in_simulations() -> None:
         calls.append(1)
         return len(calls) >= 7
 
-    move, ran = hard_move(
+    stopped = hard_plan(
         game,
         seen,
         player,
@@ -110,12 +109,12 @@ def test_the_search_keeps_its_budget_counted_in_simulations() -> None:
         simulations=50,
         stop=stop,
     )
-    assert ran == 7  # stopped when asked, after the simulations already run
-    assert move in game.legal_actions(state, player)
-    _, ran = hard_move(
+    assert stopped.simulations == 7  # stopped when asked, after the simulations already run
+    assert stopped.moves[0] in game.legal_actions(state, player)
+    whole = hard_plan(
         game, seen, player, options=game.parse_options({}), policy=normal, seed=1, simulations=9
     )
-    assert ran == 9
+    assert whole.simulations == 9
 
 
 def test_easy_plays_legal_random_moves() -> None:

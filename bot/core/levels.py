@@ -136,31 +136,6 @@ def hard_plan(
     return Plan(result.plan or [result.action], result.simulations, result.compared)
 
 
-def hard_move(
-    game: Game[Any, Any],
-    seen: GameState,
-    player: PlayerId,
-    *,
-    options: BaseModel,
-    policy: Strategy,
-    seed: int,
-    simulations: int,
-    stop: Callable[[], bool] | None = None,
-) -> tuple[BaseModel, int]:
-    """The first move of :func:`hard_plan`, and how many simulations ran."""
-    plan = hard_plan(
-        game,
-        seen,
-        player,
-        options=options,
-        policy=policy,
-        seed=seed,
-        simulations=simulations,
-        stop=stop,
-    )
-    return plan.moves[0], plan.simulations
-
-
 def plan_moves(game: Game[Any, Any], seen: GameState, player: PlayerId) -> int:
     """How many of the seat's moves one search decides: its longest plan's (Café Carnage at a
     round's start: three picks, a ballot and Confirm), else one. A search's budget is so many

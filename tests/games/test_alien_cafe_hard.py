@@ -3,7 +3,7 @@ keeps drawing short of them, and plays whole games through the engine."""
 
 from __future__ import annotations
 
-from bot.core.levels import Level, hard_move, level_strategy
+from bot.core.levels import Level, hard_plan, level_strategy
 from bot.core.seat_view import as_seen_by
 from games.alien_cafe import GAME
 from games.alien_cafe.actions import DoneAction, DrawAction, LevelAction
@@ -124,7 +124,7 @@ def test_the_hard_level_asks_the_games_own_search_and_keeps_to_its_stop() -> Non
     state = start([B1, B2], {B1: 1, B2: 1}, seed=6)
     seen = as_seen_by(GAME, state, B1, 1)
     options = GAME.parse_options({})
-    _, ran = hard_move(
+    whole = hard_plan(
         GAME,
         seen,
         B1,
@@ -133,8 +133,8 @@ def test_the_hard_level_asks_the_games_own_search_and_keeps_to_its_stop() -> Non
         seed=1,
         simulations=10_000,
     )
-    assert ran > 0  # faces weighed: the planner, not the generic search's rollouts
-    stopped, few = hard_move(
+    assert whole.simulations > 0  # faces weighed: the planner, not the generic search's rollouts
+    stopped = hard_plan(
         GAME,
         seen,
         B1,
@@ -144,4 +144,4 @@ def test_the_hard_level_asks_the_games_own_search_and_keeps_to_its_stop() -> Non
         simulations=10_000,
         stop=lambda: True,
     )
-    assert few < ran and GAME.is_legal(state, B1, stopped)
+    assert stopped.simulations < whole.simulations and GAME.is_legal(state, B1, stopped.moves[0])

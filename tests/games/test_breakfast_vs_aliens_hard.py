@@ -7,7 +7,7 @@ from collections import Counter
 
 import pytest
 
-from bot.core.levels import hard_move, normal_strategy
+from bot.core.levels import hard_plan, normal_strategy
 from bot.core.seat_view import as_seen_by
 from games import REGISTRY
 from games.breakfast_vs_aliens import thinking
@@ -49,8 +49,11 @@ def hard_moves_in_two_decks(
     _, normal = normal_strategy(GAME, player)
     options = GAME.parse_options({})
     moves: list[tuple[object, int]] = [
-        hard_move(GAME, view, player, options=options, policy=normal, seed=1, simulations=40)
-        for view in seen
+        (plan.moves[0], plan.simulations)
+        for plan in (
+            hard_plan(GAME, view, player, options=options, policy=normal, seed=1, simulations=40)
+            for view in seen
+        )
     ]
     assert moves[0] == moves[1]
     return list(seen), moves
