@@ -25,13 +25,13 @@ from bot.core.levels import (
     normal_strategy,
     parse_level,
 )
+from bot.core.runs import run_goes_on
 from bot.core.seat_view import as_seen_by
 from games import REGISTRY
 from games.engine import Game, GameState, PlayerId, Strategy, apply, new_game
 from games.rng import Rng
 
 MAX_MOVES = 20_000
-RUN_MOST = 32  # as a bot player's run (bot.core.service.playing.PRIVATE_RUN_MOST)
 
 
 @dataclass(frozen=True)
@@ -152,13 +152,7 @@ def play_plan(
     after = apply(game, state, player, moves[0])  # refused: the caller's default move
     touched = game.views_touched(state, after, player)
     state, played = after, 1
-    while (
-        played < RUN_MOST
-        and touched is not None
-        and touched <= {player}
-        and game.outcome(state) is None
-        and player in game.active_players(state)
-    ):
+    while touched is not None and run_goes_on(game, state, player, touched, played):
         if played < len(moves):
             move = moves[played]
         elif plan.compared:

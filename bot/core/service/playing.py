@@ -13,16 +13,13 @@ from pydantic import BaseModel
 
 from bot.core.errors import DamagedSession, IllegalMove, NotAllowed, StaleVersion, StaleWrite
 from bot.core.record import effective
+from bot.core.runs import run_goes_on
 from bot.core.seats import is_robot
 from bot.core.service.model import ActResult, Session, names_of, notice
 from bot.core.service.writing import Writing
 from bot.core.stale import retry_stale_writes
 from bot.core.store import NewAction, NewPost, SessionStatus
 from games.engine import GameState, IllegalAction, apply, clock_key, new_game, play_timeout
-
-# At most this many moves in one private run: a random player may dither over its picks, and
-# the run holds the event loop (the rest is played after its next pause).
-PRIVATE_RUN_MOST = 32
 
 
 class Playing(Writing):
@@ -107,13 +104,7 @@ class Playing(Writing):
         the session as sequential moves would have left it (its version counted up, so a bot
         decides as it would have); one the rules or ``choose`` refuse ends the run there."""
         game, step = s.game, s
-        while (
-            len(applied) < PRIVATE_RUN_MOST
-            and touched is not None
-            and touched <= {player}
-            and game.outcome(state) is None
-            and player in game.active_players(state)
-        ):
+        while touched is not None and run_goes_on(game, state, player, touched, len(applied)):
             step = replace(step, row=replace(step.row, version=step.version + 1), state=state)
             try:
                 _, action, after = self._decided(step, player, choose)
