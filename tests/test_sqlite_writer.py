@@ -1,12 +1,14 @@
 """SQLite's writer off the event loop's critical path: a group commit's callers are resumed a few
 at a time, a turn of the loop apart (not all in one turn), the WAL is copied into the
 database in the reader's thread (not by a COMMIT that every waiting move waits for), and the
-bot's process hands the GIL to the database's thread within half a millisecond."""
+bot's process hands the GIL to the database's thread within half a millisecond; a move writes no
+more of the session's row than it changes."""
 
 from __future__ import annotations
 
 import asyncio
 import gc
+import random
 import shutil
 import sqlite3
 import sys
@@ -16,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from bot.app import GC_THRESHOLDS, SWITCH_INTERVAL, tune_process
+from bot.core.sessions import SessionService
 from bot.core.store.sqlite import TELL_AT_ONCE, WAL_BACKSTOP_PAGES, SqliteStore
 
 
@@ -100,3 +103,41 @@ def test_the_bot_s_process_hands_the_gil_over_sooner() -> None:
     finally:
         sys.setswitchinterval(before)
         gc.set_threshold(*thresholds)
+
+
+async def test_a_move_leaves_the_status_and_its_indexes_alone(tmp_path: Path) -> None:
+    """A move that keeps the game going does not write its status again (SQLite would rewrite
+    the three indexes on it, each a page more in the WAL); the move that ends it does."""
+    store = await SqliteStore.open(tmp_path / "t.sqlite3")
+    service = SessionService(store)
+    try:
+        ids = ["1", "2", "3"]
+        s = await service.create(
+            game_id="cafe-carnage", channel_id=1, guild_id=1, host_id="1", host_name="H", seed=7
+        )
+        for pid in ids[1:]:
+            await service.join(s.id, pid, pid)
+        s = await service.start(s.id, "1")
+        updates: list[str] = []
+
+        def trace(sql: str) -> None:
+            if sql.startswith("UPDATE sessions SET state"):
+                updates.append(sql.split(" WHERE ")[0])
+
+        raw = store._conn._conn
+        await store._conn._execute(raw.set_trace_callback, trace)
+        rng = random.Random(7)
+        while s.status == "active":
+            assert s.state is not None
+            player = rng.choice(sorted(s.game.active_players(s.state)))
+            action = rng.choice(list(s.game.legal_actions(s.state, player)))
+            s = (await service.act(s.id, player, action)).session
+        await store._conn._execute(raw.set_trace_callback, None)
+        assert len(updates) > 10
+        assert not any("status" in u or "outcome" in u for u in updates[:-1])
+        assert "status = 'finished'" in updates[-1] and "outcome = '{" in updates[-1]
+        row = await store.get_session(s.id)
+        assert row is not None and row.status == "finished" and row.outcome == s.row.outcome
+        assert await service.replay(s.id) == s.state
+    finally:
+        await store.close()

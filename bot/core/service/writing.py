@@ -98,6 +98,7 @@ class Writing(Loading):
             announced=len(new.announcements),
             results=_results_of(s, outcome),
             settle_undo=settle_undo or outcome is not None,  # no undo once it is over
+            status_was=s.status,
         )
         if not same_step:
             self._deadlines[s.id] = next((t for t in timers if t.kind == "deadline"), None)

@@ -137,6 +137,10 @@ class MoveWrite:
     timers: list[TimerRow] | None  # None: keep the session's timers
     settle_undo: bool
     results: list[NewResult]
+    # The status the change starts from, as stored (None: not said). When the status stays, it
+    # is not written again, nor the outcome (an open game has none): SQLite would rewrite
+    # every index on the status (three) for each move.
+    status_was: str | None = None
 
 
 @dataclass

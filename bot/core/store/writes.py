@@ -135,11 +135,13 @@ class Writes(StoreCore):
         announced: int | None = None,
         results: list[NewResult] | None = None,
         settle_undo: bool = False,
+        status_was: str | None = None,
     ) -> None:
         """Write a new state, append its actions and posts and replace the timers, atomically;
         returns once committed (durable). Concurrent calls for different sessions may share a
         commit. ``results``: the game ended with these (for /game stats); ``settle_undo``: the
-        session's undo request is settled by this change."""
+        session's undo request is settled by this change; ``status_was``: the status stored at
+        ``version`` (then a status that stays is not written again)."""
         await self._commit_move(
             MoveWrite(
                 session_id=session_id,
@@ -153,6 +155,7 @@ class Writes(StoreCore):
                 timers=None if keep_timers else (timers or []),
                 settle_undo=settle_undo,
                 results=results or [],
+                status_was=status_was,
             )
         )
 
@@ -163,7 +166,10 @@ class Writes(StoreCore):
     async def _write_move(self, move: MoveWrite, tx: Tx) -> None:
         session_id = move.session_id
         # The guarded UPDATE comes first: a stale version fails before anything is written.
-        cols: dict[str, Any] = {"state": move.state, "status": move.status, "outcome": move.outcome}
+        cols: dict[str, Any] = {"state": move.state}
+        if move.status != move.status_was:  # the version guards it: the status stored is that
+            cols["status"] = move.status
+            cols["outcome"] = move.outcome
         if move.announced is not None:
             cols["announced"] = move.announced
         await self._bump(tx, session_id, move.version, **cols)
