@@ -174,18 +174,18 @@ def watch_commits(watch: LoopWatch) -> None:
     original = SqliteStore._commit_group
     files: dict[int, str] = {}  # the database's file, by store
 
-    def commit_group(self: SqliteStore, works: list[Any]) -> Any:
+    def commit_group(self: SqliteStore, size: int) -> None:
         path = files.get(id(self))
         if path is None:
             path = files[id(self)] = self._conn._conn.execute("PRAGMA database_list").fetchone()[2]
         before = os.stat(path).st_mtime_ns if path else 0
         began = time.perf_counter()
         try:
-            return original(self, works)
+            original(self, size)
         finally:
             took = time.perf_counter() - began
             after = os.stat(path).st_mtime_ns if path else 0
-            watch.commit(len(works), took, after != before)
+            watch.commit(size, took, after != before)
 
     SqliteStore._commit_group = commit_group  # type: ignore[method-assign]
 

@@ -12,6 +12,7 @@ import random
 import shutil
 import sqlite3
 import sys
+import threading
 from collections import Counter
 from pathlib import Path
 
@@ -139,5 +140,31 @@ async def test_a_move_leaves_the_status_and_its_indexes_alone(tmp_path: Path) ->
         row = await store.get_session(s.id)
         assert row is not None and row.status == "finished" and row.outcome == s.row.outcome
         assert await service.replay(s.id) == s.state
+    finally:
+        await store.close()
+
+
+async def test_a_group_s_statements_run_on_the_loop_and_only_its_commit_in_the_thread(
+    tmp_path: Path,
+) -> None:
+    """A trip to the database thread per statement cost a thread's wake-up and the GIL handed
+    back and forth; a group's statements (and short reads) run on the loop's side, and the
+    database thread takes only the COMMIT, whose fsync waits for the disk."""
+    store = await SqliteStore.open(tmp_path / "t.sqlite3")
+    try:
+        await store.raw_execute("CREATE TABLE t (n INTEGER)")
+        ran: list[tuple[str, int]] = []
+        raw = store._conn._conn
+        await store._conn._execute(
+            raw.set_trace_callback, lambda sql: ran.append((sql, threading.get_ident()))
+        )
+        loop_thread = threading.get_ident()
+        await asyncio.gather(*(store._run("INSERT INTO t VALUES (?)", (n,)) for n in range(5)))
+        assert await store._fetch("SELECT COUNT(*) AS n FROM t") == [{"n": 5}]
+        await store._conn._execute(raw.set_trace_callback, None)
+        where = {sql.split()[0]: thread for sql, thread in ran}
+        assert [sql.split()[0] for sql, _ in ran] == ["BEGIN", *["INSERT"] * 5, "COMMIT", "SELECT"]
+        assert where["BEGIN"] == where["INSERT"] == where["SELECT"] == loop_thread
+        assert where["COMMIT"] != loop_thread
     finally:
         await store.close()

@@ -56,9 +56,9 @@ class _SqliteTx:
         return [dict(r) for r in await self._conn.execute_fetchall(sql, tuple(args))]
 
 
-class _ThreadTx:
-    """A transaction's statements run straight on the sqlite3 connection: only used inside
-    the database thread, where a whole group commit runs in one trip (see ``_flush``)."""
+class _RawTx:
+    """A transaction's statements run straight on the sqlite3 connection, in the thread that
+    holds the store's lock (see ``_flush``): they never wait for another thread."""
 
     def __init__(self, raw: sqlite3.Connection) -> None:
         self._raw = raw
@@ -71,7 +71,7 @@ class _ThreadTx:
 
 
 def _run_now(coro: Coroutine[Any, Any, T]) -> T:
-    """Run a write to its end without an event loop: its awaits are all ``_ThreadTx`` calls,
+    """Run a write to its end without an event loop: its awaits are all ``_RawTx`` calls,
     which never suspend."""
     try:
         coro.send(None)
@@ -120,7 +120,7 @@ class SqliteStore(Store):
             raise ValueError(f"bad synchronous mode {synchronous!r}")
         lock = _lock_owner(Path(path)) if owner else None
         try:
-            conn = await aiosqlite.connect(str(path), isolation_level=None)
+            conn = await _connect(str(path))
         except sqlite3.Error as exc:
             _unlock(lock)
             raise DatabaseReadOnly(f"cannot open the database {path}: {exc}") from None
@@ -163,9 +163,7 @@ class SqliteStore(Store):
         wal = path.with_name(path.name + "-wal").exists()
         mode = "mode=ro" if wal else "mode=ro&immutable=1"
         try:
-            conn = await aiosqlite.connect(
-                f"{path.resolve().as_uri()}?{mode}", uri=True, isolation_level=None
-            )
+            conn = await _connect(f"{path.resolve().as_uri()}?{mode}", uri=True)
         except sqlite3.Error as exc:
             _unlock(lock)
             raise DatabaseReadOnly(f"cannot read the database {path}: {exc}") from None
@@ -182,7 +180,7 @@ class SqliteStore(Store):
                     f"understands ({SCHEMA_VERSION}). Upgrade cafebot instead of downgrading."
                 )
             if version < SCHEMA_VERSION:
-                memory = await aiosqlite.connect(":memory:", isolation_level=None)
+                memory = await _connect(":memory:")
                 await conn.backup(memory)
                 await conn.close()
                 memory.row_factory = aiosqlite.Row
@@ -243,12 +241,13 @@ class SqliteStore(Store):
             group, self._pending = self._pending, []
             try:
                 async with self._lock:
-                    # The whole group (BEGIN, every write, COMMIT) is one trip to the database
-                    # thread: a trip per statement cost ~70 µs of CPU each, most of a move's
-                    # share of the database. aiosqlite has no public call for this.
-                    outcomes = await self._conn._execute(  # type: ignore[no-untyped-call]
-                        self._commit_group, [work for work, _ in group]
-                    )
+                    # The group's statements run here, in this thread: a few µs of SQLite's
+                    # work each, where a trip to the database thread cost far more (a thread
+                    # woken, the GIL handed back and forth at every statement). Only the
+                    # COMMIT, whose fsync waits for the disk, goes to the database thread: one
+                    # trip a group. aiosqlite has no public call for this.
+                    outcomes = _write_group(self._conn._conn, [work for work, _ in group])
+                    await self._to_the_end(self._commit_group, len(group))
             except BaseException as exc:
                 error = self._refused_for_space(exc) if _disk_full(exc) else exc
                 outcomes = [(None, error)] * len(group)
@@ -256,6 +255,28 @@ class SqliteStore(Store):
                 self._wrote()
                 self._checkpoint_soon()
             self._tell([future for _, future in group], outcomes)
+
+    def _commit_group(self, size: int) -> None:
+        """In the database thread: the COMMIT of a group of ``size`` writes (its fsync, and
+        SQLite's own checkpoint when one is due), rolled back if it fails. (The size is for
+        the benches that time each commit: bench/watched_bot.py, bench/convoy.py.)"""
+        raw: sqlite3.Connection = self._conn._conn
+        try:
+            raw.execute("COMMIT")
+        except BaseException:
+            _roll_back(raw)
+            raise
+
+    async def _to_the_end(self, fn: Callable[..., T], *args: Any) -> T:
+        """``fn(*args)`` in the database thread, awaited to its end even if the caller is
+        cancelled meanwhile: the caller holds the lock, and the connection is in use until
+        then (the next group's statements must not run beside it)."""
+        trip = asyncio.ensure_future(self._conn._execute(fn, *args))  # type: ignore[no-untyped-call]
+        try:
+            return await asyncio.shield(trip)
+        except asyncio.CancelledError:
+            await asyncio.wait({trip})
+            raise
 
     def _checkpoint_soon(self) -> None:
         """After a group commit: copy the WAL into the database in the reader's thread, unless
@@ -305,37 +326,50 @@ class SqliteStore(Store):
         else:
             self._telling = False
 
-    def _commit_group(
-        self, works: list[Callable[[Tx], Awaitable[Any]]]
-    ) -> list[tuple[Any, BaseException | None]]:
-        """In the database thread: one transaction for the group; a write that raises
-        StaleVersion (before writing anything) alone fails, any other error fails them all."""
-        raw: sqlite3.Connection = self._conn._conn
-        tx = _ThreadTx(raw)
-        raw.execute("BEGIN IMMEDIATE")
-        try:
-            outcomes: list[tuple[Any, BaseException | None]] = []
-            for work in works:
-                try:
-                    outcomes.append((_run_now(work(tx)), None))  # type: ignore[arg-type]
-                except StaleVersion as exc:
-                    outcomes.append((None, exc))
-            raw.execute("COMMIT")
-        except BaseException:
-            if raw.in_transaction:
-                raw.execute("ROLLBACK")
-            raise
-        return outcomes
-
-    # execute_fetchall is one trip to the database thread (execute + fetch + close are three).
     async def _fetch(self, sql: str, args: Sequence[Any] = ()) -> list[Record]:
+        # Here, in this thread, as a group's statements are (see _flush): an indexed read is a
+        # few µs of SQLite's work, its trip to the database thread several times that. A
+        # long read goes through the reader (_read).
         async with self._lock:
-            return [dict(r) for r in await self._conn.execute_fetchall(sql, tuple(args))]
+            return [dict(r) for r in self._conn._conn.execute(sql, tuple(args)).fetchall()]
 
     async def _read(self, sql: str, args: Sequence[Any] = ()) -> list[Record]:
         if self._reader is None:
             return await self._fetch(sql, args)
         return [dict(r) for r in await self._reader.execute_fetchall(sql, tuple(args))]
+
+
+def _write_group(
+    raw: sqlite3.Connection, works: list[Callable[[Tx], Awaitable[Any]]]
+) -> list[tuple[Any, BaseException | None]]:
+    """Open the group's transaction and run its writes, uncommitted: a write that raises
+    StaleVersion (before writing anything) alone fails; any other error rolls the group back
+    and fails them all."""
+    tx = _RawTx(raw)
+    raw.execute("BEGIN IMMEDIATE")
+    try:
+        outcomes: list[tuple[Any, BaseException | None]] = []
+        for work in works:
+            try:
+                outcomes.append((_run_now(work(tx)), None))  # type: ignore[arg-type]
+            except StaleVersion as exc:
+                outcomes.append((None, exc))
+    except BaseException:
+        _roll_back(raw)
+        raise
+    return outcomes
+
+
+def _roll_back(raw: sqlite3.Connection) -> None:
+    if raw.in_transaction:  # SQLite may have rolled it back already
+        raw.execute("ROLLBACK")
+
+
+async def _connect(database: str, *, uri: bool = False) -> aiosqlite.Connection:
+    """The store's connection: its own thread (aiosqlite's) runs the COMMITs and rare
+    transactions, the event loop's thread runs group commits' statements and short reads,
+    never both at once (the store's lock)."""
+    return await aiosqlite.connect(database, uri=uri, isolation_level=None, check_same_thread=False)
 
 
 async def _open_reader(path: Path | str) -> aiosqlite.Connection:
