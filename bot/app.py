@@ -469,7 +469,8 @@ def make_bot(
 # bot's CPU, and pauses over 100 ms. The bot's own process collects the young less often and
 # freezes what start-up built (tests run many bots in one process, so only run_bot does this).
 GC_THRESHOLDS = (50_000, 20, 100)
-# SQLite's thread takes the GIL back after each statement; at Python's default switch interval
+# SQLite's thread takes the GIL back after each COMMIT (after each statement, when a group's
+# statements ran there: the figures below); at Python's default switch interval
 # (5 ms) it waited up to 5 ms each time the loop was busy with clicks: a group commit of thirty
 # moves took 10-14 ms at the median and up to 190 ms, instead of 2-7 and 40 (bench/convoy.py),
 # and a longer commit is a bigger next group, a longer burst of answers.
