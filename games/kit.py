@@ -125,53 +125,61 @@ def grouped_controls(
     (the choice made so far) stands out as a ``primary`` button; a select shows the option with
     its description."""
     kept = [(placeholder, list(options)) for placeholder, options in groups if options]
-    as_select: set[int] = set()
-    while True:
-        layout = _grouped_layout(kept, as_select, tail, max_rows, style)
-        if layout is not None:
-            return layout
-        # (a select always takes a row: folding a group a row of buttons holds never helps)
-        left = [
-            i
-            for i, (_, options) in enumerate(kept)
-            if i not in as_select and len(options) > MAX_BUTTONS_PER_ROW
-        ]
-        if not left:
-            break
-        as_select.add(max(left, key=lambda i: (len(kept[i][1]), i)))
+    plan = _plan(tuple(len(options) for _, options in kept), len(tail), max_rows)
+    if plan is not None:
+        as_select, separate = plan
+        return _grouped(kept, as_select, tail, style, separate=separate)
     # Still too many rows: the selects share as few selects as their options allow.
+    as_select = _folded(tuple(len(options) for _, options in kept), len(tail), max_rows)
     merged = [o for i, (_, options) in enumerate(kept) if i in as_select for o in options]
     buttons = [g for i, g in enumerate(kept) if i not in as_select]
     together = [*buttons, ("Choose…", merged)]
-    return _grouped(together, {len(together) - 1}, tail, style, separate=False)
+    return _grouped(together, frozenset({len(together) - 1}), tail, style, separate=False)
 
 
 def _rows_of(count: int, per_row: int) -> int:
     return -(-count // per_row)
 
 
-def _grouped_layout(
-    groups: list[tuple[str, list[Option]]],
-    as_select: set[int],
-    tail: Sequence[Button],
-    max_rows: int,
-    style: Style,
-) -> list[Control] | None:
-    selects = sum(
-        _rows_of(len(o), MAX_OPTIONS) for i, (_, o) in enumerate(groups) if i in as_select
-    )
-    buttons = [len(o) for i, (_, o) in enumerate(groups) if i not in as_select]
+@functools.lru_cache(maxsize=1024)
+def _plan(sizes: tuple[int, ...], tail: int, max_rows: int) -> tuple[frozenset[int], bool] | None:
+    """The layout of groups of ``sizes`` choices and ``tail`` buttons, worked out once per
+    shape: which groups are selects and whether each group starts a row of its own (None:
+    too many rows even with every group that can be a select one)."""
+    as_select = _folded(sizes, tail, max_rows)
+    return _fits_rows(sizes, as_select, tail, max_rows)
+
+
+def _folded(sizes: tuple[int, ...], tail: int, max_rows: int) -> frozenset[int]:
+    """The groups that become selects: the largest ones, one by one, until the rest fit (or
+    none is left that a row of buttons cannot hold)."""
+    as_select: frozenset[int] = frozenset()
+    while _fits_rows(sizes, as_select, tail, max_rows) is None:
+        # (a select always takes a row: folding a group a row of buttons holds never helps)
+        left = [i for i, n in enumerate(sizes) if i not in as_select and n > MAX_BUTTONS_PER_ROW]
+        if not left:
+            break
+        as_select |= {max(left, key=lambda i: (sizes[i], i))}
+    return as_select
+
+
+def _fits_rows(
+    sizes: tuple[int, ...], as_select: frozenset[int], tail: int, max_rows: int
+) -> tuple[frozenset[int], bool] | None:
+    """(as_select, separate) when the groups fit in ``max_rows`` rows that way, else None."""
+    selects = sum(_rows_of(n, MAX_OPTIONS) for i, n in enumerate(sizes) if i in as_select)
+    buttons = [n for i, n in enumerate(sizes) if i not in as_select]
     separate = sum(_rows_of(n, MAX_BUTTONS_PER_ROW) for n in buttons)
-    if selects + separate + _rows_of(len(tail), MAX_BUTTONS_PER_ROW) <= max_rows:
-        return _grouped(groups, as_select, tail, style, separate=True)
-    if selects + _rows_of(sum(buttons) + len(tail), MAX_BUTTONS_PER_ROW) <= max_rows:
-        return _grouped(groups, as_select, tail, style, separate=False)
+    if selects + separate + _rows_of(tail, MAX_BUTTONS_PER_ROW) <= max_rows:
+        return as_select, True
+    if selects + _rows_of(sum(buttons) + tail, MAX_BUTTONS_PER_ROW) <= max_rows:
+        return as_select, False
     return None
 
 
 def _grouped(
     groups: list[tuple[str, list[Option]]],
-    as_select: set[int],
+    as_select: frozenset[int],
     tail: Sequence[Button],
     style: Style,
     *,
