@@ -198,7 +198,12 @@ def _grouped(
             continue
         for n, o in enumerate(options):
             at = row + n // MAX_BUTTONS_PER_ROW if separate else None
-            buttons.append(button_of(o, "primary" if o.default else style, at))
+            shown: Style = "primary" if o.default else style
+            memo = _BUTTONS.get((id(o), shown, at))  # button_of's memo, looked up in line
+            if memo is not None and memo[0] is o:
+                buttons.append(memo[1])
+            else:
+                buttons.append(button_of(o, shown, at))
         row += _rows_of(len(options), MAX_BUTTONS_PER_ROW)
     if not separate:
         return [*buttons, *[_at_row(b, None) for b in tail], *selects]
