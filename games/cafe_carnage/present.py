@@ -193,7 +193,7 @@ def card_options(state: CafeState, p: PlayerId) -> Sequence[Option]:
     return _hand(tuple(state.hands[p]), state.played.get(p))[1]
 
 
-@lru_cache(maxsize=8192)
+@lru_cache(maxsize=2048)  # ~3.5 KB each: a few MB at most
 def _hand(hand: tuple[str, ...], played: str | None) -> tuple[PanelField, tuple[Option, ...]]:
     """A hand's field and its choices, made once per hand and ballot (as ``_menu_options``)."""
     kinds = [action_kind(card) for card in hand]
