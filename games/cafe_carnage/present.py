@@ -237,6 +237,7 @@ def _confirm(ready: bool) -> Button:
 
 # Made once: the kit's layout moves them to their row (and draws that once too).
 CONFIRM, CONFIRM_LATER = _confirm(True), _confirm(False)
+CHOOSE: dict[Course, str] = {c: f"{COURSE_EMOJI[c]} Choose your {c}" for c in COURSES}
 
 
 def order_controls(state: CafeState, p: PlayerId, eaten: set[str], ready: bool) -> list[Control]:
@@ -245,9 +246,6 @@ def order_controls(state: CafeState, p: PlayerId, eaten: set[str], ready: bool) 
     groups: list[kit.Group] = [(CHOOSE[c], dish_options(state, p, c, eaten)) for c in COURSES]
     groups.append(("🗳️ Choose your action card (secret)", card_options(state, p)))
     return kit.grouped_controls(groups, tail=[CONFIRM if ready else CONFIRM_LATER])
-
-
-CHOOSE: dict[Course, str] = {c: f"{COURSE_EMOJI[c]} Choose your {c}" for c in COURSES}
 
 
 def order_lines(state: CafeState, p: PlayerId, eaten: set[str]) -> str:
