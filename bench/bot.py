@@ -866,7 +866,7 @@ def show_watch(run: Run) -> None:
     turns = bot["turns"]
     for kind, chosen in (
         ("ms", [t for t in turns if t["ms"] >= 20]),
-        ("ms of CPU", [t for t in turns if t["cpu"] >= 20]),
+        ("ms of CPU", [t for t in turns if t["cpu"] >= 5]),
     ):
         if not chosen:
             continue
@@ -878,7 +878,7 @@ def show_watch(run: Run) -> None:
                 calls[name] += n
         handles = statistics.median(t["handles"] for t in chosen)
         print(
-            f"    bot turns ≥ 20 {kind}: {len(chosen)}, longest "
+            f"    bot turns ≥ {20 if kind == 'ms' else 5} {kind}: {len(chosen)}, longest "
             f"{max(t['ms'] for t in chosen):.0f} ms ({max(t['cpu'] for t in chosen):.0f} CPU), "
             f"median {handles:.0f} callbacks each; most time in (ms, callbacks a turn): "
             + ", ".join(
