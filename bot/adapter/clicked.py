@@ -11,6 +11,7 @@ an old DM, an answer with pictures), exactly as discord.py would have built it.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import Any
 
 import discord
@@ -124,14 +125,26 @@ def _in_message(message: discord.Message, custom_id: str, kind: Any) -> bool:
     return False
 
 
-def install(client: discord.Client) -> None:
-    """Clicks on our controls arrive as ClickInteractions, handed to our DynamicItems as
-    discord.py's ``parse_interaction_create`` hands them (dynamic items, then a view stored
-    for the message, then the ``interaction`` event), without parsing the message first.
-    Anything else (slash commands, modals, others' components) takes discord.py's way."""
+# Set in a click's extras when ``take`` handled it: the ``interaction`` event, dispatched
+# only for other listeners then, is not the bot's to answer.
+TAKEN = "cafebot.taken"
+
+# Takes a click on one of our controls (the interaction, its component type and custom_id)
+# and starts its handling; False: not one it knows, discord.py's way then.
+Take = Callable[[ClickInteraction, int, str], bool]
+
+
+def install(client: discord.Client, take: Take | None = None) -> None:
+    """Clicks on our controls arrive as ClickInteractions, without parsing the message first.
+    ``take`` starts their handling (one task a click); what it does not take is handed on as
+    discord.py's ``parse_interaction_create`` hands it (dynamic items, then a view stored for
+    the message, then the ``interaction`` event), as is a click on a message with a stored
+    view. Anything else (slash commands, modals, others' components) takes discord.py's way."""
     state: Any = client._connection
     parsers: dict[str, Any] = state.parsers
     theirs = parsers["INTERACTION_CREATE"]
+    listeners: dict[str, Any] = client._listeners
+    extra: dict[str, Any] = getattr(client, "extra_events", {})
 
     def parse_interaction_create(data: Any) -> None:
         inner = data.get("data") or {}
@@ -147,10 +160,16 @@ def install(client: discord.Client) -> None:
         kind = inner["component_type"]
         interaction = ClickInteraction(data=data, state=state)
         store = state._view_store
-        store.dispatch_dynamic_items(kind, custom_id, interaction)
         views = store._views
         key = (kind, custom_id)
-        if key in views.get(int(data["message"]["id"]), {}) or key in views.get(None, {}):
+        stored = key in views.get(int(data["message"]["id"]), {}) or key in views.get(None, {})
+        if not stored and take is not None and take(interaction, kind, custom_id):
+            if listeners.get("interaction") or extra.get("on_interaction"):
+                interaction.extras[TAKEN] = True
+                state.dispatch("interaction", interaction)
+            return
+        store.dispatch_dynamic_items(kind, custom_id, interaction)
+        if stored:
             # A view stored for the message: discord.py's own lookup (it reads the message).
             _dispatch_stored(store, kind, custom_id, interaction)
         state.dispatch("interaction", interaction)
