@@ -63,6 +63,7 @@ STOP_WITHIN = 4.0
 STOPPING = "⏳ I'm restarting — nothing was changed. Please try again in a moment."
 NOT_ON_MESSAGE = "⚠️ That control isn't on this message any more."
 CLICK_TASK = "cafebot-click"  # the name of a click's task
+SOCKET_EVENT, ON_SOCKET_EVENT = "socket_event_type", "on_socket_event_type"
 
 
 class CafeTree(GameTree):
@@ -453,6 +454,19 @@ class CafeBot(commands.Bot):
             partial = path.with_name(path.name + ".partial")
             partial.write_text(json.dumps(stats), encoding="utf-8")
             partial.replace(path)  # whole or absent: a bench may be waiting for it
+
+    def dispatch(self, event_name: str, /, *args: Any, **kwargs: Any) -> None:
+        # discord.py dispatches every gateway event first as "socket_event_type", for
+        # listeners alone (the bot has none): looking for them cost a failed attribute
+        # lookup and its exception an event.
+        if (
+            event_name == SOCKET_EVENT
+            and not self._listeners.get(SOCKET_EVENT)
+            and not self.extra_events.get(ON_SOCKET_EVENT)
+            and ON_SOCKET_EVENT not in self.__dict__  # a handler set with @bot.event
+        ):
+            return
+        super().dispatch(event_name, *args, **kwargs)
 
     async def on_interaction(self, interaction: discord.Interaction[Any]) -> None:
         """Answer component clicks that no DynamicItem will take (a custom_id that is not on
