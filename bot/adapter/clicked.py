@@ -15,11 +15,14 @@ from collections.abc import Callable
 from typing import Any
 
 import discord
+from discord.channel import _threaded_channel_factory
 
 OURS = "cb:"  # the prefix of every custom_id of cafebot's controls (bot.adapter.items)
 
-# discord.Interaction keeps its message in a slot: read and written under our property.
+# discord.Interaction keeps its message and channel in slots: read and written under our
+# properties.
 _SLOT: Any = discord.Interaction.__dict__["message"]
+_CHANNEL: Any = discord.Interaction.__dict__["channel"]
 
 
 class ClickInteraction(discord.Interaction[Any]):
@@ -27,21 +30,46 @@ class ClickInteraction(discord.Interaction[Any]):
 
     def _from_data(self, data: Any) -> None:
         self.__dict__["_raw_message"] = None
+        self.__dict__["_raw_channel"] = None
         raw = data.get("message")
         if raw is None:
             super()._from_data(data)
             return
         rest = dict(data)
         del rest["message"]
+        # A DM's channel too is built when read (a click on our controls never reads it).
+        channel = rest.pop("channel", None) if rest.get("guild_id") is None else None
         super()._from_data(rest)  # type: ignore[arg-type]  # the message: parsed when read
         self.__dict__["_raw_message"] = raw
+        self.__dict__["_raw_channel"] = channel
+
+    @property
+    def channel(self) -> Any:
+        raw = self.__dict__.get("_raw_channel")
+        if raw is not None:
+            self.__dict__["_raw_channel"] = None
+            # As discord.py builds a channel outside a guild (a DM or a group DM).
+            built = None
+            factory, kind = _threaded_channel_factory(raw["type"])
+            if factory is not None and kind in (
+                discord.ChannelType.group,
+                discord.ChannelType.private,
+            ):
+                built = factory(me=self._client.user, data=raw, state=self._state)
+            _CHANNEL.__set__(self, built)
+        return _CHANNEL.__get__(self)
+
+    @channel.setter
+    def channel(self, value: Any) -> None:
+        self.__dict__["_raw_channel"] = None
+        _CHANNEL.__set__(self, value)
 
     @property
     def message(self) -> discord.Message | None:
         raw = self.__dict__.get("_raw_message")
         if raw is not None:
             self.__dict__["_raw_message"] = None
-            message = discord.Message(state=self._state, channel=self.channel, data=raw)  # type: ignore[arg-type]
+            message = discord.Message(state=self._state, channel=self.channel, data=raw)
             guild = self.guild
             if guild is not None and message.guild is None:
                 message.guild = guild  # as discord.py upgrades it (partial guild data)
