@@ -370,7 +370,7 @@ class CafeBot(commands.Bot):
 
     def _take_click(self, interaction: ClickInteraction, kind: int, custom_id: str) -> bool:
         """A click on one of our controls, handled in one task: its item's handler, or the
-        answer that the control is not on the clicked message (None of discord.py's rounds:
+        answer that the control is not on the clicked message (none of discord.py's rounds:
         its registry's every template tried, a task per dynamic item, another for the
         ``interaction`` event)."""
         found = self._routes.find(custom_id)
@@ -378,10 +378,14 @@ class CafeBot(commands.Bot):
             return False
         self.clicks += 1
         item, match = found
-        if on_message(interaction, custom_id, kind):
-            work = item.dispatch(interaction, match)
-        else:
-            work = self._not_on_message(interaction)
+        try:
+            present = on_message(interaction, custom_id, kind)
+        except Exception as exc:
+            # A payload Discord never sends: answered as a control that is not there (this
+            # runs in the gateway's reader, which must not fail).
+            log.warning("unreadable clicked message: %r", exc)
+            present = False
+        work = item.dispatch(interaction, match) if present else self._not_on_message(interaction)
         asyncio.get_running_loop().create_task(work, name=CLICK_TASK)
         return True
 
