@@ -266,12 +266,13 @@ class TableSync(ClickAnswers, DmPanels):
                 views = None if pending.views is None else pending.views - {TABLE}
                 self._sync_later(s.id, max(0.0, held_until - time.time()), views, posts=True)
                 return
-            for player in s.players:
-                uid = player.user_id
-                if is_robot(uid):
-                    continue  # a bot player reads the state, not DMs
-                if pending.wants(uid):
-                    await self._part(s.id, f"DM of {uid}", partial(self._sync_dm, s, uid))
+            # A bot player reads the state, not DMs.
+            users = [p.user_id for p in s.players if not is_robot(p.user_id)]
+            users = [uid for uid in users if pending.wants(uid)]
+            counted = await self._count_elsewhere(s, users)
+            for uid in users:
+                sync = partial(self._sync_dm, s, uid, counted.get(uid))
+                await self._part(s.id, f"DM of {uid}", sync)
         full = pending.views is None and pending.posts and s.status.is_open
         if full and s.id not in self._short and s.id not in self._delayed:
             self._shown_at[s.id] = s.version

@@ -92,3 +92,30 @@ async def test_a_confirm_starts_no_sync_pass_while_its_table_waits(
         async with w.bot_running():  # ...the next start shows the newest state
             await w.settle()
             assert w.emu.get_message(table.id).current_text().count("✅") == ticks + 1
+
+
+async def test_a_new_rounds_dms_count_the_players_other_games_in_one_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each new DM's footer says how many other games wait for its player: the round's DMs
+    count them for all their players in one read of the store, not one each."""
+    async with world(tmp_path, 4) as w, w.bot_running() as bot:
+        await open_game(w, GAME)
+        store = bot.service.store
+        reads: list[list[str]] = []
+        one, each = store.active_versions_of, store.active_versions_of_each
+
+        async def counted_one(user_id: str) -> list[tuple[int, int]]:
+            reads.append([user_id])
+            return await one(user_id)
+
+        async def counted_each(user_ids: list[str]) -> dict[str, list[tuple[int, int]]]:
+            reads.append(list(user_ids))
+            return await each(user_ids)
+
+        monkeypatch.setattr(store, "active_versions_of", counted_one)
+        monkeypatch.setattr(store, "active_versions_of_each", counted_each)
+        await play_round(w)
+        assert [sorted(users) for users in reads] == [sorted(str(u) for u in w.users)]
+        for user in w.users:
+            assert "round 2/5" in w.latest_dm(user).current_text().lower()
