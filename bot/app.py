@@ -25,12 +25,14 @@ from discord.ext import commands
 from discord.webhook.async_ import async_context
 
 from bot.adapter.callbacks import CallbackAdapter
+from bot.adapter.clicked import TAKEN, ClickInteraction
 from bot.adapter.clicked import install as install_clicks
 from bot.adapter.closed_dms import ClosedDms
 from bot.adapter.commands import GameCommands
 from bot.adapter.components import Controls
 from bot.adapter.fast_http import FastHttp, Observer
-from bot.adapter.items import Handlers, install_fast_dispatch, make_items, on_message
+from bot.adapter.gateway_reads import install as install_gateway_reads
+from bot.adapter.items import Handlers, Routes, install_fast_dispatch, make_items, on_message
 from bot.adapter.messenger import Messenger
 from bot.adapter.pacing import Pacer
 from bot.adapter.pictures import Pictures
@@ -60,6 +62,9 @@ log = logging.getLogger("cafebot")
 # refusing) is in the outbox for the next start.
 STOP_WITHIN = 4.0
 STOPPING = "⏳ I'm restarting — nothing was changed. Please try again in a moment."
+NOT_ON_MESSAGE = "⚠️ That control isn't on this message any more."
+CLICK_TASK = "cafebot-click"  # the name of a click's task
+SOCKET_EVENT, ON_SOCKET_EVENT = "socket_event_type", "on_socket_event_type"
 
 
 class CafeTree(GameTree):
@@ -80,6 +85,7 @@ class CafeBot(commands.Bot):
     tables: TableSync
     scheduler: Scheduler
     robots: Robots
+    _routes: Routes  # which of our controls a click is on (set up with the items)
 
     def __init__(
         self,
@@ -179,14 +185,23 @@ class CafeBot(commands.Bot):
 
         def route(name: str) -> Any:
             async def handle(interaction: Any, match: re.Match[str], values: list[str]) -> None:
+                # self.handling written out: the click's own layers are a share of its CPU.
                 assert controls is not None
                 started = time.perf_counter()
                 try:
-                    async with self.handling(interaction) as go:
-                        if go:
-                            await getattr(controls, name)(interaction, match, values)
+                    if self.stopping:
+                        await self._answer_stopping(interaction)
+                        return
+                    task = asyncio.current_task()
+                    assert task is not None
+                    self._handling.add(task)
+                    try:
+                        await getattr(controls, name)(interaction, match, values)
+                    finally:
+                        self._handling.discard(task)
                 finally:
-                    self._clicked(name, match, started)
+                    if self.metrics is not None:
+                        self._clicked(name, match, started)
 
             return handle
 
@@ -256,7 +271,9 @@ class CafeBot(commands.Bot):
         )
 
         install_fast_dispatch()
-        install_clicks(self)
+        install_gateway_reads()
+        self._routes = Routes(items)
+        install_clicks(self, self._take_click)
         self.add_dynamic_items(*items.all())
         self.tree.add_command(GameCommands(service, screens, self.tables, replies))
         self.tree.on_error = replies.answer_error  # type: ignore[method-assign]
@@ -334,12 +351,7 @@ class CafeBot(commands.Bot):
         has begun (the interaction is then answered STOPPING), else True, and a stop waits
         for the block to end."""
         if self.stopping:
-            if interaction.type is discord.InteractionType.autocomplete:
-                if not interaction.response.is_done():
-                    await interaction.response.autocomplete([])
-            elif self.replies is not None:
-                with contextlib.suppress(discord.HTTPException):
-                    await self.replies.reply(interaction, STOPPING)
+            await self._answer_stopping(interaction)
             yield False
             return
         task = asyncio.current_task()
@@ -349,6 +361,44 @@ class CafeBot(commands.Bot):
             yield True
         finally:
             self._handling.discard(task)
+
+    async def _answer_stopping(self, interaction: discord.Interaction[Any]) -> None:
+        if interaction.type is discord.InteractionType.autocomplete:
+            if not interaction.response.is_done():
+                await interaction.response.autocomplete([])
+        elif self.replies is not None:
+            with contextlib.suppress(discord.HTTPException):
+                await self.replies.reply(interaction, STOPPING)
+
+    def _take_click(self, interaction: ClickInteraction, kind: int, custom_id: str) -> bool:
+        """A click on one of our controls, handled in one task: its item's handler, or the
+        answer that the control is not on the clicked message (none of discord.py's rounds:
+        its registry's every template tried, a task per dynamic item, another for the
+        ``interaction`` event)."""
+        found = self._routes.find(custom_id)
+        if found is None or self.replies is None:
+            return False
+        self.clicks += 1
+        item, match = found
+        try:
+            present = on_message(interaction, custom_id, kind)
+        except Exception as exc:
+            # A payload Discord never sends: answered as a control that is not there (this
+            # runs in the gateway's reader, which must not fail).
+            log.warning("unreadable clicked message: %r", exc)
+            present = False
+        work = item.dispatch(interaction, match) if present else self._not_on_message(interaction)
+        asyncio.get_running_loop().create_task(work, name=CLICK_TASK)
+        return True
+
+    async def _not_on_message(self, interaction: discord.Interaction[Any]) -> None:
+        """A custom_id that is not on the clicked message (or is there as another kind of
+        component: a forged or ancient client): answered, so nobody sees "This interaction
+        failed"."""
+        async with self.handling(interaction) as go:
+            if go:
+                assert self.replies is not None
+                await self.replies.reply(interaction, NOT_ON_MESSAGE)
 
     async def close(self) -> None:
         """Stop: finish the interactions being handled (new ones are answered that the bot is
@@ -411,11 +461,26 @@ class CafeBot(commands.Bot):
             partial.write_text(json.dumps(stats), encoding="utf-8")
             partial.replace(path)  # whole or absent: a bench may be waiting for it
 
+    def dispatch(self, event_name: str, /, *args: Any, **kwargs: Any) -> None:
+        # discord.py dispatches every gateway event first as "socket_event_type", for
+        # listeners alone (the bot has none): looking for them cost a failed attribute
+        # lookup and its exception an event.
+        if (
+            event_name == SOCKET_EVENT
+            and not self._listeners.get(SOCKET_EVENT)
+            and not self.extra_events.get(ON_SOCKET_EVENT)
+            and ON_SOCKET_EVENT not in self.__dict__  # a handler set with @bot.event
+        ):
+            return
+        super().dispatch(event_name, *args, **kwargs)
+
     async def on_interaction(self, interaction: discord.Interaction[Any]) -> None:
         """Answer component clicks that no DynamicItem will take (a custom_id that is not on
         the message, or is there as another kind of component: a forged or ancient client), so
         nobody sees "This interaction failed"."""
         if interaction.type is not discord.InteractionType.component or self.replies is None:
+            return
+        if interaction.extras.get(TAKEN):  # handled by _take_click
             return
         self.clicks += 1
         data: dict[str, Any] = dict(interaction.data or {})
@@ -423,11 +488,7 @@ class CafeBot(commands.Bot):
         kind = data.get("component_type")
         present = on_message(interaction, custom_id, kind)
         if not present:
-            async with self.handling(interaction) as go:
-                if go:
-                    await self.replies.reply(
-                        interaction, "⚠️ That control isn't on this message any more."
-                    )
+            await self._not_on_message(interaction)
 
     async def on_guild_channel_delete(self, channel: discord.abc.GuildChannel) -> None:
         """A game's channel deleted: its posts are dropped at once (nothing waits for them)."""

@@ -11,14 +11,18 @@ an old DM, an answer with pictures), exactly as discord.py would have built it.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import Any
 
 import discord
+from discord.channel import _threaded_channel_factory
 
 OURS = "cb:"  # the prefix of every custom_id of cafebot's controls (bot.adapter.items)
 
-# discord.Interaction keeps its message in a slot: read and written under our property.
+# discord.Interaction keeps its message and channel in slots: read and written under our
+# properties.
 _SLOT: Any = discord.Interaction.__dict__["message"]
+_CHANNEL: Any = discord.Interaction.__dict__["channel"]
 
 
 class ClickInteraction(discord.Interaction[Any]):
@@ -26,21 +30,46 @@ class ClickInteraction(discord.Interaction[Any]):
 
     def _from_data(self, data: Any) -> None:
         self.__dict__["_raw_message"] = None
+        self.__dict__["_raw_channel"] = None
         raw = data.get("message")
         if raw is None:
             super()._from_data(data)
             return
         rest = dict(data)
         del rest["message"]
+        # A DM's channel too is built when read (a click on our controls never reads it).
+        channel = rest.pop("channel", None) if rest.get("guild_id") is None else None
         super()._from_data(rest)  # type: ignore[arg-type]  # the message: parsed when read
         self.__dict__["_raw_message"] = raw
+        self.__dict__["_raw_channel"] = channel
+
+    @property
+    def channel(self) -> Any:
+        raw = self.__dict__.get("_raw_channel")
+        if raw is not None:
+            self.__dict__["_raw_channel"] = None
+            # As discord.py builds a channel outside a guild (a DM or a group DM).
+            built = None
+            factory, kind = _threaded_channel_factory(raw["type"])
+            if factory is not None and kind in (
+                discord.ChannelType.group,
+                discord.ChannelType.private,
+            ):
+                built = factory(me=self._client.user, data=raw, state=self._state)
+            _CHANNEL.__set__(self, built)
+        return _CHANNEL.__get__(self)
+
+    @channel.setter
+    def channel(self, value: Any) -> None:
+        self.__dict__["_raw_channel"] = None
+        _CHANNEL.__set__(self, value)
 
     @property
     def message(self) -> discord.Message | None:
         raw = self.__dict__.get("_raw_message")
         if raw is not None:
             self.__dict__["_raw_message"] = None
-            message = discord.Message(state=self._state, channel=self.channel, data=raw)  # type: ignore[arg-type]
+            message = discord.Message(state=self._state, channel=self.channel, data=raw)
             guild = self.guild
             if guild is not None and message.guild is None:
                 message.guild = guild  # as discord.py upgrades it (partial guild data)
@@ -124,14 +153,26 @@ def _in_message(message: discord.Message, custom_id: str, kind: Any) -> bool:
     return False
 
 
-def install(client: discord.Client) -> None:
-    """Clicks on our controls arrive as ClickInteractions, handed to our DynamicItems as
-    discord.py's ``parse_interaction_create`` hands them (dynamic items, then a view stored
-    for the message, then the ``interaction`` event), without parsing the message first.
-    Anything else (slash commands, modals, others' components) takes discord.py's way."""
+# Set in a click's extras when ``take`` handled it: the ``interaction`` event, dispatched
+# only for other listeners then, is not the bot's to answer.
+TAKEN = "cafebot.taken"
+
+# Takes a click on one of our controls (the interaction, its component type and custom_id)
+# and starts its handling; False: not one it knows, discord.py's way then.
+Take = Callable[[ClickInteraction, int, str], bool]
+
+
+def install(client: discord.Client, take: Take | None = None) -> None:
+    """Clicks on our controls arrive as ClickInteractions, without parsing the message first.
+    ``take`` starts their handling (one task a click); what it does not take is handed on as
+    discord.py's ``parse_interaction_create`` hands it (dynamic items, then a view stored for
+    the message, then the ``interaction`` event), as is a click on a message with a stored
+    view. Anything else (slash commands, modals, others' components) takes discord.py's way."""
     state: Any = client._connection
     parsers: dict[str, Any] = state.parsers
     theirs = parsers["INTERACTION_CREATE"]
+    listeners: dict[str, Any] = client._listeners
+    extra: dict[str, Any] = getattr(client, "extra_events", {})
 
     def parse_interaction_create(data: Any) -> None:
         inner = data.get("data") or {}
@@ -147,10 +188,16 @@ def install(client: discord.Client) -> None:
         kind = inner["component_type"]
         interaction = ClickInteraction(data=data, state=state)
         store = state._view_store
-        store.dispatch_dynamic_items(kind, custom_id, interaction)
         views = store._views
         key = (kind, custom_id)
-        if key in views.get(int(data["message"]["id"]), {}) or key in views.get(None, {}):
+        stored = key in views.get(int(data["message"]["id"]), {}) or key in views.get(None, {})
+        if not stored and take is not None and take(interaction, kind, custom_id):
+            if listeners.get("interaction") or extra.get("on_interaction"):
+                interaction.extras[TAKEN] = True
+                state.dispatch("interaction", interaction)
+            return
+        store.dispatch_dynamic_items(kind, custom_id, interaction)
+        if stored:
             # A view stored for the message: discord.py's own lookup (it reads the message).
             _dispatch_stored(store, kind, custom_id, interaction)
         state.dispatch("interaction", interaction)

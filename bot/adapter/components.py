@@ -89,8 +89,10 @@ class Controls:
         message_id = clicked_id(interaction)
         view = TABLE if seat == "t" else clicker
         # The worker leaves the clicked message to this click's answer; leaving, it is told
-        # once whether the answer drew the move.
-        with self.tables.answering(message_id, sid, view):
+        # once whether the answer drew the move (tables.answering, written out).
+        tables = self.tables
+        tables.claim(message_id, sid, view)
+        try:
             try:
                 result = await in_time(
                     interaction,
@@ -110,6 +112,8 @@ class Controls:
             )
             done = f"Your move in game #{s.id} was played."
             await self._answer_move(interaction, s, done, view, peek=clicker if peek else None)
+        finally:
+            tables.unclaim(message_id, sid, view)
 
     async def _refused(
         self,

@@ -24,7 +24,6 @@ so a click reaches its handler without looking anything up on the client.
 
 from __future__ import annotations
 
-import contextlib
 import re
 import types
 from collections.abc import Awaitable, Callable
@@ -155,8 +154,8 @@ class _Dispatching:
     ) -> None:
         """Hand the click to the handler; every failure is answered (on_error)."""
         assert match is not None
-        data: dict[str, Any] = dict(interaction.data or {})
-        values = [str(v) for v in data.get("values", [])]
+        data: Any = interaction.data or {}
+        values = [str(v) for v in data.get("values", ())]
         try:
             await cls.handler(interaction, match, values)
         except Exception as exc:
@@ -164,6 +163,32 @@ class _Dispatching:
         finally:
             release(interaction)
 
+
+class Routes:
+    """Which of our item classes a custom_id is for, found with one dict lookup and one
+    match (discord.py tries every registered template in turn, then starts a task per
+    match). Every template begins with its own ``cb:?:`` prefix; two classes sharing a
+    template (a game's buttons and selects) share a handler, and the last one registered
+    takes the click, as in discord.py's registry."""
+
+    def __init__(self, items: Items) -> None:
+        self._by_prefix: dict[str, type[_Dispatching]] = {}
+        for item in items.all():
+            template = item.__discord_ui_compiled_template__.pattern
+            prefix = template[:PREFIX]
+            assert re.fullmatch(r"cb:[a-z]:", prefix), template
+            self._by_prefix[prefix] = cast(type[_Dispatching], item)
+
+    def find(self, custom_id: str) -> tuple[type[_Dispatching], re.Match[str]] | None:
+        """The item class taking this custom_id, with its match (None: none of ours)."""
+        item = self._by_prefix.get(custom_id[:PREFIX])
+        if item is None:
+            return None
+        match = cast(Any, item).__discord_ui_compiled_template__.fullmatch(custom_id)
+        return None if match is None else (item, match)
+
+
+PREFIX = len("cb:g:")  # the part of a custom_id naming its kind of control
 
 _ON_MESSAGE = "cafebot.on_message"  # the answer, kept in the interaction's extras
 
@@ -215,7 +240,7 @@ def release(interaction: discord.Interaction[Any]) -> None:
     it carries (every component, option and emoji of it) instead of piling up for the cycle
     collector: most of the garbage it found, and its longest pauses."""
     for name in ("_cs_response", "_cs_followup"):
-        with contextlib.suppress(AttributeError):
+        if hasattr(interaction, name):  # (no exception raised for one never read)
             delattr(interaction, name)
     interaction._original_response = None
 

@@ -17,6 +17,7 @@ from bot.adapter.callbacks import UNKNOWN_INTERACTION
 from bot.adapter.clicked import age
 from bot.adapter.clicked import message_id as clicked_id
 from bot.adapter.closed_dms import ClosedDms
+from bot.adapter.deadlines import deadlines
 from bot.adapter.messenger import UNKNOWN_MESSAGE, Failure, Messenger, failure_of, update_clicked
 from bot.adapter.mine import waiting_note
 from bot.adapter.pictures import Pictures
@@ -102,8 +103,8 @@ async def in_time(
 ) -> T:
     """Await ``work``; if it is not done before Discord's deadline nears, ``defer`` first (the
     answer then comes as an edit or a followup). One coroutine answers: no double answer.
-    ``work`` runs in the caller's task and a timer starts the deferral (no task, future and
-    wait per click: ~3 % of a click's CPU at 150 clicks/s)."""
+    ``work`` runs in the caller's task and a deadline starts the deferral (no task, future and
+    wait per click: ~3 % of a click's CPU at 150 clicks/s; nor a timer: bot.adapter.deadlines)."""
     elapsed = age(interaction)
     budget = min(ACK_BUDGET, max(0.0, ACK_BUDGET - elapsed))
     if budget <= 0:
@@ -116,11 +117,12 @@ async def in_time(
         if not interaction.response.is_done():
             deferring.append(asyncio.ensure_future(defer()))
 
-    timer = asyncio.get_running_loop().call_later(budget, late)
+    watch = deadlines()
+    timer = watch.add(budget, late)
     try:
         return await work
     finally:
-        timer.cancel()
+        watch.discard(timer)
         if deferring:
             try:
                 await deferring[0]  # answered (deferred) before the caller answers again

@@ -234,15 +234,25 @@ class SyncState:
         """While a click on ``message_id`` (which shows ``view`` of the session, if it is that
         view's message) is being handled, its own answer will show the move: the worker does
         not race it (it edits that message after, if still needed)."""
-        if message_id is None:
+        self.claim(message_id, session_id, view)
+        try:
             yield
+        finally:
+            self.unclaim(message_id, session_id, view)
+
+    def claim(self, message_id: int | None, session_id: int, view: str | None) -> None:
+        """``answering`` entered (a click's hot path calls the pair itself: no context
+        manager a click); every claim is followed by its ``unclaim``."""
+        if message_id is None:
             return
         answered = (session_id, view)
         self._claimed[message_id] = self._claimed.get(message_id, 0) + 1
         self._answered_views[answered] = self._answered_views.get(answered, 0) + 1
-        try:
-            yield
-        finally:
+
+    def unclaim(self, message_id: int | None, session_id: int, view: str | None) -> None:
+        """``answering`` left."""
+        if message_id is not None:
+            answered = (session_id, view)
             self._answered_views[answered] -= 1
             if not self._answered_views[answered]:
                 del self._answered_views[answered]

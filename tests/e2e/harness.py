@@ -196,7 +196,12 @@ def error_answers(emu: DiscordEmulator, status: int, code: int) -> int:
 
 
 # The tasks in which discord.py runs a command's or a component's handler.
-HANDLER_TASKS = ("CommandTree-invoker", "discord-ui-", "discord.py: on_interaction")
+HANDLER_TASKS = (
+    "CommandTree-invoker",
+    "discord-ui-",
+    "discord.py: on_interaction",
+    "cafebot-click",
+)
 
 
 async def handlers_done() -> None:

@@ -37,9 +37,17 @@ async def test_a_click_is_answered_without_parsing_its_message(tmp_path: Path) -
         assert message_id(click) == menu.id
         assert has_component(click, control.custom_id, 3 if control.value else 2)
         assert not has_component(click, "cb:g:1:0:0000000000:99", 2)
+        # ...nor its DM channel...
+        assert click.__dict__["_raw_channel"] is not None
         # ...and reading it builds discord.py's Message of that payload, once.
         message = click.message
         assert message is not None and message.id == menu.id
+        channel = click.channel
+        assert isinstance(channel, discord.DMChannel), "built as discord.py builds a DM's"
+        assert channel.id == w.emu.dm_channel_id(alice) == click.channel_id
+        assert channel.recipient is not None and channel.recipient.id == alice
+        assert click.__dict__["_raw_channel"] is None and click.channel is channel
+        assert message.channel is channel
         assert click.__dict__["_raw_message"] is None
         assert click.message is message
         found = [
