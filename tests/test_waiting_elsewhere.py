@@ -84,3 +84,22 @@ async def test_counting_the_games_elsewhere_loads_none_and_keeps_few(
     await play_until_not_awaited(service, waiting[0])
     assert await service.waiting_elsewhere(PLAYER, ids[-1]) == expected - 1
     assert len(service._awaited) <= 4
+
+
+async def test_several_players_are_counted_in_one_read_with_the_same_counts(
+    service: SessionService, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ids = [(await started(service, channel=200 + i)).id for i in range(GAMES)]
+    players = [PLAYER, "1001", "4242"]  # seated in every game, and in none
+    expected = {uid: await service.waiting_elsewhere(uid, ids[-1]) for uid in players}
+    assert expected[PLAYER] > 0 and expected["1001"] > 0 and expected["4242"] == 0
+    reads: list[list[str]] = []
+    each = service.store.active_versions_of_each
+
+    async def counted(user_ids: list[str]) -> dict[str, list[tuple[int, int]]]:
+        reads.append(list(user_ids))
+        return await each(user_ids)
+
+    monkeypatch.setattr(service.store, "active_versions_of_each", counted)
+    assert await service.waiting_elsewhere_each(players, ids[-1]) == expected
+    assert reads == [players], "one read for them all"

@@ -21,7 +21,33 @@ from bot.core.store import SessionStatus
 class DmPanels(Posts):
     """The sync worker's DMs (see TableSync)."""
 
-    async def _sync_dm(self, s: Session, user_id: str) -> None:
+    async def _count_elsewhere(self, s: Session, user_ids: list[str]) -> dict[str, int]:
+        """How many other games wait for each of these players whose DM is due as a new
+        message (a new step's), counted in one read for them all: what each such DM's footer
+        says. Empty when none is due (or the read failed: each DM counts for itself then)."""
+        if s.status is not SessionStatus.ACTIVE:
+            return {}
+        try:
+            due = [uid for uid in user_ids if self._new_dm_due(s, uid)]
+            if len(due) < 2:
+                return {}  # one read either way
+            return await self.service.waiting_elsewhere_each(due, s.id)
+        except Exception:  # each DM's own part meets it again, and fails alone
+            return {}
+
+    def _new_dm_due(self, s: Session, user_id: str) -> bool:
+        """Is the player's DM to be a new message (a new step, or none sent yet)?"""
+        player = s.player(user_id)
+        if player is None:
+            return False
+        entry = self.screens.private_entry(s, user_id)
+        shown_stamp, shown_digest = self._dm_state(s, user_id)
+        if (shown_stamp, shown_digest) == (entry.panel.stamp, entry.digest):
+            return False
+        return player.dm_message_id is None or shown_stamp != entry.panel.stamp
+
+    async def _sync_dm(self, s: Session, user_id: str, counted: int | None = None) -> None:
+        """``counted``: how many other games wait for the player, if counted already."""
         player = s.player(user_id)
         assert player is not None
         if s.status is SessionStatus.ABANDONED:
@@ -69,8 +95,9 @@ class DmPanels(Posts):
                     self._dm_shown[(s.id, user_id)] = (panel.stamp, digest)
                     return
         if active:
-            elsewhere = await self.service.waiting_elsewhere(user_id, s.id)
-            self._elsewhere[user_id] = elsewhere
+            if counted is None:
+                counted = await self.service.waiting_elsewhere(user_id, s.id)
+            elsewhere = self._elsewhere[user_id] = counted
         rendered = self.screens.render_private(
             s, user_id, panel, digest, keys=entry.keys, elsewhere=elsewhere
         )

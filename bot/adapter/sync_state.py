@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import logging
 import time
 from collections.abc import AsyncIterator, Iterator
@@ -41,6 +42,7 @@ SYNC_SLOTS = 4  # sessions whose messages are brought up to date at once (see Ta
 # are dropped when it ends, with its digests.
 SESSIONS_KEPT = 1_000  # as many as the session cache keeps loaded by default
 VIEWS_KEPT = 5 * SESSIONS_KEPT
+_TABLE_ONLY: frozenset[str | None] = frozenset({TABLE})
 
 
 @dataclass(frozen=True)
@@ -122,6 +124,9 @@ class SyncState:
         self._table_awaited: RecentMap[int, frozenset[str]] = RecentMap(SESSIONS_KEPT)  # awaiting
         # (session, view) → monotonic time of its last edit
         self._edited_at: RecentMap[tuple[int, str | None], float] = RecentMap(VIEWS_KEPT)
+        # An active game's table edited a moment ago: the monotonic time before which it is
+        # edited again in no case (a change of it meanwhile starts no pass, _table_put_off).
+        self._table_calm: RecentMap[int, float] = RecentMap(SESSIONS_KEPT)
         # Syncs waiting their turn, and what each will bring up to date.
         self._delayed: dict[int, tuple[asyncio.TimerHandle, Pending]] = {}
         self._message_locks: KeyedLocks[int] = KeyedLocks()
@@ -168,9 +173,10 @@ class SyncState:
     def on_change(self, change: Change) -> None:
         self._touched.add(change.session_id)
         self._shown_at.pop(change.session_id, None)
-        if self._held_for_answers(change):
-            return
-        self._pending.setdefault(change.session_id, Pending()).add(change)
+        rest = self._not_held(change)
+        if rest is None or self._table_put_off(rest):
+            return  # no pass: nothing it would show now
+        self._pending.setdefault(change.session_id, Pending()).add(rest)
         if change.session_id not in self._workers:
             self._workers[change.session_id] = asyncio.create_task(self._work(change.session_id))
 
@@ -259,18 +265,39 @@ class SyncState:
                     sid, left_view = left
                     self.on_change(Change(sid, frozenset({left_view}), posted=False))
 
-    def _held_for_answers(self, change: Change) -> bool:
-        """Hold a change that only the answers of clicks in progress show (nothing to post,
-        every view it touches being drawn by one): released when they end."""
+    def _not_held(self, change: Change) -> Change | None:
+        """What of ``change`` the worker is to show. A view that the answer of a click in
+        progress draws (the clicker's DM) is held for it, released when the clicks end, and
+        goes to the worker only if the answer did not draw it; the rest goes on (a confirm's
+        table). None: all of it held. A change that posts goes whole (a step's DMs wait for its
+        posts)."""
         if change.posted or change.version is None or not change.views:
-            return False
+            return change
         sid = change.session_id
-        if any((sid, view) not in self._answered_views for view in change.views):
-            return False
-        for view in change.views:
+        answered = [view for view in change.views if (sid, view) in self._answered_views]
+        if not answered:
+            return change
+        for view in answered:
             self._held_changes[(sid, view)] = max(
                 self._held_changes.get((sid, view), change.version), change.version
             )
+        rest = change.views.difference(answered)
+        return dataclasses.replace(change, views=rest) if rest else None
+
+    def _table_put_off(self, change: Change) -> bool:
+        """A change of the table alone (nothing posted: the session's status is as it was)
+        while the table was edited less than its shortest interval ago: put off to when it
+        may be edited, without a pass now (that pass draws the newest state, and spaces the
+        edit further if its interval is longer, see TableSync._table_interval)."""
+        if change.posted or change.views != _TABLE_ONLY:
+            return False
+        calm = self._table_calm.get(change.session_id)
+        if calm is None:
+            return False
+        wait = calm - time.monotonic()
+        if wait <= 0:
+            return False
+        self._sync_later(change.session_id, wait, {TABLE})
         return True
 
     def _release_held(self, answered: tuple[int, str | None]) -> None:
@@ -314,6 +341,7 @@ class SyncState:
         digest from the memo the other process kept."""
         self._table_digests.pop(s.id, None)
         self._table_awaited.pop(s.id, None)
+        self._table_calm.pop(s.id, None)
         self._threads.pop(s.id, None)
         for message_id in [s.row.table_message_id, *(p.dm_message_id for p in s.players)]:
             if message_id is not None:

@@ -266,12 +266,13 @@ class TableSync(ClickAnswers, DmPanels):
                 views = None if pending.views is None else pending.views - {TABLE}
                 self._sync_later(s.id, max(0.0, held_until - time.time()), views, posts=True)
                 return
-            for player in s.players:
-                uid = player.user_id
-                if is_robot(uid):
-                    continue  # a bot player reads the state, not DMs
-                if pending.wants(uid):
-                    await self._part(s.id, f"DM of {uid}", partial(self._sync_dm, s, uid))
+            # A bot player reads the state, not DMs.
+            users = [p.user_id for p in s.players if not is_robot(p.user_id)]
+            users = [uid for uid in users if pending.wants(uid)]
+            counted = await self._count_elsewhere(s, users)
+            for uid in users:
+                sync = partial(self._sync_dm, s, uid, counted.get(uid))
+                await self._part(s.id, f"DM of {uid}", sync)
         full = pending.views is None and pending.posts and s.status.is_open
         if full and s.id not in self._short and s.id not in self._delayed:
             self._shown_at[s.id] = s.version
@@ -299,12 +300,17 @@ class TableSync(ClickAnswers, DmPanels):
 
     def _table_interval(self, s: Session) -> float:
         """How long after an edit of the table the next one waits."""
-        interval = self.table_edit_interval
-        if s.game.turn_style is TurnStyle.SIMULTANEOUS:
-            interval *= SIMULTANEOUS_TABLE_SLOWDOWN
-            if self._table_awaited.get(s.id) == awaited(s):
-                interval *= PROGRESS_ONLY_SLOWDOWN
+        interval = self._shortest_table_interval(s)
+        simultaneous = s.game.turn_style is TurnStyle.SIMULTANEOUS
+        if simultaneous and self._table_awaited.get(s.id) == awaited(s):
+            interval *= PROGRESS_ONLY_SLOWDOWN
         return interval
+
+    def _shortest_table_interval(self, s: Session) -> float:
+        """How long after an edit of the table the next one waits at least, whatever changes."""
+        if s.game.turn_style is TurnStyle.SIMULTANEOUS:
+            return self.table_edit_interval * SIMULTANEOUS_TABLE_SLOWDOWN
+        return self.table_edit_interval
 
     async def _sync_table(self, s: Session) -> None:
         message_id = s.row.table_message_id
@@ -343,7 +349,10 @@ class TableSync(ClickAnswers, DmPanels):
                 self.on_change(Change(s.id, frozenset({TABLE}), posted=False))
                 return
             table = self.screens.render_table(s, parts)
-            self._edited_at[(s.id, TABLE)] = time.monotonic()
+            now = time.monotonic()
+            self._edited_at[(s.id, TABLE)] = now
+            if s.status is SessionStatus.ACTIVE:  # only an active game's table is spaced
+                self._table_calm[s.id] = now + self._shortest_table_interval(s)
             try:
                 await self._edit(s.row.channel_id, message_id, table)
             except Exception as exc:

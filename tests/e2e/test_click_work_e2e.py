@@ -1,7 +1,8 @@
 """What a click costs the bot beyond what it shows: work not done twice, no needless store trips.
 
 Café Carnage through the emulator (its panels have no pictures): the panel of a player whose
-view no move changed is not drawn again, and messages without pictures leave no memo of them.
+view no move changed is not drawn again, messages without pictures leave no memo of them, and a
+move that changes nothing the sync worker has to show now starts no sync pass.
 """
 
 from __future__ import annotations
@@ -11,9 +12,11 @@ from typing import Any
 
 import pytest
 
+from bot.adapter.sync_state import Pending
+from bot.adapter.tables import TableSync
 from games.cafe_carnage.game import CafeCarnage
 from tests.e2e.harness import open_game, world
-from tests.e2e.test_cafe_carnage_e2e import GAME, confirm, order, play_round, tap
+from tests.e2e.test_cafe_carnage_e2e import CONFIRM, GAME, confirm, order, play_round, tap
 
 
 async def test_a_panel_no_move_changed_is_not_drawn_again(
@@ -54,3 +57,65 @@ async def test_messages_without_pictures_keep_no_memo_of_them(tmp_path: Path) ->
         store = bot.service.store
         for message in [table, *dms]:
             assert await store.get_meta(f"memo:pictures:{message.id}") is None, message.id
+
+
+async def test_a_confirm_starts_no_sync_pass_while_its_table_waits(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A confirm changes the clicker's DM, which the click's own answer draws, and the table,
+    edited a moment ago (for the confirm before it): neither starts a sync pass. The table's
+    edit is put off to when its interval allows, and shows the newest state then (or at the
+    next start, after a stop before it)."""
+    passes: list[set[str | None] | None] = []
+    sync_held = TableSync._sync_held
+
+    async def counted(self: TableSync, session_id: int, pending: Pending) -> None:
+        passes.append(pending.views)
+        await sync_held(self, session_id, pending)
+
+    monkeypatch.setattr(TableSync, "_sync_held", counted)
+    async with world(tmp_path, 4) as w:
+        w.table_edit_interval = 60.0  # the table's next edit is far off, however slow the test
+        async with w.bot_running() as bot:
+            table = await open_game(w, GAME)
+            first, user = w.users[:2]
+            await confirm(w, first, await order(w, first, None))  # the table is edited
+            ticks = w.emu.get_message(table.id).current_text().count("✅")
+            message = await order(w, user, None)
+            passes.clear()
+            result = await w.emu.click(user, message.id, message.button(CONFIRM))
+            assert result.type == 7, "the click's answer shows the confirmed order"
+            await bot.tables.idle(delayed=False)
+            assert passes == [], "neither the DM nor the table needed a pass now"
+            assert w.emu.get_message(table.id).current_text().count("✅") == ticks
+            await bot.close()  # a stop before the table's time: the edit is not lost...
+        async with w.bot_running():  # ...the next start shows the newest state
+            await w.settle()
+            assert w.emu.get_message(table.id).current_text().count("✅") == ticks + 1
+
+
+async def test_a_new_rounds_dms_count_the_players_other_games_in_one_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each new DM's footer says how many other games wait for its player: the round's DMs
+    count them for all their players in one read of the store, not one each."""
+    async with world(tmp_path, 4) as w, w.bot_running() as bot:
+        await open_game(w, GAME)
+        store = bot.service.store
+        reads: list[list[str]] = []
+        one, each = store.active_versions_of, store.active_versions_of_each
+
+        async def counted_one(user_id: str) -> list[tuple[int, int]]:
+            reads.append([user_id])
+            return await one(user_id)
+
+        async def counted_each(user_ids: list[str]) -> dict[str, list[tuple[int, int]]]:
+            reads.append(list(user_ids))
+            return await each(user_ids)
+
+        monkeypatch.setattr(store, "active_versions_of", counted_one)
+        monkeypatch.setattr(store, "active_versions_of_each", counted_each)
+        await play_round(w)
+        assert [sorted(users) for users in reads] == [sorted(str(u) for u in w.users)]
+        for user in w.users:
+            assert "round 2/5" in w.latest_dm(user).current_text().lower()

@@ -23,6 +23,7 @@ def remembered(tables: TableSync, session_id: int) -> dict[str, list[Any]]:
     by_session = {
         "table digests": tables._table_digests,
         "table awaited": tables._table_awaited,
+        "table calm until": tables._table_calm,
         "threads": tables._threads,
     }
     by_view = {
@@ -60,6 +61,7 @@ async def test_what_is_remembered_of_open_games_is_bounded(
         await open_game(w, GAME)
         tables = bot.tables
         assert list(tables._table_awaited) == [2] and len(tables._edited_at) <= 3
+        assert len(tables._table_calm) <= 1
         first = remembered(tables, 1)
         assert "table awaited" not in first
         # Its digests are kept while it is open (without them, a full pass edits again).

@@ -59,6 +59,17 @@ class Reads(Loading):
                 count += 1
         return count
 
+    async def waiting_elsewhere_each(self, user_ids: list[str], session_id: int) -> dict[str, int]:
+        """``waiting_elsewhere`` for several players at once (a new step's DMs): one read."""
+        versions = await self.store.active_versions_of_each(user_ids)
+        counts: dict[str, int] = {}
+        for user_id in user_ids:
+            counts[user_id] = 0
+            for sid, version in versions[user_id]:
+                if sid != session_id and user_id in await self._awaited_at(sid, version):
+                    counts[user_id] += 1
+        return counts
+
     async def _awaited_at(self, session_id: int, version: int) -> frozenset[str]:
         """Whom the session awaits at ``version`` (as stored): remembered, else from the
         cached copy, else from its stored state, parsed and dropped (a damaged one: nobody)."""

@@ -119,6 +119,24 @@ class Reads(StoreCore):
         )
         return [(int(r["id"]), int(r["version"])) for r in rows]
 
+    async def active_versions_of_each(
+        self, user_ids: list[str]
+    ) -> dict[str, list[tuple[int, int]]]:
+        """``active_versions_of`` for several users, in one read (each user listed, if none)."""
+        out: dict[str, list[tuple[int, int]]] = {user_id: [] for user_id in user_ids}
+        if not user_ids:
+            return out
+        marks = ", ".join("?" for _ in user_ids)
+        rows = await self._fetch(
+            "SELECT p.user_id, s.id, s.version FROM players p JOIN sessions s "
+            f"ON s.id = p.session_id WHERE p.user_id IN ({marks}) AND s.status = 'active' "
+            "ORDER BY s.id",
+            tuple(user_ids),
+        )
+        for r in rows:
+            out[str(r["user_id"])].append((int(r["id"]), int(r["version"])))
+        return out
+
     async def open_sessions_with_deadlines(
         self, user_id: str
     ) -> list[tuple[SessionRow, float | None]]:
