@@ -19,6 +19,10 @@ from bot.adapter.mine import waiting_note
 from bot.adapter.pictures import PictureRef
 from bot.adapter.render import (
     PanelKeys,
+    PanelLayout,
+    PanelView,
+    PrivateDrawing,
+    draw_private,
     embed_of,
     game_view,
     layout_view,
@@ -50,24 +54,57 @@ COFFEE = 0xC8814B
 LOBBY_OPTION_ROWS = 3  # a lobby's selects, under its two rows of buttons
 
 
-@dataclass
 class Rendered:
     """One message as Discord will show it: embeds and a view, or a Components V2 layout;
-    the pictures it attaches; a digest that changes with anything it shows."""
+    the pictures it attaches; a digest that changes with anything it shows. A private panel
+    comes drawn straight as Discord's JSON (``data``: see render.PrivateDrawing), which a
+    click's answer sends as it is; its embeds and view are built only if asked for."""
 
-    embeds: list[discord.Embed]
-    view: discord.ui.View | discord.ui.LayoutView | None
-    digest: str
-    game: Game[Any, Any] | None = None
-    pictures: list[PictureRef] = field(default_factory=list)
-    panel: Panel | None = None  # a private panel: the one its controls come from
-    # Shows no picture where the message may have had some (a closed step's notice): an edit
-    # removes them (they would show as loose files).
-    drops_pictures: bool = False
+    def __init__(
+        self,
+        embeds: list[discord.Embed] | None,
+        view: discord.ui.View | discord.ui.LayoutView | None,
+        digest: str,
+        game: Game[Any, Any] | None = None,
+        pictures: list[PictureRef] | None = None,
+        panel: Panel | None = None,  # a private panel: the one its controls come from
+        # Shows no picture where the message may have had some (a closed step's notice): an
+        # edit removes them (they would show as loose files).
+        drops_pictures: bool = False,
+        *,
+        data: dict[str, Any] | None = None,
+    ) -> None:
+        self._embeds = embeds
+        self._view = view
+        self.digest = digest
+        self.game = game
+        self.pictures = pictures if pictures is not None else []
+        self.panel = panel
+        self.drops_pictures = drops_pictures
+        self.data = data  # the edit's embeds and components as Discord's JSON, if drawn so
+
+    @property
+    def embeds(self) -> list[discord.Embed]:
+        if self._embeds is None:
+            assert self.data is not None
+            self._embeds = [discord.Embed.from_dict(e) for e in self.data.get("embeds", [])]
+        return self._embeds
+
+    @property
+    def view(self) -> discord.ui.View | discord.ui.LayoutView | None:
+        if self._view is None and self.data is not None and self.data["components"]:
+            components = self.data["components"]
+            if self.v2:
+                self._view = PanelLayout(components)
+            else:
+                self._view = PanelView([row["components"] for row in components])
+        return self._view
 
     @property
     def v2(self) -> bool:
-        return isinstance(self.view, discord.ui.LayoutView)
+        if self.data is not None:
+            return "flags" in self.data
+        return isinstance(self._view, discord.ui.LayoutView)
 
     def message(self, note: str | None = None, *, edit: bool = False) -> dict[str, Any]:
         """Keyword arguments for send (or ``edit``; files come apart). A V2 message has no
@@ -93,8 +130,12 @@ class TableParts:
 @dataclass(frozen=True)
 class PanelEntry:
     panel: Panel
-    digest: str
     keys: PanelKeys
+    drawing: PrivateDrawing  # the panel as Discord's JSON (for its player's names then)
+
+    @property
+    def digest(self) -> str:
+        return self.drawing.digest
 
 
 def content_digest(*panels: Panel, extra: str = "") -> str:
@@ -409,7 +450,14 @@ class Screens:
         panel = s.game.panel(s.state, user_id)
         if s.status is not SessionStatus.ACTIVE:
             panel = panel.model_copy(update={"controls": []})
-        return PanelEntry(panel, content_digest(panel), PanelKeys.of(panel))
+        keys = PanelKeys.of(panel)
+        return PanelEntry(panel, keys, self._draw(s, user_id, panel, keys))
+
+    @staticmethod
+    def _draw(s: Session, user_id: str, panel: Panel, keys: PanelKeys) -> PrivateDrawing:
+        player = s.player(user_id)
+        assert player is not None
+        return draw_private(panel, s.names(), session_id=s.id, seat=str(player.seat), keys=keys)
 
     def _untouched_since(self, s: Session, user_id: str) -> PanelEntry | None:
         """The player's panel as drawn at an earlier version, when every move since (each seen
@@ -475,35 +523,44 @@ class Screens:
         elsewhere: int = 0,
     ) -> Rendered:
         """``elsewhere``: how many other games wait for this player (said in the footer)."""
+        found = self._parts.get((s.id, s.version, user_id))
+        entry = found[2] if found is not None else None
+        if isinstance(entry, PanelEntry) and entry.panel is panel:
+            return self.render_entry(s, user_id, entry, note, elsewhere=elsewhere)
+        keys = keys or PanelKeys.of(panel)
+        drawing = self._draw(s, user_id, panel, keys)
+        return self.render_entry(
+            s, user_id, PanelEntry(panel, keys, drawing), note, elsewhere=elsewhere
+        )
+
+    def render_entry(
+        self, s: Session, user_id: str, entry: PanelEntry, note: str = "", *, elsewhere: int = 0
+    ) -> Rendered:
+        """A player's private message from their panel as drawn once (see private_entry)."""
         self.renders["private"] += 1
-        player = s.player(user_id)
-        assert player is not None
+        panel, drawing = entry.panel, entry.drawing
+        if drawing.names != s.names():  # a player renamed since it was drawn
+            drawing = self._draw(s, user_id, panel, entry.keys)
         where = f"<#{s.row.channel_id}>"
         footer = f"{s.game.title} · game #{s.id}"
         if elsewhere and s.status is SessionStatus.ACTIVE:
             footer += " · " + waiting_note(elsewhere, markdown=False)
         pictures = [PictureRef.of(panel.image)] if panel.image is not None else []
-        seat = str(player.seat)
-        if panel.layout == "components":
-            if note:
-                shown = panel.model_copy(update={"description": f"{note}\n\n{panel.description}"})
-            else:
-                shown = panel
+        if drawing.v2 and note:  # the note goes first in the message's text
+            player = s.player(user_id)
+            assert player is not None
+            shown = panel.model_copy(update={"description": f"{note}\n\n{panel.description}"})
             view = layout_view(
                 shown,
                 s.names(),
                 session_id=s.id,
-                seat=seat,
+                seat=str(player.seat),
                 footer=f"Your private view · table in {where} · {footer}",
-                keys=keys,
+                keys=entry.keys,
             )
-            return Rendered([], view, digest, s.game, pictures, panel)
-        embed = with_image(embed_of(panel, s.names(), footer=footer), panel)
-        embed.description = (
-            embed.description or ""
-        ) + f"\n\n-# Your private view · table in {where}"
-        classic = game_view(panel, s.names(), session_id=s.id, seat=seat, keys=keys)
-        return Rendered([embed], classic, digest, s.game, pictures, panel)
+            return Rendered([], view, entry.digest, s.game, pictures, panel)
+        data = drawing.data(where, footer)
+        return Rendered(None, None, entry.digest, s.game, pictures, panel, data=data)
 
     @staticmethod
     def abandoned_dm(s: Session, *, v2: bool) -> Rendered:
