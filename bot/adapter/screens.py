@@ -147,10 +147,22 @@ def content_digest(*panels: Panel, extra: str = "") -> str:
 
 
 TABLE_VIEW = "\x00table"  # the table's key among the viewers of a session's panels
-PARTS_KEPT = 1024  # panels kept (by session, version and viewer)
-# How many versions back a private panel is looked for among those its player's view did not
-# change in (a simultaneous step: the other players' picks since this player's last click).
+PARTS_KEPT = 1024  # tables kept (by session, version)
+PANELS_KEPT = 1024  # private panels kept (the newest by session and player)
+TOUCHED_KEPT = 8192  # moves whose untouched views are remembered (a few bytes each)
+# How many versions back a private panel is still used while its player's view did not change
+# (a simultaneous step: the other players' picks since this player's last click).
 UNTOUCHED_LOOKBACK = 32
+
+
+@dataclass(frozen=True)
+class _Kept:
+    """A player's newest private panel, with the version, state and row it is good for."""
+
+    version: int
+    state: object
+    row: object
+    entry: PanelEntry
 
 
 class Screens:
@@ -159,11 +171,14 @@ class Screens:
         self.items = items
         # How many messages were drawn as discord.py objects, by kind (for benchmarks).
         self.renders: collections.Counter[str] = collections.Counter()
-        # What was drawn, by (session, version, viewer), with the state and row it was drawn
-        # from (a reloaded session must not get the old drawing).
+        # What a table showed, by (session, version, TABLE_VIEW), with the state and row it
+        # was drawn from (a reloaded session must not get the old drawing).
         self._parts: collections.OrderedDict[
-            tuple[int, int, str], tuple[object, object, PanelEntry | TableParts]
+            tuple[int, int, str], tuple[object, object, TableParts]
         ] = collections.OrderedDict()
+        # Each player's newest private panel, by (session, player): one each, however many
+        # versions the others' moves made since (none of which may push it out).
+        self._panels: collections.OrderedDict[tuple[int, str], _Kept] = collections.OrderedDict()
         # The views each move left as they were (a game's ``views_touched``), by (session,
         # version it made): a player's panel drawn before such moves is theirs after them too.
         self._touched: collections.OrderedDict[tuple[int, int], frozenset[str | None]] = (
@@ -175,7 +190,7 @@ class Screens:
         if change.version is None or change.views is None:
             return  # not said which, or any view: nothing carries over this version
         self._touched[(change.session_id, change.version)] = change.views
-        while len(self._touched) > PARTS_KEPT:
+        while len(self._touched) > TOUCHED_KEPT:
             self._touched.popitem(last=False)
 
     # -- the lobby -------------------------------------------------------------------------------
@@ -435,15 +450,27 @@ class Screens:
 
     def private_entry(self, s: Session, user_id: str) -> PanelEntry:
         """A player's private panel, its digest and its controls' keys: once per version of
-        the session (checking a click, answering it and the sync share it)."""
-        key = (s.id, s.version, user_id)
-        cached = self._cached(key, s)
-        if isinstance(cached, PanelEntry):
-            return cached
+        the session (checking a click, answering it and the sync share it), and kept while
+        the moves since leave that player's view as it was."""
+        key = (s.id, user_id)
+        kept = self._panels.get(key)
+        if kept is not None:
+            if kept.version == s.version and kept.state is s.state and kept.row is s.row:
+                return kept.entry
+            if kept.version < s.version and self._untouched(s, user_id, kept.version):
+                self._keep(key, s, kept.entry)
+                return kept.entry
         assert s.state is not None
-        entry = self._untouched_since(s, user_id) or self._private_entry(s, user_id)
-        self._remember(key, s, entry)
+        entry = self._private_entry(s, user_id)
+        if kept is None or kept.version <= s.version:  # not for an older state (a late sync)
+            self._keep(key, s, entry)
         return entry
+
+    def _keep(self, key: tuple[int, str], s: Session, entry: PanelEntry) -> None:
+        self._panels[key] = _Kept(s.version, s.state, s.row, entry)
+        self._panels.move_to_end(key)
+        while len(self._panels) > PANELS_KEPT:
+            self._panels.popitem(last=False)
 
     def _private_entry(self, s: Session, user_id: str) -> PanelEntry:
         assert s.state is not None
@@ -459,19 +486,16 @@ class Screens:
         assert player is not None
         return draw_private(panel, s.names(), session_id=s.id, seat=str(player.seat), keys=keys)
 
-    def _untouched_since(self, s: Session, user_id: str) -> PanelEntry | None:
-        """The player's panel as drawn at an earlier version, when every move since (each seen
-        by this process, in order) left their view as it was: the same panel, not drawn again."""
-        version = s.version
-        for _ in range(UNTOUCHED_LOOKBACK):
+    def _untouched(self, s: Session, user_id: str, since: int) -> bool:
+        """Did every move after version ``since`` (each seen by this process) leave the
+        player's view as it was? Then their panel drawn then is theirs now, not drawn again."""
+        if s.version - since > UNTOUCHED_LOOKBACK:
+            return False
+        for version in range(since + 1, s.version + 1):
             touched = self._touched.get((s.id, version))
             if touched is None or user_id in touched:
-                return None
-            version -= 1
-            found = self._parts.get((s.id, version, user_id))
-            if found is not None and isinstance(found[2], PanelEntry):
-                return found[2]
-        return None
+                return False
+        return True
 
     def keys_now(self, s: Session, viewer: str | None) -> PanelKeys:
         """The keys of the controls ``viewer`` is shown now (None: the table's), to check a
@@ -484,7 +508,7 @@ class Screens:
         assert s.state is not None
         return PanelKeys.of(merged_controls(s.game.table(s.state)))
 
-    def _cached(self, key: tuple[int, int, str], s: Session) -> PanelEntry | TableParts | None:
+    def _cached(self, key: tuple[int, int, str], s: Session) -> TableParts | None:
         """What was drawn for this version, if it was drawn from this very state (a session
         read again from the database, e.g. after ``forget``, is a new state)."""
         found = self._parts.get(key)
@@ -492,9 +516,7 @@ class Screens:
             return None
         return found[2]
 
-    def _remember(
-        self, key: tuple[int, int, str], s: Session, value: PanelEntry | TableParts
-    ) -> None:
+    def _remember(self, key: tuple[int, int, str], s: Session, value: TableParts) -> None:
         self._parts[key] = (s.state, s.row, value)
         while len(self._parts) > PARTS_KEPT:
             self._parts.popitem(last=False)
@@ -523,10 +545,9 @@ class Screens:
         elsewhere: int = 0,
     ) -> Rendered:
         """``elsewhere``: how many other games wait for this player (said in the footer)."""
-        found = self._parts.get((s.id, s.version, user_id))
-        entry = found[2] if found is not None else None
-        if isinstance(entry, PanelEntry) and entry.panel is panel:
-            return self.render_entry(s, user_id, entry, note, elsewhere=elsewhere)
+        kept = self._panels.get((s.id, user_id))
+        if kept is not None and kept.entry.panel is panel:
+            return self.render_entry(s, user_id, kept.entry, note, elsewhere=elsewhere)
         keys = keys or PanelKeys.of(panel)
         drawing = self._draw(s, user_id, panel, keys)
         return self.render_entry(
