@@ -4,8 +4,10 @@ Each step of a random game has two parts, timed apart:
 - the bench's own overhead: choosing a random legal action (``sorted(active_players)``,
   ``legal_actions``, ``Rng.choice``);
 - ``games.engine.apply`` itself (the central checks and the game's ``apply_action``).
-"apply µs" is the engine's cost per action; "games/s apply" counts apply time only, "games/s
-all" the whole loop (setup included). "serialise µs" is ``state.model_dump_json()`` of a
+"apply µs" is the engine's cost per action; "panels µs" drawing, after each action, the panels it
+changed as the bot draws them (``views_touched``: the mover's private panel, the table, or every
+panel; private panels only where the game has them); "games/s apply" counts apply time only,
+"games/s all" the whole loop (setup and drawing included). "serialise µs" is ``state.model_dump_json()`` of a
 mid-game state (the first game's state halfway through its actions); "store JSON µs" what the
 session service spends per move to encode the new state for the store (bot/core/state_json.py:
 only the fields the move replaced; copy-on-write games only).
@@ -29,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bot.core.state_json import StateJson
 from games import REGISTRY
-from games.engine import Game, GameState, apply
+from games.engine import ALL_VIEWS, Game, GameState, PrivatePanel, apply
 from games.rng import V2_SEEDS, Rng
 
 SECONDS_PER_CASE = 2.0
@@ -40,6 +42,7 @@ COLUMNS = [
     ("actions/game", ">13"),
     ("apply µs", ">10"),
     ("overhead µs", ">12"),
+    ("panels µs", ">10"),
     ("games/s apply", ">14"),
     ("games/s all", ">12"),
     ("serialise µs", ">13"),
@@ -97,10 +100,23 @@ def mid_game(game: Game[Any, Any], ids: list[str]) -> GameState:
     return states[len(states) // 2]
 
 
+def draw_touched(game: Game[Any, Any], before: GameState, after: GameState, player: str) -> None:
+    """The panels a move changed, drawn as the bot draws them after it."""
+    touched = game.views_touched(before, after, player)
+    private = game.private_panel is not PrivatePanel.NEVER
+    if touched is ALL_VIEWS:
+        touched = {None, *after.players} if private else {None}
+    for viewer in touched:
+        if viewer is None:
+            game.table(after)
+        elif private:
+            game.panel(after, viewer)
+
+
 def bench_case(game: Game[Any, Any], players: int, seconds: float, seed_base: int) -> list[str]:
     ids = [f"p{i}" for i in range(players)]
     games = actions = 0
-    applying = 0.0
+    applying = drawing = 0.0
     started = time.perf_counter()
     while time.perf_counter() - started < seconds:
         rng = Rng(seed=seed_base + games)
@@ -108,8 +124,12 @@ def bench_case(game: Game[Any, Any], players: int, seconds: float, seed_base: in
         while game.outcome(state) is None:
             player, action = random_action(game, state, rng)
             before = time.perf_counter()
-            state = apply(game, state, player, action)
-            applying += time.perf_counter() - before
+            after = apply(game, state, player, action)
+            applied = time.perf_counter()
+            draw_touched(game, state, after, player)
+            applying += applied - before
+            drawing += time.perf_counter() - applied
+            state = after
             actions += 1
         games += 1
     elapsed = time.perf_counter() - started
@@ -119,7 +139,8 @@ def bench_case(game: Game[Any, Any], players: int, seconds: float, seed_base: in
         str(games),
         f"{actions / games:.0f}",
         f"{1e6 * applying / actions:.1f}",
-        f"{1e6 * (elapsed - applying) / actions:.1f}",
+        f"{1e6 * (elapsed - applying - drawing) / actions:.1f}",
+        f"{1e6 * drawing / actions:.1f}",
         f"{games / applying:.1f}",
         f"{games / elapsed:.1f}",
         f"{serialise_us(mid_game(game, ids)):.1f}",

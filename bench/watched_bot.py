@@ -5,7 +5,7 @@
   stall of 20 ms or more with its time);
 - **turns**: the loop's turns by the CPU its thread spent in them (a histogram: the figure load
   from other processes cannot inflate), and every turn whose callbacks ran for 20 ms or more
-  or took 20 ms of CPU, with how many ran and (``BENCH_WATCH=detail``) which, by the coroutine
+  or took 5 ms of CPU, with how many ran and (``BENCH_WATCH=detail``) which, by the coroutine
   each resumed;
 - **gc**: every collection of generation 1 or 2, its length and time;
 - **commits**: every SQLite group commit (its moves, its time in the database thread, and
@@ -34,6 +34,7 @@ from typing import Any
 
 TICK = 0.005  # the ticker's period
 STALL = 0.020  # a wake this late, or a turn this long, is a stall
+LONG_CPU = 0.005  # a turn that took this much of the loop's CPU is named too (detail)
 BINS_MS = (1, 2, 5, 10, 20, 50, 100, 200)  # the lag histogram's upper bounds (and over)
 
 
@@ -112,7 +113,7 @@ class LoopWatch:
             run_once()
             cpu = (time.thread_time() - cpu) * 1000  # the loop's own CPU: what load can't add
             watch.turn_cpu[bin_of(cpu)] += 1
-            if watch._in_turn >= STALL or cpu >= STALL * 1000:
+            if watch._in_turn >= STALL or cpu >= LONG_CPU * 1000:
                 top: Counter[str] = Counter()
                 count: Counter[str] = Counter()
                 for name, seconds in watch._named:

@@ -30,6 +30,7 @@ from bot.adapter.closed_dms import ClosedDms
 from bot.adapter.commands import GameCommands
 from bot.adapter.components import Controls
 from bot.adapter.fast_http import FastHttp, Observer
+from bot.adapter.gateway_reads import install as install_gateway_reads
 from bot.adapter.items import Handlers, install_fast_dispatch, make_items, on_message
 from bot.adapter.messenger import Messenger
 from bot.adapter.pacing import Pacer
@@ -256,6 +257,7 @@ class CafeBot(commands.Bot):
         )
 
         install_fast_dispatch()
+        install_gateway_reads()
         install_clicks(self)
         self.add_dynamic_items(*items.all())
         self.tree.add_command(GameCommands(service, screens, self.tables, replies))

@@ -6,7 +6,10 @@ Pure helpers for game packages (no rules of any one game here).
 
 from __future__ import annotations
 
+import copy
+import functools
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, Field
@@ -96,10 +99,10 @@ def choice_controls(
     Each option becomes a button with the option's label, emoji and action."""
     if len(options) <= max_buttons:
         return [
-            Button(label=o.label, action=o.action, emoji=o.emoji, style=style, row=row)
+            made(Button, label=o.label, action=o.action, emoji=o.emoji, style=style, row=row)
             for o in options
         ]
-    return [Select(placeholder=placeholder, options=list(options)[:25], row=row)]
+    return [made(Select, placeholder=placeholder, options=list(options)[:25], row=row)]
 
 
 Group = tuple[str, Sequence[Option]]  # a select's placeholder, and the choices of the group
@@ -122,53 +125,61 @@ def grouped_controls(
     (the choice made so far) stands out as a ``primary`` button; a select shows the option with
     its description."""
     kept = [(placeholder, list(options)) for placeholder, options in groups if options]
-    as_select: set[int] = set()
-    while True:
-        layout = _grouped_layout(kept, as_select, tail, max_rows, style)
-        if layout is not None:
-            return layout
-        # (a select always takes a row: folding a group a row of buttons holds never helps)
-        left = [
-            i
-            for i, (_, options) in enumerate(kept)
-            if i not in as_select and len(options) > MAX_BUTTONS_PER_ROW
-        ]
-        if not left:
-            break
-        as_select.add(max(left, key=lambda i: (len(kept[i][1]), i)))
+    plan = _plan(tuple(len(options) for _, options in kept), len(tail), max_rows)
+    if plan is not None:
+        as_select, separate = plan
+        return _grouped(kept, as_select, tail, style, separate=separate)
     # Still too many rows: the selects share as few selects as their options allow.
+    as_select = _folded(tuple(len(options) for _, options in kept), len(tail), max_rows)
     merged = [o for i, (_, options) in enumerate(kept) if i in as_select for o in options]
     buttons = [g for i, g in enumerate(kept) if i not in as_select]
     together = [*buttons, ("Choose…", merged)]
-    return _grouped(together, {len(together) - 1}, tail, style, separate=False)
+    return _grouped(together, frozenset({len(together) - 1}), tail, style, separate=False)
 
 
 def _rows_of(count: int, per_row: int) -> int:
     return -(-count // per_row)
 
 
-def _grouped_layout(
-    groups: list[tuple[str, list[Option]]],
-    as_select: set[int],
-    tail: Sequence[Button],
-    max_rows: int,
-    style: Style,
-) -> list[Control] | None:
-    selects = sum(
-        _rows_of(len(o), MAX_OPTIONS) for i, (_, o) in enumerate(groups) if i in as_select
-    )
-    buttons = [len(o) for i, (_, o) in enumerate(groups) if i not in as_select]
+@functools.lru_cache(maxsize=1024)
+def _plan(sizes: tuple[int, ...], tail: int, max_rows: int) -> tuple[frozenset[int], bool] | None:
+    """The layout of groups of ``sizes`` choices and ``tail`` buttons, worked out once per
+    shape: which groups are selects and whether each group starts a row of its own (None:
+    too many rows even with every group that can be a select one)."""
+    as_select = _folded(sizes, tail, max_rows)
+    return _fits_rows(sizes, as_select, tail, max_rows)
+
+
+def _folded(sizes: tuple[int, ...], tail: int, max_rows: int) -> frozenset[int]:
+    """The groups that become selects: the largest ones, one by one, until the rest fit (or
+    none is left that a row of buttons cannot hold)."""
+    as_select: frozenset[int] = frozenset()
+    while _fits_rows(sizes, as_select, tail, max_rows) is None:
+        # (a select always takes a row: folding a group a row of buttons holds never helps)
+        left = [i for i, n in enumerate(sizes) if i not in as_select and n > MAX_BUTTONS_PER_ROW]
+        if not left:
+            break
+        as_select |= {max(left, key=lambda i: (sizes[i], i))}
+    return as_select
+
+
+def _fits_rows(
+    sizes: tuple[int, ...], as_select: frozenset[int], tail: int, max_rows: int
+) -> tuple[frozenset[int], bool] | None:
+    """(as_select, separate) when the groups fit in ``max_rows`` rows that way, else None."""
+    selects = sum(_rows_of(n, MAX_OPTIONS) for i, n in enumerate(sizes) if i in as_select)
+    buttons = [n for i, n in enumerate(sizes) if i not in as_select]
     separate = sum(_rows_of(n, MAX_BUTTONS_PER_ROW) for n in buttons)
-    if selects + separate + _rows_of(len(tail), MAX_BUTTONS_PER_ROW) <= max_rows:
-        return _grouped(groups, as_select, tail, style, separate=True)
-    if selects + _rows_of(sum(buttons) + len(tail), MAX_BUTTONS_PER_ROW) <= max_rows:
-        return _grouped(groups, as_select, tail, style, separate=False)
+    if selects + separate + _rows_of(tail, MAX_BUTTONS_PER_ROW) <= max_rows:
+        return as_select, True
+    if selects + _rows_of(sum(buttons) + tail, MAX_BUTTONS_PER_ROW) <= max_rows:
+        return as_select, False
     return None
 
 
 def _grouped(
     groups: list[tuple[str, list[Option]]],
-    as_select: set[int],
+    as_select: frozenset[int],
     tail: Sequence[Button],
     style: Style,
     *,
@@ -183,24 +194,62 @@ def _grouped(
         if i in as_select:
             for start in range(0, len(options), MAX_OPTIONS):
                 chunk = options[start : start + MAX_OPTIONS]
-                selects.append(Select(placeholder=placeholder, options=chunk))
+                selects.append(made(Select, placeholder=placeholder, options=chunk))
             continue
         for n, o in enumerate(options):
             at = row + n // MAX_BUTTONS_PER_ROW if separate else None
             shown: Style = "primary" if o.default else style
-            buttons.append(
-                Button(label=o.label, action=o.action, emoji=o.emoji, style=shown, row=at)
-            )
+            memo = _BUTTONS.get((id(o), shown, at))  # button_of's memo, looked up in line
+            if memo is not None and memo[0] is o:
+                buttons.append(memo[1])
+            else:
+                buttons.append(button_of(o, shown, at))
         row += _rows_of(len(options), MAX_BUTTONS_PER_ROW)
     if not separate:
-        return [*buttons, *[b.model_copy(update={"row": None}) for b in tail], *selects]
+        return [*buttons, *[_at_row(b, None) for b in tail], *selects]
     for select in selects:
         select.row = row
         row += 1
-    ends = [
-        b.model_copy(update={"row": row + n // MAX_BUTTONS_PER_ROW}) for n, b in enumerate(tail)
-    ]
+    ends = [_at_row(b, row + n // MAX_BUTTONS_PER_ROW) for n, b in enumerate(tail)]
     return [*buttons, *selects, *ends]
+
+
+# Buttons drawn from an option (or moved to a row) before, by the identity of what they were
+# drawn from: a game that keeps its options (the same Option panel after panel: a menu's dishes)
+# gets the same buttons back instead of new ones. Each entry holds what it was drawn from, so
+# the id cannot be another object's while it is kept. Panels are never changed once drawn
+# (front ends copy a control before changing it), so they may share buttons.
+BUTTONS_KEPT = 4096
+_BUTTONS: dict[tuple[int, str | None, int | None], tuple[Option | Button, Button]] = {}
+
+
+def button_of(option: Option, style: Style, row: int | None) -> Button:
+    """The button of ``option`` (its label, emoji and move) in ``style`` and ``row``."""
+    key = (id(option), style, row)
+    found = _BUTTONS.get(key)
+    if found is not None and found[0] is option:
+        return found[1]
+    button = made(
+        Button, label=option.label, action=option.action, emoji=option.emoji, style=style, row=row
+    )
+    _keep(key, option, button)
+    return button
+
+
+def _at_row(button: Button, row: int | None) -> Button:
+    key = (id(button), None, row)
+    found = _BUTTONS.get(key)
+    if found is not None and found[0] is button:
+        return found[1]
+    moved = replace(button, {"row": row})
+    _keep(key, button, moved)
+    return moved
+
+
+def _keep(key: tuple[int, str | None, int | None], source: Option | Button, button: Button) -> None:
+    if len(_BUTTONS) >= BUTTONS_KEPT:
+        _BUTTONS.clear()
+    _BUTTONS[key] = (source, button)
 
 
 # -- copy-on-write -------------------------------------------------------------------------------
@@ -232,6 +281,66 @@ def new_log_lines(before: list[str], after: list[str]) -> list[str]:
 def _all_fields(cls: type[BaseModel]) -> set[str]:
     fields = _ALL_FIELDS[cls] = set(cls.model_fields)
     return fields
+
+
+def made(cls: type[M], **fields: Any) -> M:
+    """``cls(**fields)`` without validation, for what trusted code builds by the dozen a click
+    (a panel's buttons, options and fields): about a quarter of the cost. The defaults are
+    filled in as validation would (a factory's afresh), a name the model lacks or a required
+    field left out raises TypeError, but types are not checked: pass the types the model
+    declares (a list, not a tuple). Containers passed in are kept, not copied: never change
+    them afterwards. A panel test checks that every game's panels validate to themselves."""
+    blank = _BLANKS.get(cls) or _blank(cls)
+    new = _new(cls)
+    values = new.__dict__
+    values.update(blank.defaults)  # every field, in the class's order (as validation gives)
+    for name, factory in blank.factories:
+        values[name] = factory()
+    values.update(fields)
+    if len(values) != blank.size or not blank.required <= fields.keys():
+        missing = sorted(blank.required - fields.keys())
+        unknown = sorted(fields.keys() - blank.names)
+        raise TypeError(f"{cls.__name__}: missing {missing}, unknown {unknown}")
+    _set_fields_set(new, blank.names)
+    _set_extra(new, None)
+    _set_private(new, None)
+    return new
+
+
+@dataclass(frozen=True)
+class _Blank:
+    """What :func:`made` needs of a model class, worked out once."""
+
+    defaults: dict[str, Any]  # every field in the class's order: its default, else a stand-in
+    factories: tuple[tuple[str, Callable[[], Any]], ...]  # fields made afresh for each model
+    required: frozenset[str]
+    names: set[str]  # every field (shared by all: see _ALL_FIELDS)
+    size: int
+
+
+_BLANKS: dict[type[BaseModel], _Blank] = {}
+_IMMUTABLE = (str, int, float, bool, type(None), tuple, frozenset)
+
+
+def _blank(cls: type[BaseModel]) -> _Blank:
+    defaults: dict[str, Any] = {}
+    factories: list[tuple[str, Callable[[], Any]]] = []
+    required: set[str] = set()
+    for name, info in cls.model_fields.items():
+        defaults[name] = None  # replaced below, or by the caller's value (a required field)
+        if info.default_factory is not None:
+            factories.append((name, info.default_factory))  # type: ignore[arg-type]
+        elif info.is_required():
+            required.add(name)
+        elif isinstance(info.default, _IMMUTABLE):
+            defaults[name] = info.default
+        else:  # a mutable default: a copy for each model, as validation gives
+            factories.append((name, functools.partial(copy.deepcopy, info.default)))
+    names = _ALL_FIELDS.get(cls) or _all_fields(cls)
+    blank = _BLANKS[cls] = _Blank(
+        defaults, tuple(factories), frozenset(required), names, len(names)
+    )
+    return blank
 
 
 def evolve(model: M, **changes: Any) -> M:

@@ -65,6 +65,10 @@ def _check_step(game: Game[Any, Any], state: GameState) -> None:
     assert panel_problems(public_panel) == [], panel_problems(public_panel)
     assert _phone_problems(game, game.table(state)) == []
     panels = {player: game.panel(state, player) for player in state.players}
+    for panel in [public_panel, *game.table(state), *panels.values()]:
+        # Panels are built without validation (kit.made): each must be what validation gives.
+        assert Panel.model_validate(panel.model_dump()) == panel
+        panel.model_dump_json(warnings="error")
     for player, panel in panels.items():
         assert panel_problems(panel) == [], panel_problems(panel)
         assert _phone_problems(game, panel) == []

@@ -37,6 +37,7 @@ from games.alien_cafe.scoring import Evaluation
 from games.alien_cafe.state import CELLS, SIDE, TARGET, AlienCafeState, Seat
 from games.alien_cafe.views import evaluation
 from games.alien_cafe.words import GREY, breakdown, grid_text, mark, tally, type_words
+from games.kit import made
 from games.presentation import (
     MAX_V2_COMPONENTS,
     Button,
@@ -52,8 +53,23 @@ from games.presentation import (
 HAND_ROW = SIDE  # the first row under the grid
 
 
+# Each action's JSON, made once: actions are frozen, and the tables of them (PLACE, HOLD, …) are
+# made once, so the grid's buttons dump the same few actions panel after panel. By identity; an
+# entry holds its action, so the id cannot be another's while it is kept. Panels never change a
+# control's action once drawn, so they may share it.
+DUMPS_KEPT = 4096
+_DUMPS: dict[int, tuple[Action, dict[str, object]]] = {}
+
+
 def _dump(action: Action) -> dict[str, object]:
-    return action.model_dump(mode="json")
+    found = _DUMPS.get(id(action))
+    if found is not None and found[0] is action:
+        return found[1]
+    dumped = action.model_dump(mode="json")
+    if len(_DUMPS) >= DUMPS_KEPT:
+        _DUMPS.clear()
+    _DUMPS[id(action)] = (action, dumped)
+    return dumped
 
 
 def _cell_button(seat: Seat, ev: Evaluation, cell: int) -> Button:
@@ -85,8 +101,13 @@ def _cell_button(seat: Seat, ev: Evaluation, cell: int) -> Button:
             action = MOVE[held][cell]
         else:
             action = HOLD[tid]
-    return Button(
-        label=label.strip(), style=style, action=_dump(action), disabled=disabled, row=cell // SIDE
+    return made(
+        Button,
+        label=label.strip(),
+        style=style,
+        action=_dump(action),
+        disabled=disabled,
+        row=cell // SIDE,
     )
 
 
@@ -110,7 +131,8 @@ def _hand_controls(seat: Seat, room: int) -> list[Control]:
         count = f" ×{len(ids)}" if len(ids) > 1 else ""
         holding = seat.held in ids
         controls.append(
-            Button(
+            made(
+                Button,
                 label=f"{label}{count}",
                 style="primary" if holding else "secondary",
                 action=_dump(HOLD_NOTHING if holding else HOLD[ids[0]]),

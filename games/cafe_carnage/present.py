@@ -4,6 +4,7 @@ can change. Lines are kept phone-short (≈ 45 characters, a player's name count
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import lru_cache
 
 from games import kit
@@ -24,7 +25,6 @@ from games.cafe_carnage.catalogue import (
 from games.cafe_carnage.choices import missing, missing_words, on_offer, repeats
 from games.cafe_carnage.scoring import winners
 from games.cafe_carnage.state import CafeState, Standing
-from games.cafe_carnage.views import hand_counts
 from games.engine import ALL_VIEWS, PlayerId
 from games.presentation import (
     Button,
@@ -150,20 +150,31 @@ def _dish_option(
     )
 
 
-def dish_options(state: CafeState, p: PlayerId, course: Course, eaten: set[str]) -> list[Option]:
+def dish_options(
+    state: CafeState, p: PlayerId, course: Course, eaten: set[str]
+) -> Sequence[Option]:
     """One choice per distinct dish on offer (two copies are one dish: "×2"), the one picked
     marked ``default``; it picks the copy already picked, else the first. ``eaten``: the dishes
     that would be repeats."""
-    picked = state.picks[p].get(course)
+    menu = tuple(state.menus[p][course])
+    return _menu_options(course, menu, frozenset(eaten), state.picks[p].get(course))
+
+
+@lru_cache(maxsize=8192)
+def _menu_options(
+    course: Course, menu: tuple[str, ...], eaten: frozenset[str], picked: str | None
+) -> tuple[Option, ...]:
+    """A course's choices, made once per menu and pick: a player's other clicks this round
+    leave them as they are, so their buttons are drawn once too (``kit.button_of``)."""
     picked_name = dish(picked).name if picked else None
     copies: dict[str, int] = {}
     first: dict[str, str] = {}
-    for card in on_offer(state.menus[p][course], eaten):
+    for card in on_offer(list(menu), set(eaten)):
         name = dish(card).name
         copies[name] = copies.get(name, 0) + 1
         first.setdefault(name, card)
     emoji = COURSE_EMOJI[course]
-    return [
+    return tuple(
         _dish_option(
             name,
             copies[name],
@@ -173,15 +184,27 @@ def dish_options(state: CafeState, p: PlayerId, course: Course, eaten: set[str])
             picked_name == name,
         )
         for name, card in first.items()
-    ]
+    )
 
 
-def card_options(state: CafeState, p: PlayerId) -> list[Option]:
+def card_options(state: CafeState, p: PlayerId) -> Sequence[Option]:
     """One choice per kind of action card in hand ("Split ×2"), the one played marked
     ``default``; it plays the card already played, else the first of the kind."""
-    played = state.played.get(p)
+    return _hand(tuple(state.hands[p]), state.played.get(p))[1]
+
+
+@lru_cache(maxsize=2048)  # ~3.5 KB each: a few MB at most
+def _hand(hand: tuple[str, ...], played: str | None) -> tuple[PanelField, tuple[Option, ...]]:
+    """A hand's field and its choices, made once per hand and ballot (as ``_menu_options``)."""
+    kinds = [action_kind(card) for card in hand]
+    counts = {kind: kinds.count(kind) for kind in ACTION_KINDS}
+    field = PanelField(
+        name="Hand",
+        value=" · ".join(
+            f"{ACTION_EMOJI[k]} {ACTION_SHORT[k]} ×{counts[k]}" for k in ACTION_KINDS if counts[k]
+        ),
+    )
     played_kind = action_kind(played) if played else None
-    counts = hand_counts(state, p)
     options: list[Option] = []
     for kind in ACTION_KINDS:
         if not counts[kind]:
@@ -189,7 +212,7 @@ def card_options(state: CafeState, p: PlayerId) -> list[Option]:
         card = (
             played
             if played_kind == kind and played
-            else next(c for c in state.hands[p] if action_kind(c) == kind)
+            else next(c for c in hand if action_kind(c) == kind)
         )
         options.append(
             Option(
@@ -199,24 +222,30 @@ def card_options(state: CafeState, p: PlayerId) -> list[Option]:
                 default=played_kind == kind,
             )
         )
-    return options
+    return field, tuple(options)
 
 
-def order_controls(state: CafeState, p: PlayerId, eaten: set[str], ready: bool) -> list[Control]:
-    """A row of buttons per course and one for the action card (what is picked so far is
-    ``primary``), Confirm in the last row: five rows, one tap a choice."""
-    groups: list[kit.Group] = [
-        (f"{COURSE_EMOJI[c]} Choose your {c}", dish_options(state, p, c, eaten)) for c in COURSES
-    ]
-    groups.append(("🗳️ Choose your action card (secret)", card_options(state, p)))
-    confirm = Button(
+def _confirm(ready: bool) -> Button:
+    return Button(
         label="Confirm order & ballot",
         action={"type": "confirm"},
         style="success",
         emoji="✅",
         disabled=not ready,
     )
-    return kit.grouped_controls(groups, tail=[confirm])
+
+
+# Made once: the kit's layout moves them to their row (and draws that once too).
+CONFIRM, CONFIRM_LATER = _confirm(True), _confirm(False)
+CHOOSE: dict[Course, str] = {c: f"{COURSE_EMOJI[c]} Choose your {c}" for c in COURSES}
+
+
+def order_controls(state: CafeState, p: PlayerId, eaten: set[str], ready: bool) -> list[Control]:
+    """A row of buttons per course and one for the action card (what is picked so far is
+    ``primary``), Confirm in the last row: five rows, one tap a choice."""
+    groups: list[kit.Group] = [(CHOOSE[c], dish_options(state, p, c, eaten)) for c in COURSES]
+    groups.append(("🗳️ Choose your action card (secret)", card_options(state, p)))
+    return kit.grouped_controls(groups, tail=[CONFIRM if ready else CONFIRM_LATER])
 
 
 def order_lines(state: CafeState, p: PlayerId, eaten: set[str]) -> str:
@@ -276,14 +305,10 @@ def player_panel(state: CafeState, p: PlayerId) -> Panel:
             colour=COLOUR,
             stamp="over",
         )
-    counts = hand_counts(state, p)
-    hand = " · ".join(
-        f"{ACTION_EMOJI[k]} {ACTION_SHORT[k]} ×{counts[k]}" for k in ACTION_KINDS if counts[k]
-    )
     eaten = repeats(state, p)
     fields = [
         PanelField(name="Order", value=order_lines(state, p, eaten)),
-        PanelField(name="Hand", value=hand),
+        _hand(tuple(state.hands[p]), state.played.get(p))[0],
     ]
     if eaten:
         fields.append(repeats_field(state, p, eaten))
@@ -304,7 +329,8 @@ def player_panel(state: CafeState, p: PlayerId) -> Panel:
             still = f"Still to choose: {missing_words(gaps)}."
             description += "\n" + still
         controls = order_controls(state, p, eaten, ready=not gaps)
-    return Panel(
+    return kit.made(
+        Panel,
         title=f"🍽️ Your order — round {state.round}/{ROUNDS}",
         description=description,
         fields=fields,

@@ -8,6 +8,8 @@ containers in place once it is shared); the confirm that completes a round hands
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from games.cafe_carnage.catalogue import (
     ACTION_NAME,
     COURSES,
@@ -134,4 +136,10 @@ def undo_policy(before: CafeState, after: CafeState, action: CafeAction) -> Undo
 def clock(state: CafeState) -> Clock | None:
     if state.over:
         return None
-    return Clock(key=f"r{state.round}", seconds=state.options.turn_timeout)
+    return _clock(state.round, state.options.turn_timeout)
+
+
+@lru_cache(maxsize=64)
+def _clock(round: int, seconds: int) -> Clock:
+    """Asked a few times a move: one per round and timer (front ends never change it)."""
+    return Clock(key=f"r{round}", seconds=seconds)

@@ -1,0 +1,70 @@
+"""Clicks that reach the bot together are read a few a turn (bot.adapter.gateway_reads): the
+first clicks' handling starts before the next events are parsed, instead of every event of the
+burst being parsed first and every handler starting at once."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+import discord
+
+from bot.adapter.gateway_reads import AT_ONCE
+from tests.e2e.harness import (
+    Control,
+    World,
+    controls,
+    handlers_done,
+    open_game,
+    press,
+    world,
+)
+
+
+async def test_a_burst_of_clicks_is_handled_one_event_at_a_time(tmp_path: Path) -> None:
+    async with world(tmp_path, players=4) as w, w.bot_running() as bot:
+        await open_game(w, "cafe-carnage")
+        started: list[int] = []  # the clicks whose handling began, by interaction id
+
+        async def on_interaction(interaction: discord.Interaction[Any]) -> None:
+            started.append(interaction.id)
+
+        bot.add_listener(on_interaction)
+        # How many clicks' handling had begun when each click's event was parsed.
+        begun_at_parse: list[int] = []
+        parsers: dict[str, Any] = bot._connection.parsers
+        theirs = parsers["INTERACTION_CREATE"]
+
+        def parse(data: Any) -> None:
+            begun_at_parse.append(len(started))
+            theirs(data)
+
+        parsers["INTERACTION_CREATE"] = parse
+        version = (await bot.service.load(1)).version
+        # Three picks each (a dish of three courses), twelve clicks in all, dispatched in one
+        # turn: the emulator writes the twelve events together, the bot receives them at once.
+        picks = [(user, pick) for user in w.users for pick in first_of_rows(w, user)[:3]]
+        assert len(picks) == 12 > AT_ONCE
+        results = await asyncio.gather(*(press(w.emu, user, pick) for user, pick in picks))
+        await handlers_done()
+        assert len(started) == 12
+        # The first AT_ONCE read in one turn, then the loop turned: their handling began
+        # before the rest were read (without the turn, every click: 0).
+        assert begun_at_parse == [0] * AT_ONCE + [AT_ONCE] * (12 - AT_ONCE)
+        for result in results:
+            assert not result.ephemeral and result.type in (6, 7), "each click was answered"
+        assert (await bot.service.load(1)).version == version + 12, "every move was played"
+
+
+def first_of_rows(w: World, user: int) -> list[Control]:
+    """The first control of each row of the player's menu (a course each, then the card)."""
+    menu = w.latest_dm(user)
+    mine = controls(menu)
+    rows = []
+    for row in menu.all_components():
+        ids = {str(c.get("custom_id")) for c in row.get("components") or []}
+        first = next((c for c in mine if c.custom_id in ids), None)
+        if first is not None:
+            rows.append(first)
+    return rows
