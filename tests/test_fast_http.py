@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from aiohttp import web
 
+from bot.adapter import fast_http
 from bot.adapter.fast_http import FastHttp
 
 
@@ -124,3 +125,43 @@ async def test_an_unreachable_host_is_an_os_error() -> None:
             await http.post_json(f"http://127.0.0.1:{port}/api/v10/empty", b"{}")
     finally:
         await http.close()
+
+
+async def test_an_unanswered_request_times_out_and_its_connection_goes(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """One watch, not a timer per request: a request past its time is aborted all the same,
+    as a TimeoutError (its caller retries it inside Discord's window)."""
+    monkeypatch.setattr(fast_http, "TIMEOUT", 0.2)
+    monkeypatch.setattr(fast_http, "WATCH_EVERY", 0.05)
+    heard: list[bytes] = []
+    writers: list[asyncio.StreamWriter] = []
+
+    async def silent(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        writers.append(writer)
+        heard.append(await reader.readuntil(b"\r\n\r\n"))  # and never answers
+
+    mute = await asyncio.start_server(silent, "127.0.0.1", 0)
+    port = mute.sockets[0].getsockname()[1]
+    http = FastHttp("test-agent")
+    try:
+        with pytest.raises(TimeoutError):
+            await http.post_json(f"http://127.0.0.1:{port}/api/v10/empty", b"{}")
+        assert heard and heard[0].startswith(b"POST /api/v10/empty HTTP/1.1\r\n")
+        assert not http._busy and not http._idle.get(("http", "127.0.0.1", port))
+    finally:
+        await http.close()
+        for writer in writers:
+            writer.close()
+        mute.close()
+        await mute.wait_closed()
+
+
+async def test_a_url_with_a_query_keeps_it(server: Server) -> None:
+    http = FastHttp("test-agent")
+    try:
+        await http.post_json(f"{server.url}/empty?a=1", b"{}", {"with_response": "1"})
+        await http.post_json(f"{server.url}/empty?b=2", b"{}")
+    finally:
+        await http.close()
+    assert server.queries == ["a=1&with_response=1", "b=2"]

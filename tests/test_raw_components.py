@@ -8,7 +8,9 @@ from collections.abc import Mapping
 from typing import Any
 
 import discord
+import orjson
 import pytest
+from discord.webhook.async_ import interaction_message_response_params
 
 from bot.adapter.items import Handlers, Items, make_items
 from bot.adapter.render import (
@@ -16,11 +18,15 @@ from bot.adapter.render import (
     STYLES,
     PanelKeys,
     control_rows,
+    draw_private,
+    embed_of,
     game_view,
     layout_view,
     merged_controls,
     names_in,
+    with_image,
 )
+from bot.adapter.screens import Rendered
 from games import REGISTRY
 from games.engine import apply, new_game
 from games.presentation import MAX_V2_TEXT, Button, Panel, Picture, Select, v2_text
@@ -227,3 +233,60 @@ def test_a_components_v2_panel_with_a_picture() -> None:
     assert view.to_components() == expected
     assert [c["type"] for c in expected[0]["components"]] == [10, 12, 1, 1]
     assert view.has_components_v2(), "or Discord refuses the message (no IS_COMPONENTS_V2)"
+
+
+def private_payload_as_discord_py(panel: Panel, names: dict[str, str], footer: str) -> bytes:
+    """A private panel's click answer (a message update) as discord.py builds it from an
+    Embed and a View (or a LayoutView): what a PrivateDrawing must send byte for byte."""
+    where = "table in <#77>"
+    if panel.layout == "components":
+        view: discord.ui.View | discord.ui.LayoutView | None = layout_view(
+            panel,
+            names,
+            session_id=42,
+            seat="3",
+            footer=f"Your private view · {where} · {footer}",
+        )
+        params = interaction_message_response_params(type=7, view=view)
+    else:
+        embed = with_image(embed_of(panel, names, footer=footer), panel)
+        embed.description = (embed.description or "") + f"\n\n-# Your private view · {where}"
+        view = game_view(panel, names, session_id=42, seat="3")
+        params = interaction_message_response_params(type=7, embeds=[embed], view=view)
+    return orjson.dumps(params.payload)
+
+
+@pytest.mark.parametrize("game_id", sorted(REGISTRY))
+def test_a_private_drawing_sends_what_discord_py_would(game_id: str) -> None:
+    """A click's answer is sent as drawn (no Embed, no View); the sync builds discord.py's
+    objects from the same drawing: both must send exactly what discord.py built before."""
+    seen: dict[bytes, str] = {}
+    for index, (panel, names) in enumerate(panels_of_random_games(game_id, games=2)):
+        footer = "Café · game #42" + (" · 2 other games wait for you" if index % 2 else "")
+        drawing = draw_private(panel, names, session_id=42, seat="3", keys=PanelKeys.of(panel))
+        data = drawing.data("<#77>", footer)
+        drawn = orjson.dumps({"type": 7, "data": {"tts": False, **data}})
+        assert drawn == private_payload_as_discord_py(panel, names, footer)
+        rendered = Rendered(None, None, drawing.digest, data=data)
+        assert rendered.v2 == (panel.layout == "components")
+        built = interaction_message_response_params(type=7, **rendered.message(edit=True))
+        built.payload["data"].pop("content", None)
+        assert orjson.dumps(built.payload) == drawn
+        # The digest changes with what is shown (the footer, said apart, aside), the picture
+        # included (what it is drawn from).
+        picture = panel.image.model_dump() if panel.image is not None else None
+        shown = orjson.dumps([drawing.data("<#77>", ""), picture])
+        assert seen.setdefault(shown, drawing.digest) == drawing.digest
+    assert len(set(seen.values())) == len(seen) > 1
+
+
+def test_a_private_drawings_digest_sees_its_picture() -> None:
+    """Two panels alike but for what their picture is drawn from: the URL is the same, the
+    picture is not."""
+    panels = [
+        Panel(title="t", image=Picture(name="board.png", alt="a board", spec={"cells": n}))
+        for n in (1, 2)
+    ]
+    drawings = [draw_private(p, {}, session_id=1, seat="0", keys=PanelKeys.of(p)) for p in panels]
+    assert drawings[0].data("<#1>", "f") == drawings[1].data("<#1>", "f")
+    assert drawings[0].digest != drawings[1].digest

@@ -90,13 +90,8 @@ class ClickAnswers(SyncState):
                 # clicked one closes here, in the click's answer, instead of by an edit.
                 rendered = self.screens.closed_step(s, v2=entry.panel.layout == "components")
             else:
-                rendered = self.screens.render_private(
-                    s,
-                    view,
-                    entry.panel,
-                    entry.digest,
-                    keys=entry.keys,
-                    elsewhere=self._elsewhere.get(view, 0),
+                rendered = self.screens.render_entry(
+                    s, view, entry, elsewhere=self._elsewhere.get(view, 0)
                 )
         spent = age(interaction)
         if max(elapsed, spent) > ANSWER_BUDGET or interaction.response.is_done():

@@ -10,6 +10,9 @@ What it does, and no more: a pool of kept-alive connections per host (TLS for ht
 at a time on each; the answer read by its Content-Length, chunks, or to the connection's end. Any
 failure to send or to read a whole answer is an ``OSError`` (the callback's caller retries inside
 Discord's window); the connection is then closed, never reused. A POST is never sent again here.
+A request unanswered after TIMEOUT is a ``TimeoutError``: one watch, every WATCH_EVERY seconds
+while requests are in flight, aborts their connections (a timer per request, set and cancelled,
+cost a tenth of the request's CPU).
 """
 
 from __future__ import annotations
@@ -26,6 +29,8 @@ from urllib.parse import urlencode, urlsplit
 IDLE_KEPT = 64  # idle connections kept per host; more are closed
 IDLE_SECONDS = 15.0  # an idle connection older than this is closed, not reused (as aiohttp)
 TIMEOUT = 300.0  # seconds for one request and its answer (aiohttp's default total)
+WATCH_EVERY = 1.0  # seconds between two looks for requests past their TIMEOUT
+ORIGINS_KEPT = 64  # parsed scheme://host:port prefixes (one for Discord)
 
 
 class Headers(Mapping[str, str]):
@@ -61,11 +66,13 @@ class Answer:
         return self.body.decode("utf-8", errors="replace")
 
 
-@dataclass
+@dataclass(eq=False)
 class _Connection:
     reader: asyncio.StreamReader
     writer: asyncio.StreamWriter
     idle_since: float = 0.0
+    due: float = 0.0  # when the request it carries times out
+    expired: bool = False  # aborted by the watch: its request timed out
 
     def usable(self, now: float) -> bool:
         """Not closed by the other end while idle, nor idle for too long."""
@@ -82,6 +89,24 @@ class _Connection:
 Observer = Callable[[str, str, int, Headers], None]
 
 
+@dataclass(frozen=True)
+class _Origin:
+    """A URL's scheme://host:port, as the pool keys it and a request's Host header says it."""
+
+    key: tuple[str, str, int]
+    https: bool
+    host_header: str
+
+    @classmethod
+    def of(cls, base: str) -> _Origin:
+        parts = urlsplit(base)
+        https = parts.scheme == "https"
+        host = parts.hostname or ""
+        port = parts.port or (443 if https else 80)
+        default_port = port == (443 if https else 80)
+        return cls((parts.scheme, host, port), https, host if default_port else f"{host}:{port}")
+
+
 class FastHttp:
     """Kept-alive connections and the requests sent on them (see the module's docstring).
     ``observe(method, path, status, headers)`` is told every answer (the operator's metrics)."""
@@ -92,50 +117,82 @@ class FastHttp:
         self._idle: dict[tuple[str, str, int], list[_Connection]] = {}
         self._ssl: ssl.SSLContext | None = None
         self._closed = False
+        self._origins: dict[str, _Origin] = {}
+        self._busy: set[_Connection] = set()  # carrying a request
+        self._watch: asyncio.TimerHandle | None = None
 
     async def post_json(
         self, url: str, body: bytes, params: Mapping[str, Any] | None = None
     ) -> Answer:
         """POST ``body`` (JSON) to ``url`` and read the whole answer."""
-        parts = urlsplit(url)
-        https = parts.scheme == "https"
-        host = parts.hostname or ""
-        port = parts.port or (443 if https else 80)
-        target = parts.path or "/"
-        query = "&".join(q for q in (parts.query, urlencode(params) if params else "") if q)
-        if query:
-            target += "?" + query
-        default_port = port == (443 if https else 80)
+        origin, path, query = self._split(url)
+        if params:
+            query = "&".join(q for q in (query, urlencode(params)) if q)
+        target = f"{path}?{query}" if query else path
         head = (
             f"POST {target} HTTP/1.1\r\n"
-            f"Host: {host if default_port else f'{host}:{port}'}\r\n"
+            f"Host: {origin.host_header}\r\n"
             f"User-Agent: {self.user_agent}\r\n"
             "Accept: */*\r\n"
             "Content-Type: application/json\r\n"
             f"Content-Length: {len(body)}\r\n\r\n"
         ).encode("latin-1")
-        key = (parts.scheme, host, port)
-        connection: _Connection | None = None
-        done = keep = False
-        try:
+        key, host = origin.key, origin.key[1]
+        connection = self._idle_connection(key)
+        if connection is None:
             async with asyncio.timeout(TIMEOUT):
-                connection = await self._connection(key, https)
-                connection.writer.write(head + body)
-                answer, keep = await _read_answer(connection.reader)
-            done = True
+                connection = await self._open(key, origin.https)
+        done = keep = False
+        connection.due = time.monotonic() + TIMEOUT
+        self._busy.add(connection)
+        if self._watch is None:
+            self._watch = asyncio.get_running_loop().call_later(WATCH_EVERY, self._look)
+        try:
+            connection.writer.write(head + body)
+            answer, keep = await _read_answer(connection.reader)
+            done = not connection.expired
         except (asyncio.IncompleteReadError, asyncio.LimitOverrunError, ValueError) as exc:
+            if connection.expired:
+                raise TimeoutError(f"no answer from {host} in {TIMEOUT:.0f} s") from exc
             raise ConnectionResetError(f"the answer from {host} broke off: {exc!r}") from exc
         finally:
-            if connection is not None:
-                if done and keep and not self._closed:
-                    self._give_back(key, connection)
-                else:
-                    connection.close()
+            self._busy.discard(connection)
+            if done and keep and not self._closed:
+                self._give_back(key, connection)
+            else:
+                connection.close()
+        if not done:  # read to the connection's end, which the watch closed
+            raise TimeoutError(f"no answer from {host} in {TIMEOUT:.0f} s")
         if self.observe is not None:
-            self.observe("POST", parts.path, answer.status, answer.headers)
+            self.observe("POST", path, answer.status, answer.headers)
         return answer
 
-    async def _connection(self, key: tuple[str, str, int], https: bool) -> _Connection:
+    def _split(self, url: str) -> tuple[_Origin, str, str]:
+        """``url``'s origin (parsed once), path and query."""
+        after_scheme = url.find("://") + 3
+        slash = url.find("/", after_scheme)
+        base, rest = (url, "") if slash < 0 else (url[:slash], url[slash:])
+        origin = self._origins.get(base)
+        if origin is None:
+            if len(self._origins) >= ORIGINS_KEPT:
+                self._origins.clear()
+            origin = self._origins[base] = _Origin.of(base)
+        if "?" in rest or "#" in rest:
+            parts = urlsplit(url)
+            return origin, parts.path or "/", parts.query
+        return origin, rest or "/", ""
+
+    def _look(self) -> None:
+        """The watch: abort the connections whose request is past its time."""
+        self._watch = None
+        now = time.monotonic()
+        for connection in [c for c in self._busy if c.due <= now]:
+            connection.expired = True
+            connection.writer.transport.abort()  # the read waiting on it ends
+        if self._busy and not self._closed:
+            self._watch = asyncio.get_running_loop().call_later(WATCH_EVERY, self._look)
+
+    def _idle_connection(self, key: tuple[str, str, int]) -> _Connection | None:
         if self._closed:
             raise ConnectionError("the HTTP client is closed")
         idle = self._idle.get(key)
@@ -145,6 +202,9 @@ class FastHttp:
             if connection.usable(now):
                 return connection
             connection.close()
+        return None
+
+    async def _open(self, key: tuple[str, str, int], https: bool) -> _Connection:
         context = None
         if https:
             if self._ssl is None:
@@ -166,6 +226,9 @@ class FastHttp:
     async def close(self) -> None:
         """Close every idle connection; those in use close when their request ends."""
         self._closed = True
+        if self._watch is not None:
+            self._watch.cancel()
+            self._watch = None
         writers = [c.writer for idle in self._idle.values() for c in idle]
         self._idle.clear()
         for writer in writers:

@@ -55,6 +55,21 @@ async def update_clicked(interaction: discord.Interaction[Any], **fields: Any) -
         _store_view(interaction._state, fields.get("view"), clicked)
 
 
+async def update_drawn(interaction: discord.Interaction[Any], data: dict[str, Any]) -> None:
+    """``update_clicked`` for a message drawn straight as Discord's JSON (its ``embeds`` and
+    ``components``, or a V2 message's components and flags): the same payload, no discord.py
+    object built for it (nor any view to store: its controls are DynamicItems)."""
+    response = interaction.response
+    if response.is_done():
+        raise discord.InteractionResponded(interaction)
+    body = {"tts": False, **data}
+    mentions = interaction._state.allowed_mentions
+    if mentions is not None:
+        body["allowed_mentions"] = mentions.to_dict()
+    await post_callback(interaction, {"type": 7, "data": body})
+    response._response_type = discord.InteractionResponseType.message_update
+
+
 async def post_callback(interaction: discord.Interaction[Any], payload: Any) -> None:
     """Answer the interaction with ``payload`` (its type and data) through discord.py's
     webhook adapter, without asking for the message back."""

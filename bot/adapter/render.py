@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import discord
+import orjson
 
 from games.presentation import (
     MAX_V2_TEXT,
@@ -310,6 +311,110 @@ def layout_view(
     colour = panel.colour if panel.colour is not None else DEFAULT_COLOUR
     return PanelLayout(
         [{"type": 17, "accent_color": colour, "spoiler": False, "components": parts}]
+    )
+
+
+COMPONENTS_V2_FLAG = 1 << 15  # a message's flag: its components are a V2 layout
+
+
+@dataclass(frozen=True)
+class PrivateDrawing:
+    """A player's private panel drawn straight as Discord's JSON, once per panel (a click's
+    answer and the sync's edits share it), but for what each message adds: its footer (how many
+    other games wait) and the table's channel. Exactly what embed_of, game_view and layout_view
+    send (tests/test_raw_components.py checks), without building their discord.py objects,
+    which a click's answer does not need. Its dicts are never changed once drawn."""
+
+    names: Mapping[str, str]  # the players' names it was drawn with
+    v2: bool
+    head: str  # the embed's title (cut); V2: the panel's text, before the footer
+    description: str  # the embed's description, before the line saying where the table is
+    fields: list[dict[str, Any]]
+    colour: int
+    footer: str  # the panel's own footer, names unreplaced (joined to the message's first)
+    image: dict[str, Any] | None  # the embed's image; V2: the picture's gallery component
+    rows: list[list[dict[str, Any]]]
+    digest: str  # changes whenever anything it shows changes
+
+    def data(self, where: str, footer: str) -> dict[str, Any]:
+        """The message's ``embeds`` and ``components`` (V2: its components and flags) as an
+        edit sends them: ``where`` the table's channel, ``footer`` the message's own."""
+        names = self.names
+        if self.v2:
+            line = names_in(f"Your private view · table in {where} · {footer}", names)
+            text = f"{self.head}\n-# {line}"
+            parts: list[dict[str, Any]] = [{"type": 10, "content": text[:MAX_V2_TEXT]}]
+            if self.image is not None:
+                parts.append(self.image)
+            parts += [{"type": 1, "components": row} for row in self.rows]
+            layout = {
+                "type": 17,
+                "accent_color": self.colour,
+                "spoiler": False,
+                "components": parts,
+            }
+            return {"components": [layout], "flags": COMPONENTS_V2_FLAG}
+        embed: dict[str, Any] = {}
+        text = " · ".join(t for t in (self.footer, footer) if t)
+        if text:
+            embed["footer"] = {"text": names_in(text, names)[:2048]}
+        if self.image is not None:
+            embed["image"] = self.image
+        if self.fields:
+            embed["fields"] = self.fields
+        embed["flags"] = 0
+        embed["color"] = self.colour
+        embed["type"] = "rich"
+        embed["description"] = f"{self.description}\n\n-# Your private view · table in {where}"
+        if self.head:
+            embed["title"] = self.head
+        rows = [{"type": 1, "components": row} for row in self.rows[:5]]
+        return {"embeds": [embed], "components": rows}
+
+
+def draw_private(
+    panel: Panel, names: Mapping[str, str], *, session_id: int, seat: str, keys: PanelKeys
+) -> PrivateDrawing:
+    """A private panel as :class:`PrivateDrawing` (see there)."""
+    names = dict(names)
+    rows = raw_rows(panel, names, session_id=session_id, seat=seat, keys=keys)
+    colour = panel.colour if panel.colour is not None else DEFAULT_COLOUR
+    image: dict[str, Any] | None = None
+    fields: list[dict[str, Any]] = []
+    if panel.layout == "components":
+        head, description = names_in(v2_text(panel), names), ""
+        if panel.image is not None:
+            gallery = discord.ui.MediaGallery[discord.ui.LayoutView](
+                discord.MediaGalleryItem(
+                    f"attachment://{panel.image.name}", description=panel.image.alt[:256]
+                )
+            )
+            image = gallery.to_component_dict()  # type: ignore[no-untyped-call]
+    else:
+        head = names_in(panel.title, names)[:256]
+        description = names_in(panel.description, names)
+        fields = [
+            {"inline": f.inline, "name": names_in(f.name, names), "value": names_in(f.value, names)}
+            for f in panel.fields[:25]
+        ]
+        if panel.image is not None:
+            image = {"url": f"attachment://{panel.image.name}"}
+    # What it shows, and what its picture is drawn from (a picture's content is not in its URL).
+    shown = [panel.layout, head, description, fields, colour, panel.footer, image, rows]
+    if panel.image is not None:
+        shown.append(panel.image.model_dump(mode="json"))
+    digest = hashlib.sha1(orjson.dumps(shown, option=orjson.OPT_NON_STR_KEYS)).hexdigest()[:16]
+    return PrivateDrawing(
+        names,
+        panel.layout == "components",
+        head,
+        description,
+        fields,
+        colour,
+        panel.footer,
+        image,
+        rows,
+        digest,
     )
 
 

@@ -18,7 +18,14 @@ from bot.adapter.clicked import age
 from bot.adapter.clicked import message_id as clicked_id
 from bot.adapter.closed_dms import ClosedDms
 from bot.adapter.deadlines import deadlines
-from bot.adapter.messenger import UNKNOWN_MESSAGE, Failure, Messenger, failure_of, update_clicked
+from bot.adapter.messenger import (
+    UNKNOWN_MESSAGE,
+    Failure,
+    Messenger,
+    failure_of,
+    update_clicked,
+    update_drawn,
+)
 from bot.adapter.mine import waiting_note
 from bot.adapter.pictures import Pictures
 from bot.adapter.screens import DM_CLOSED_HELP, Rendered, Screens
@@ -230,9 +237,6 @@ class Replies:
         the one request, then what its pictures became (unless not ``remember``). ``edit``: on
         the clicked message itself, uploading only a changed picture (``keeps_attachments``: its
         attachments left alone); else a new message."""
-        kwargs = rendered.message(note, edit=edit)
-        if edit or kwargs.get("content") is None:
-            kwargs.pop("content", None)
         clicked = clicked_id(interaction)  # its id (the message itself is not needed)
         attachments: list[Any] | None
         if keeps_attachments:
@@ -248,6 +252,19 @@ class Replies:
         followup: discord.Message | None = None
         shown_on: int | None = None
         found: list[discord.Attachment] = []
+        drawn = rendered.data
+        if (
+            edit
+            and attachments is None
+            and drawn is not None
+            and not interaction.response.is_done()
+        ):
+            # Drawn as Discord's JSON: sent as it is (the common answer to a click).
+            await update_drawn(interaction, drawn)
+            return None
+        kwargs = rendered.message(note, edit=edit)
+        if edit or kwargs.get("content") is None:
+            kwargs.pop("content", None)
         if edit:
             if attachments is not None:
                 kwargs["attachments"] = attachments

@@ -19,6 +19,10 @@ from bot.adapter.mine import waiting_note
 from bot.adapter.pictures import PictureRef
 from bot.adapter.render import (
     PanelKeys,
+    PanelLayout,
+    PanelView,
+    PrivateDrawing,
+    draw_private,
     embed_of,
     game_view,
     layout_view,
@@ -50,24 +54,57 @@ COFFEE = 0xC8814B
 LOBBY_OPTION_ROWS = 3  # a lobby's selects, under its two rows of buttons
 
 
-@dataclass
 class Rendered:
     """One message as Discord will show it: embeds and a view, or a Components V2 layout;
-    the pictures it attaches; a digest that changes with anything it shows."""
+    the pictures it attaches; a digest that changes with anything it shows. A private panel
+    comes drawn straight as Discord's JSON (``data``: see render.PrivateDrawing), which a
+    click's answer sends as it is; its embeds and view are built only if asked for."""
 
-    embeds: list[discord.Embed]
-    view: discord.ui.View | discord.ui.LayoutView | None
-    digest: str
-    game: Game[Any, Any] | None = None
-    pictures: list[PictureRef] = field(default_factory=list)
-    panel: Panel | None = None  # a private panel: the one its controls come from
-    # Shows no picture where the message may have had some (a closed step's notice): an edit
-    # removes them (they would show as loose files).
-    drops_pictures: bool = False
+    def __init__(
+        self,
+        embeds: list[discord.Embed] | None,
+        view: discord.ui.View | discord.ui.LayoutView | None,
+        digest: str,
+        game: Game[Any, Any] | None = None,
+        pictures: list[PictureRef] | None = None,
+        panel: Panel | None = None,  # a private panel: the one its controls come from
+        # Shows no picture where the message may have had some (a closed step's notice): an
+        # edit removes them (they would show as loose files).
+        drops_pictures: bool = False,
+        *,
+        data: dict[str, Any] | None = None,
+    ) -> None:
+        self._embeds = embeds
+        self._view = view
+        self.digest = digest
+        self.game = game
+        self.pictures = pictures if pictures is not None else []
+        self.panel = panel
+        self.drops_pictures = drops_pictures
+        self.data = data  # the edit's embeds and components as Discord's JSON, if drawn so
+
+    @property
+    def embeds(self) -> list[discord.Embed]:
+        if self._embeds is None:
+            assert self.data is not None
+            self._embeds = [discord.Embed.from_dict(e) for e in self.data.get("embeds", [])]
+        return self._embeds
+
+    @property
+    def view(self) -> discord.ui.View | discord.ui.LayoutView | None:
+        if self._view is None and self.data is not None and self.data["components"]:
+            components = self.data["components"]
+            if self.v2:
+                self._view = PanelLayout(components)
+            else:
+                self._view = PanelView([row["components"] for row in components])
+        return self._view
 
     @property
     def v2(self) -> bool:
-        return isinstance(self.view, discord.ui.LayoutView)
+        if self.data is not None:
+            return "flags" in self.data
+        return isinstance(self._view, discord.ui.LayoutView)
 
     def message(self, note: str | None = None, *, edit: bool = False) -> dict[str, Any]:
         """Keyword arguments for send (or ``edit``; files come apart). A V2 message has no
@@ -93,8 +130,12 @@ class TableParts:
 @dataclass(frozen=True)
 class PanelEntry:
     panel: Panel
-    digest: str
     keys: PanelKeys
+    drawing: PrivateDrawing  # the panel as Discord's JSON (for its player's names then)
+
+    @property
+    def digest(self) -> str:
+        return self.drawing.digest
 
 
 def content_digest(*panels: Panel, extra: str = "") -> str:
@@ -106,10 +147,22 @@ def content_digest(*panels: Panel, extra: str = "") -> str:
 
 
 TABLE_VIEW = "\x00table"  # the table's key among the viewers of a session's panels
-PARTS_KEPT = 1024  # panels kept (by session, version and viewer)
-# How many versions back a private panel is looked for among those its player's view did not
-# change in (a simultaneous step: the other players' picks since this player's last click).
+PARTS_KEPT = 1024  # tables kept (by session, version)
+PANELS_KEPT = 1024  # private panels kept (the newest by session and player)
+TOUCHED_KEPT = 8192  # moves whose untouched views are remembered (a few bytes each)
+# How many versions back a private panel is still used while its player's view did not change
+# (a simultaneous step: the other players' picks since this player's last click).
 UNTOUCHED_LOOKBACK = 32
+
+
+@dataclass(frozen=True)
+class _Kept:
+    """A player's newest private panel, with the version, state and row it is good for."""
+
+    version: int
+    state: object
+    row: object
+    entry: PanelEntry
 
 
 class Screens:
@@ -118,11 +171,14 @@ class Screens:
         self.items = items
         # How many messages were drawn as discord.py objects, by kind (for benchmarks).
         self.renders: collections.Counter[str] = collections.Counter()
-        # What was drawn, by (session, version, viewer), with the state and row it was drawn
-        # from (a reloaded session must not get the old drawing).
+        # What a table showed, by (session, version, TABLE_VIEW), with the state and row it
+        # was drawn from (a reloaded session must not get the old drawing).
         self._parts: collections.OrderedDict[
-            tuple[int, int, str], tuple[object, object, PanelEntry | TableParts]
+            tuple[int, int, str], tuple[object, object, TableParts]
         ] = collections.OrderedDict()
+        # Each player's newest private panel, by (session, player): one each, however many
+        # versions the others' moves made since (none of which may push it out).
+        self._panels: collections.OrderedDict[tuple[int, str], _Kept] = collections.OrderedDict()
         # The views each move left as they were (a game's ``views_touched``), by (session,
         # version it made): a player's panel drawn before such moves is theirs after them too.
         self._touched: collections.OrderedDict[tuple[int, int], frozenset[str | None]] = (
@@ -134,7 +190,7 @@ class Screens:
         if change.version is None or change.views is None:
             return  # not said which, or any view: nothing carries over this version
         self._touched[(change.session_id, change.version)] = change.views
-        while len(self._touched) > PARTS_KEPT:
+        while len(self._touched) > TOUCHED_KEPT:
             self._touched.popitem(last=False)
 
     # -- the lobby -------------------------------------------------------------------------------
@@ -394,36 +450,52 @@ class Screens:
 
     def private_entry(self, s: Session, user_id: str) -> PanelEntry:
         """A player's private panel, its digest and its controls' keys: once per version of
-        the session (checking a click, answering it and the sync share it)."""
-        key = (s.id, s.version, user_id)
-        cached = self._cached(key, s)
-        if isinstance(cached, PanelEntry):
-            return cached
+        the session (checking a click, answering it and the sync share it), and kept while
+        the moves since leave that player's view as it was."""
+        key = (s.id, user_id)
+        kept = self._panels.get(key)
+        if kept is not None:
+            if kept.version == s.version and kept.state is s.state and kept.row is s.row:
+                return kept.entry
+            if kept.version < s.version and self._untouched(s, user_id, kept.version):
+                self._keep(key, s, kept.entry)
+                return kept.entry
         assert s.state is not None
-        entry = self._untouched_since(s, user_id) or self._private_entry(s, user_id)
-        self._remember(key, s, entry)
+        entry = self._private_entry(s, user_id)
+        if kept is None or kept.version <= s.version:  # not for an older state (a late sync)
+            self._keep(key, s, entry)
         return entry
+
+    def _keep(self, key: tuple[int, str], s: Session, entry: PanelEntry) -> None:
+        self._panels[key] = _Kept(s.version, s.state, s.row, entry)
+        self._panels.move_to_end(key)
+        while len(self._panels) > PANELS_KEPT:
+            self._panels.popitem(last=False)
 
     def _private_entry(self, s: Session, user_id: str) -> PanelEntry:
         assert s.state is not None
         panel = s.game.panel(s.state, user_id)
         if s.status is not SessionStatus.ACTIVE:
             panel = panel.model_copy(update={"controls": []})
-        return PanelEntry(panel, content_digest(panel), PanelKeys.of(panel))
+        keys = PanelKeys.of(panel)
+        return PanelEntry(panel, keys, self._draw(s, user_id, panel, keys))
 
-    def _untouched_since(self, s: Session, user_id: str) -> PanelEntry | None:
-        """The player's panel as drawn at an earlier version, when every move since (each seen
-        by this process, in order) left their view as it was: the same panel, not drawn again."""
-        version = s.version
-        for _ in range(UNTOUCHED_LOOKBACK):
+    @staticmethod
+    def _draw(s: Session, user_id: str, panel: Panel, keys: PanelKeys) -> PrivateDrawing:
+        player = s.player(user_id)
+        assert player is not None
+        return draw_private(panel, s.names(), session_id=s.id, seat=str(player.seat), keys=keys)
+
+    def _untouched(self, s: Session, user_id: str, since: int) -> bool:
+        """Did every move after version ``since`` (each seen by this process) leave the
+        player's view as it was? Then their panel drawn then is theirs now, not drawn again."""
+        if s.version - since > UNTOUCHED_LOOKBACK:
+            return False
+        for version in range(since + 1, s.version + 1):
             touched = self._touched.get((s.id, version))
             if touched is None or user_id in touched:
-                return None
-            version -= 1
-            found = self._parts.get((s.id, version, user_id))
-            if found is not None and isinstance(found[2], PanelEntry):
-                return found[2]
-        return None
+                return False
+        return True
 
     def keys_now(self, s: Session, viewer: str | None) -> PanelKeys:
         """The keys of the controls ``viewer`` is shown now (None: the table's), to check a
@@ -436,7 +508,7 @@ class Screens:
         assert s.state is not None
         return PanelKeys.of(merged_controls(s.game.table(s.state)))
 
-    def _cached(self, key: tuple[int, int, str], s: Session) -> PanelEntry | TableParts | None:
+    def _cached(self, key: tuple[int, int, str], s: Session) -> TableParts | None:
         """What was drawn for this version, if it was drawn from this very state (a session
         read again from the database, e.g. after ``forget``, is a new state)."""
         found = self._parts.get(key)
@@ -444,9 +516,7 @@ class Screens:
             return None
         return found[2]
 
-    def _remember(
-        self, key: tuple[int, int, str], s: Session, value: PanelEntry | TableParts
-    ) -> None:
+    def _remember(self, key: tuple[int, int, str], s: Session, value: TableParts) -> None:
         self._parts[key] = (s.state, s.row, value)
         while len(self._parts) > PARTS_KEPT:
             self._parts.popitem(last=False)
@@ -475,35 +545,43 @@ class Screens:
         elsewhere: int = 0,
     ) -> Rendered:
         """``elsewhere``: how many other games wait for this player (said in the footer)."""
+        kept = self._panels.get((s.id, user_id))
+        if kept is not None and kept.entry.panel is panel:
+            return self.render_entry(s, user_id, kept.entry, note, elsewhere=elsewhere)
+        keys = keys or PanelKeys.of(panel)
+        drawing = self._draw(s, user_id, panel, keys)
+        return self.render_entry(
+            s, user_id, PanelEntry(panel, keys, drawing), note, elsewhere=elsewhere
+        )
+
+    def render_entry(
+        self, s: Session, user_id: str, entry: PanelEntry, note: str = "", *, elsewhere: int = 0
+    ) -> Rendered:
+        """A player's private message from their panel as drawn once (see private_entry)."""
         self.renders["private"] += 1
-        player = s.player(user_id)
-        assert player is not None
+        panel, drawing = entry.panel, entry.drawing
+        if drawing.names != s.names():  # a player renamed since it was drawn
+            drawing = self._draw(s, user_id, panel, entry.keys)
         where = f"<#{s.row.channel_id}>"
         footer = f"{s.game.title} · game #{s.id}"
         if elsewhere and s.status is SessionStatus.ACTIVE:
             footer += " · " + waiting_note(elsewhere, markdown=False)
         pictures = [PictureRef.of(panel.image)] if panel.image is not None else []
-        seat = str(player.seat)
-        if panel.layout == "components":
-            if note:
-                shown = panel.model_copy(update={"description": f"{note}\n\n{panel.description}"})
-            else:
-                shown = panel
+        if drawing.v2 and note:  # the note goes first in the message's text
+            player = s.player(user_id)
+            assert player is not None
+            shown = panel.model_copy(update={"description": f"{note}\n\n{panel.description}"})
             view = layout_view(
                 shown,
                 s.names(),
                 session_id=s.id,
-                seat=seat,
+                seat=str(player.seat),
                 footer=f"Your private view · table in {where} · {footer}",
-                keys=keys,
+                keys=entry.keys,
             )
-            return Rendered([], view, digest, s.game, pictures, panel)
-        embed = with_image(embed_of(panel, s.names(), footer=footer), panel)
-        embed.description = (
-            embed.description or ""
-        ) + f"\n\n-# Your private view · table in {where}"
-        classic = game_view(panel, s.names(), session_id=s.id, seat=seat, keys=keys)
-        return Rendered([embed], classic, digest, s.game, pictures, panel)
+            return Rendered([], view, entry.digest, s.game, pictures, panel)
+        data = drawing.data(where, footer)
+        return Rendered(None, None, entry.digest, s.game, pictures, panel, data=data)
 
     @staticmethod
     def abandoned_dm(s: Session, *, v2: bool) -> Rendered:

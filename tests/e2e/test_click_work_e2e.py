@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from bot.adapter import screens
 from bot.adapter.sync_state import Pending
 from bot.adapter.tables import TableSync
 from games.cafe_carnage.game import CafeCarnage
@@ -45,6 +46,35 @@ async def test_a_panel_no_move_changed_is_not_drawn_again(
         await w.settle()
         assert drawn.count(second) == 1, drawn
         assert first not in drawn
+
+
+async def test_a_players_panel_outlives_the_other_drawings_of_a_busy_bot(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each move of a busy bot draws a table and a panel: a player's panel, drawn to answer
+    their click, must still be known at their next click (the others' moves left it as it
+    was), not pushed out by the drawings of every version since (here, few are kept)."""
+    drawn: list[str] = []
+    panel = CafeCarnage.panel
+
+    def counted(self: CafeCarnage, state: Any, viewer: str) -> Any:
+        drawn.append(viewer)
+        return panel(self, state, viewer)
+
+    monkeypatch.setattr(CafeCarnage, "panel", counted)
+    monkeypatch.setattr(screens, "PARTS_KEPT", 2)  # as if a hundred games were played at once
+    async with world(tmp_path, 4) as w, w.bot_running():
+        await open_game(w, GAME)
+        await w.settle()
+        dms = [w.latest_dm(user) for user in w.users]
+        for user, dm in zip(w.users, dms, strict=True):
+            await tap(w, user, dm, 0)
+        await w.settle()
+        drawn.clear()
+        await tap(w, w.users[0], dms[0], 1)
+        await w.settle()
+        # Once: the answer's (the click was checked against the panel its last answer drew).
+        assert drawn.count(str(w.users[0])) == 1, drawn
 
 
 async def test_messages_without_pictures_keep_no_memo_of_them(tmp_path: Path) -> None:
