@@ -20,9 +20,8 @@ from tests.e2e.harness import open_game, world
 from tests.e2e.test_cafe_carnage_e2e import CONFIRM, GAME, confirm, order, play_round, tap
 
 
-async def test_a_panel_no_move_changed_is_not_drawn_again(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def count_panels_drawn(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Café Carnage's panels drawn from now on, by viewer."""
     drawn: list[str] = []
     panel = CafeCarnage.panel
 
@@ -31,6 +30,13 @@ async def test_a_panel_no_move_changed_is_not_drawn_again(
         return panel(self, state, viewer)
 
     monkeypatch.setattr(CafeCarnage, "panel", counted)
+    return drawn
+
+
+async def test_a_panel_no_move_changed_is_not_drawn_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    drawn = count_panels_drawn(monkeypatch)
     async with world(tmp_path, 4) as w, w.bot_running():
         await open_game(w, GAME)
         first, second = (str(u) for u in w.users[:2])
@@ -54,14 +60,7 @@ async def test_a_players_panel_outlives_the_other_drawings_of_a_busy_bot(
     """Each move of a busy bot draws a table and a panel: a player's panel, drawn to answer
     their click, must still be known at their next click (the others' moves left it as it
     was), not pushed out by the drawings of every version since (here, few are kept)."""
-    drawn: list[str] = []
-    panel = CafeCarnage.panel
-
-    def counted(self: CafeCarnage, state: Any, viewer: str) -> Any:
-        drawn.append(viewer)
-        return panel(self, state, viewer)
-
-    monkeypatch.setattr(CafeCarnage, "panel", counted)
+    drawn = count_panels_drawn(monkeypatch)
     monkeypatch.setattr(screens, "PARTS_KEPT", 2)  # as if a hundred games were played at once
     async with world(tmp_path, 4) as w, w.bot_running():
         await open_game(w, GAME)
