@@ -12,10 +12,10 @@ from bot.adapter.closed_dms import TOLD
 from bot.adapter.messenger import Failure, failure_of
 from bot.adapter.pacing import slot_ahead
 from bot.adapter.posts import Posts
-from bot.adapter.screens import DM_CLOSED_TABLE_HELP
+from bot.adapter.screens import DM_CLOSED_TABLE_HELP, PanelEntry
 from bot.adapter.sync_state import Where
 from bot.core.sessions import Change, Session
-from bot.core.store import SessionStatus
+from bot.core.store import PlayerRow, SessionStatus
 
 
 class DmPanels(Posts):
@@ -40,11 +40,17 @@ class DmPanels(Posts):
         player = s.player(user_id)
         if player is None:
             return False
-        entry = self.screens.private_entry(s, user_id)
-        shown_stamp, shown_digest = self._dm_state(s, user_id)
-        if (shown_stamp, shown_digest) == (entry.panel.stamp, entry.digest):
-            return False
-        return player.dm_message_id is None or shown_stamp != entry.panel.stamp
+        return self._dm_due(s, player, self.screens.private_entry(s, user_id)) is True
+
+    def _dm_due(self, s: Session, player: PlayerRow, entry: PanelEntry) -> bool | None:
+        """How the player's DM is to show ``entry``: None, it shows it already; True, as a new
+        message (a new step, e.g. the next round's menu, which notifies the player; or none
+        sent yet); False, by an edit (the end of the game is shown in the last one)."""
+        shown_stamp, shown_digest = self._dm_state(s, player.user_id)
+        if shown_digest == entry.digest and shown_stamp == entry.panel.stamp:
+            return None
+        active = s.status is SessionStatus.ACTIVE
+        return player.dm_message_id is None or (shown_stamp != entry.panel.stamp and active)
 
     async def _sync_dm(self, s: Session, user_id: str, counted: int | None = None) -> None:
         """``counted``: how many other games wait for the player, if counted already."""
@@ -55,16 +61,14 @@ class DmPanels(Posts):
             return
         entry = self.screens.private_entry(s, user_id)
         panel, digest = entry.panel, entry.digest
-        shown_stamp, shown_digest = self._dm_state(s, user_id)
-        if shown_digest == digest and shown_stamp == panel.stamp:
+        due = self._dm_due(s, player, entry)
+        if due is None:
             return
+        new_message = due
         # The footer says how many other games wait for the player: counted afresh for a new
         # message (a new step, which notifies), as last counted for an edit.
         elsewhere = self._elsewhere.get(user_id, 0)
-        # A new step (e.g. the next round's menu) is a new message, which notifies the player;
-        # the end of the game is shown in the last one.
         active = s.status is SessionStatus.ACTIVE
-        new_message = player.dm_message_id is None or (shown_stamp != panel.stamp and active)
         channel_id, message_id = player.dm_channel_id, player.dm_message_id
         if channel_id and message_id and not new_message:
             if self._leave_to_click(message_id, s.id, user_id):
