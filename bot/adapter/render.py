@@ -19,6 +19,7 @@ from games.presentation import (
     Control,
     Panel,
     PanelField,
+    Picture,
     Select,
     panel_rows,
     v2_text,
@@ -298,20 +299,29 @@ def layout_view(
     text = names_in(v2_text(panel), names)
     if footer:
         text += f"\n-# {names_in(footer, names)}"
-    parts: list[dict[str, Any]] = [{"type": 10, "content": text[:MAX_V2_TEXT]}]
-    if panel.image is not None:
-        gallery = discord.ui.MediaGallery[discord.ui.LayoutView](
-            discord.MediaGalleryItem(
-                f"attachment://{panel.image.name}", description=panel.image.alt[:256]
-            )
-        )
-        parts.append(gallery.to_component_dict())  # type: ignore[no-untyped-call]
-    for row in raw_rows(panel, names, session_id=session_id, seat=seat, keys=keys):
-        parts.append({"type": 1, "components": row})
+    gallery = _gallery(panel.image) if panel.image is not None else None
+    rows = raw_rows(panel, names, session_id=session_id, seat=seat, keys=keys)
     colour = panel.colour if panel.colour is not None else DEFAULT_COLOUR
-    return PanelLayout(
-        [{"type": 17, "accent_color": colour, "spoiler": False, "components": parts}]
+    return PanelLayout([_container(text, gallery, rows, colour)])
+
+
+def _gallery(image: Picture) -> dict[str, Any]:
+    """A panel's picture as a V2 message shows it: a gallery of one."""
+    gallery = discord.ui.MediaGallery[discord.ui.LayoutView](
+        discord.MediaGalleryItem(f"attachment://{image.name}", description=image.alt[:256])
     )
+    return gallery.to_component_dict()  # type: ignore[no-untyped-call,no-any-return]
+
+
+def _container(
+    text: str, gallery: dict[str, Any] | None, rows: list[list[dict[str, Any]]], colour: int
+) -> dict[str, Any]:
+    """A V2 message's one container: its text, its picture, then its rows of controls."""
+    parts: list[dict[str, Any]] = [{"type": 10, "content": text[:MAX_V2_TEXT]}]
+    if gallery is not None:
+        parts.append(gallery)
+    parts += [{"type": 1, "components": row} for row in rows]
+    return {"type": 17, "accent_color": colour, "spoiler": False, "components": parts}
 
 
 COMPONENTS_V2_FLAG = 1 << 15  # a message's flag: its components are a V2 layout
@@ -342,17 +352,7 @@ class PrivateDrawing:
         names = self.names
         if self.v2:
             line = names_in(f"Your private view · table in {where} · {footer}", names)
-            text = f"{self.head}\n-# {line}"
-            parts: list[dict[str, Any]] = [{"type": 10, "content": text[:MAX_V2_TEXT]}]
-            if self.image is not None:
-                parts.append(self.image)
-            parts += [{"type": 1, "components": row} for row in self.rows]
-            layout = {
-                "type": 17,
-                "accent_color": self.colour,
-                "spoiler": False,
-                "components": parts,
-            }
+            layout = _container(f"{self.head}\n-# {line}", self.image, self.rows, self.colour)
             return {"components": [layout], "flags": COMPONENTS_V2_FLAG}
         embed: dict[str, Any] = {}
         text = " · ".join(t for t in (self.footer, footer) if t)
@@ -384,12 +384,7 @@ def draw_private(
     if panel.layout == "components":
         head, description = names_in(v2_text(panel), names), ""
         if panel.image is not None:
-            gallery = discord.ui.MediaGallery[discord.ui.LayoutView](
-                discord.MediaGalleryItem(
-                    f"attachment://{panel.image.name}", description=panel.image.alt[:256]
-                )
-            )
-            image = gallery.to_component_dict()  # type: ignore[no-untyped-call]
+            image = _gallery(panel.image)
     else:
         head = names_in(panel.title, names)[:256]
         description = names_in(panel.description, names)
