@@ -132,17 +132,12 @@ async def test_a_new_rounds_dms_count_the_players_other_games_in_one_read(
         await open_game(w, GAME)
         store = bot.service.store
         reads: list[list[str]] = []
-        one, each = store.active_versions_of, store.active_versions_of_each
-
-        async def counted_one(user_id: str) -> list[tuple[int, int]]:
-            reads.append([user_id])
-            return await one(user_id)
+        each = store.active_versions_of_each
 
         async def counted_each(user_ids: list[str]) -> dict[str, list[tuple[int, int]]]:
             reads.append(list(user_ids))
             return await each(user_ids)
 
-        monkeypatch.setattr(store, "active_versions_of", counted_one)
         monkeypatch.setattr(store, "active_versions_of_each", counted_each)
         await play_round(w)
         assert [sorted(users) for users in reads] == [sorted(str(u) for u in w.users)]

@@ -53,11 +53,7 @@ class Reads(Loading):
         """How many other games wait for ``user_id``'s move. A player of hundreds of games
         is asked this at each new step: the games are not loaded (each would go through the
         session cache, dropping the games being played), only whom each awaits is kept."""
-        count = 0
-        for sid, version in await self.store.active_versions_of(user_id):
-            if sid != session_id and user_id in await self._awaited_at(sid, version):
-                count += 1
-        return count
+        return (await self.waiting_elsewhere_each([user_id], session_id))[user_id]
 
     async def waiting_elsewhere_each(self, user_ids: list[str], session_id: int) -> dict[str, int]:
         """``waiting_elsewhere`` for several players at once (a new step's DMs): one read."""

@@ -109,20 +109,11 @@ class Reads(StoreCore):
         )
         return [session_row(r) for r in rows]
 
-    async def active_versions_of(self, user_id: str) -> list[tuple[int, int]]:
-        """(id, version) of the active sessions ``user_id`` is seated in (any server): no
-        state read."""
-        rows = await self._fetch(
-            "SELECT s.id, s.version FROM players p JOIN sessions s ON s.id = p.session_id "
-            "WHERE p.user_id = ? AND s.status = 'active' ORDER BY s.id",
-            (user_id,),
-        )
-        return [(int(r["id"]), int(r["version"])) for r in rows]
-
     async def active_versions_of_each(
         self, user_ids: list[str]
     ) -> dict[str, list[tuple[int, int]]]:
-        """``active_versions_of`` for several users, in one read (each user listed, if none)."""
+        """(id, version) of the active sessions each user is seated in (any server), in one
+        read, no state read (each user listed, if in none)."""
         out: dict[str, list[tuple[int, int]]] = {user_id: [] for user_id in user_ids}
         if not user_ids:
             return out
