@@ -25,6 +25,7 @@ from games.cafe_carnage.catalogue import (
 from games.cafe_carnage.choices import missing, missing_words, on_offer, repeats
 from games.cafe_carnage.scoring import winners
 from games.cafe_carnage.state import CafeState, Standing
+from games.cafe_carnage.views import kind_counts
 from games.engine import ALL_VIEWS, PlayerId
 from games.presentation import (
     Button,
@@ -196,8 +197,7 @@ def card_options(state: CafeState, p: PlayerId) -> Sequence[Option]:
 @lru_cache(maxsize=2048)  # ~3.5 KB each: a few MB at most
 def _hand(hand: tuple[str, ...], played: str | None) -> tuple[PanelField, tuple[Option, ...]]:
     """A hand's field and its choices, made once per hand and ballot (as ``_menu_options``)."""
-    kinds = [action_kind(card) for card in hand]
-    counts = {kind: kinds.count(kind) for kind in ACTION_KINDS}
+    counts = kind_counts(hand)
     field = PanelField(
         name="Hand",
         value=" · ".join(

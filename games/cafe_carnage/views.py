@@ -6,6 +6,8 @@ someone else's (secret) menu later. Ballots appear only as an anonymous tally.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from pydantic import BaseModel
 
 from games.cafe_carnage.catalogue import (
@@ -137,7 +139,12 @@ def menu_items(state: CafeState, p: PlayerId, course: Course, eaten: set[str]) -
 
 
 def hand_counts(state: CafeState, p: PlayerId) -> dict[ActionKind, int]:
-    kinds = [action_kind(card) for card in state.hands[p]]
+    return kind_counts(state.hands[p])
+
+
+def kind_counts(cards: Sequence[str]) -> dict[ActionKind, int]:
+    """How many action cards of each kind ``cards`` holds (every kind listed)."""
+    kinds = [action_kind(card) for card in cards]
     return {kind: kinds.count(kind) for kind in ACTION_KINDS}
 
 
