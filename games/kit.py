@@ -6,10 +6,8 @@ Pure helpers for game packages (no rules of any one game here).
 
 from __future__ import annotations
 
-import copy
 import functools
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, Field
@@ -99,10 +97,10 @@ def choice_controls(
     Each option becomes a button with the option's label, emoji and action."""
     if len(options) <= max_buttons:
         return [
-            made(Button, label=o.label, action=o.action, emoji=o.emoji, style=style, row=row)
+            Button(label=o.label, action=o.action, emoji=o.emoji, style=style, row=row)
             for o in options
         ]
-    return [made(Select, placeholder=placeholder, options=list(options)[:25], row=row)]
+    return [Select(placeholder=placeholder, options=list(options)[:25], row=row)]
 
 
 Group = tuple[str, Sequence[Option]]  # a select's placeholder, and the choices of the group
@@ -194,7 +192,7 @@ def _grouped(
         if i in as_select:
             for start in range(0, len(options), MAX_OPTIONS):
                 chunk = options[start : start + MAX_OPTIONS]
-                selects.append(made(Select, placeholder=placeholder, options=chunk))
+                selects.append(Select(placeholder=placeholder, options=chunk))
             continue
         for n, o in enumerate(options):
             at = row + n // MAX_BUTTONS_PER_ROW if separate else None
@@ -229,8 +227,8 @@ def button_of(option: Option, style: Style, row: int | None) -> Button:
     found = _BUTTONS.get(key)
     if found is not None and found[0] is option:
         return found[1]
-    button = made(
-        Button, label=option.label, action=option.action, emoji=option.emoji, style=style, row=row
+    button = Button(
+        label=option.label, action=option.action, emoji=option.emoji, style=style, row=row
     )
     _keep(key, option, button)
     return button
@@ -281,66 +279,6 @@ def new_log_lines(before: list[str], after: list[str]) -> list[str]:
 def _all_fields(cls: type[BaseModel]) -> set[str]:
     fields = _ALL_FIELDS[cls] = set(cls.model_fields)
     return fields
-
-
-def made(cls: type[M], **fields: Any) -> M:
-    """``cls(**fields)`` without validation, for what trusted code builds by the dozen a click
-    (a panel's buttons, options and fields): about a quarter of the cost. The defaults are
-    filled in as validation would (a factory's afresh), a name the model lacks or a required
-    field left out raises TypeError, but types are not checked: pass the types the model
-    declares (a list, not a tuple). Containers passed in are kept, not copied: never change
-    them afterwards. A panel test checks that every game's panels validate to themselves."""
-    blank = _BLANKS.get(cls) or _blank(cls)
-    new = _new(cls)
-    values = new.__dict__
-    values.update(blank.defaults)  # every field, in the class's order (as validation gives)
-    for name, factory in blank.factories:
-        values[name] = factory()
-    values.update(fields)
-    if len(values) != blank.size or not blank.required <= fields.keys():
-        missing = sorted(blank.required - fields.keys())
-        unknown = sorted(fields.keys() - blank.names)
-        raise TypeError(f"{cls.__name__}: missing {missing}, unknown {unknown}")
-    _set_fields_set(new, blank.names)
-    _set_extra(new, None)
-    _set_private(new, None)
-    return new
-
-
-@dataclass(frozen=True)
-class _Blank:
-    """What :func:`made` needs of a model class, worked out once."""
-
-    defaults: dict[str, Any]  # every field in the class's order: its default, else a stand-in
-    factories: tuple[tuple[str, Callable[[], Any]], ...]  # fields made afresh for each model
-    required: frozenset[str]
-    names: set[str]  # every field (shared by all: see _ALL_FIELDS)
-    size: int
-
-
-_BLANKS: dict[type[BaseModel], _Blank] = {}
-_IMMUTABLE = (str, int, float, bool, type(None), tuple, frozenset)
-
-
-def _blank(cls: type[BaseModel]) -> _Blank:
-    defaults: dict[str, Any] = {}
-    factories: list[tuple[str, Callable[[], Any]]] = []
-    required: set[str] = set()
-    for name, info in cls.model_fields.items():
-        defaults[name] = None  # replaced below, or by the caller's value (a required field)
-        if info.default_factory is not None:
-            factories.append((name, info.default_factory))  # type: ignore[arg-type]
-        elif info.is_required():
-            required.add(name)
-        elif isinstance(info.default, _IMMUTABLE):
-            defaults[name] = info.default
-        else:  # a mutable default: a copy for each model, as validation gives
-            factories.append((name, functools.partial(copy.deepcopy, info.default)))
-    names = _ALL_FIELDS.get(cls) or _all_fields(cls)
-    blank = _BLANKS[cls] = _Blank(
-        defaults, tuple(factories), frozenset(required), names, len(names)
-    )
-    return blank
 
 
 def evolve(model: M, **changes: Any) -> M:

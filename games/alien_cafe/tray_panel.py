@@ -37,7 +37,6 @@ from games.alien_cafe.scoring import Evaluation
 from games.alien_cafe.state import CELLS, SIDE, TARGET, AlienCafeState, Seat
 from games.alien_cafe.views import evaluation
 from games.alien_cafe.words import GREY, breakdown, grid_text, mark, tally, type_words
-from games.kit import made
 from games.presentation import (
     MAX_V2_COMPONENTS,
     Button,
@@ -101,8 +100,7 @@ def _cell_button(seat: Seat, ev: Evaluation, cell: int) -> Button:
             action = MOVE[held][cell]
         else:
             action = HOLD[tid]
-    return made(
-        Button,
+    return Button(
         label=label.strip(),
         style=style,
         action=_dump(action),
@@ -131,8 +129,7 @@ def _hand_controls(seat: Seat, room: int) -> list[Control]:
         count = f" ×{len(ids)}" if len(ids) > 1 else ""
         holding = seat.held in ids
         controls.append(
-            made(
-                Button,
+            Button(
                 label=f"{label}{count}",
                 style="primary" if holding else "secondary",
                 action=_dump(HOLD_NOTHING if holding else HOLD[ids[0]]),

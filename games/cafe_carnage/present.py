@@ -329,8 +329,7 @@ def player_panel(state: CafeState, p: PlayerId) -> Panel:
             still = f"Still to choose: {missing_words(gaps)}."
             description += "\n" + still
         controls = order_controls(state, p, eaten, ready=not gaps)
-    return kit.made(
-        Panel,
+    return Panel(
         title=f"🍽️ Your order — round {state.round}/{ROUNDS}",
         description=description,
         fields=fields,
