@@ -840,8 +840,18 @@ def watch_line(run: Run) -> str:
         f"; per 10,000 clicks: bot turns of ≥ 5 ms CPU {turns_from_per_10k(run, 5):.1f}, "
         f"≥ 20 ms {long_turns_per_10k(run):.1f}, "
         f"bot stalls ≥ 20 ms {len(bot['stalls']) * per:.1f}, "
-        f"emulator stalls {len(here['stalls']) * per:.1f}"
+        f"emulator stalls {len(here['stalls']) * per:.1f}; bot gc {gc_line(bot['gcs'])}"
     )
+
+
+def gc_line(gcs: list[list[float]]) -> str:
+    """The bot's collections by generation: how many, the longest and all their ms together."""
+    parts = []
+    for generation in (0, 1, 2):
+        ms = [g[2] for g in gcs if g[1] == generation]
+        if ms:
+            parts.append(f"gen {generation} {len(ms)} × ≤ {max(ms):.1f} ms (Σ {sum(ms):.0f})")
+    return ", ".join(parts) or "none"
 
 
 def overlapping(events: list[float], clicks: list[tuple[float, float]], before: float) -> int:
@@ -852,6 +862,17 @@ def overlapping(events: list[float], clicks: list[tuple[float, float]], before: 
         if any(start - before <= t <= start + latency for t in times):
             count += 1
     return count
+
+
+def in_flight_at_gc(gcs: list[list[float]], clicks: list[tuple[float, float]]) -> int:
+    """How many of ``clicks`` (dispatched, latency) were in flight while one of ``gcs`` ran
+    (each recorded at its end with its length in ms)."""
+    spans = [(g[0] - g[2] / 1000, g[0]) for g in gcs]
+    return sum(
+        1
+        for start, latency in clicks
+        if any(begin <= start + latency and start <= end for begin, end in spans)
+    )
 
 
 def show_watch(run: Run) -> None:
@@ -886,10 +907,14 @@ def show_watch(run: Run) -> None:
             )
         )
     gcs = bot["gcs"]
-    for generation in (1, 2):
+    for generation in (0, 1, 2):
         ms = [g[2] for g in gcs if g[1] == generation]
         if ms:
-            print(f"    bot gc generation {generation}: {len(ms)} × {spread(ms, 1)} ms")
+            freed = sum(int(g[3]) for g in gcs if g[1] == generation)
+            print(
+                f"    bot gc generation {generation}: {len(ms)} × {spread(ms, 1)} ms, "
+                f"{freed} objects freed in all"
+            )
     commits = bot["commits"]
     if commits:
         sizes = [c[1] for c in commits]
@@ -904,12 +929,15 @@ def show_watch(run: Run) -> None:
         stalls = [due for due, _ in bot["stalls"]]
         long_turns = [t["end"] for t in turns]
         gen2 = [g[0] for g in gcs if g[1] == 2]
+        # a collection's end and its length: the clicks in flight while it ran
+        young = [g for g in gcs if g[1] < 2]
         long_commits = [c[0] for c in commits if c[2] >= 20 or c[3]]
         emulator = [due for due, _ in here["stalls"]]
         print(
             f"    clicks ≥ {SLOW_MS:.0f} ms: {len(slow)} of {len(clicks)}; in flight at a bot "
             f"stall {overlapping(stalls, slow, 0)}, a long bot turn "
-            f"{overlapping(long_turns, slow, 0)}, a gen-2 gc {overlapping(gen2, slow, 0)}, "
+            f"{overlapping(long_turns, slow, 0)}, a gen-0/1 gc {in_flight_at_gc(young, slow)}, "
+            f"a gen-2 gc {overlapping(gen2, slow, 0)}, "
             f"a commit ≥ 20 ms or checkpoint {overlapping(long_commits, slow, 0)}, an emulator "
             f"stall {overlapping(emulator, slow, 0)}"
         )

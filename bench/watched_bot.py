@@ -7,7 +7,8 @@
   from other processes cannot inflate), and every turn whose callbacks ran for 20 ms or more
   or took 5 ms of CPU, with how many ran and (``BENCH_WATCH=detail``) which, by the coroutine
   each resumed;
-- **gc**: every collection of generation 1 or 2, its length and time;
+- **gc**: every collection of the cycle collector (generation 0, 1 or 2), its length, when it
+  ended and how many objects it freed: a pause of the loop wherever it lands;
 - **commits**: every SQLite group commit (its moves, its time in the database thread, and
   whether it checkpointed the WAL into the database file).
 
@@ -81,7 +82,7 @@ class LoopWatch:
         self.turn_cpu: Counter[str] = Counter()  # the loop's turns by their CPU ms
         self.stalls: list[tuple[float, float]] = []  # (when the wake was due, ms late)
         self.turns: list[dict[str, Any]] = []
-        self.gcs: list[tuple[float, int, float]] = []  # (end, generation, ms)
+        self.gcs: list[tuple[float, int, float, int]] = []  # (end, generation, ms, collected)
         self.commits: list[tuple[float, int, float, bool]] = []  # (end, moves, ms, checkpoint)
 
     def install(self, loop: asyncio.AbstractEventLoop) -> None:
@@ -147,9 +148,9 @@ class LoopWatch:
     def _gc(self, phase: str, info: dict[str, int]) -> None:
         if phase == "start":
             self._gc_started = time.perf_counter()
-        elif info["generation"] > 0:
+        else:
             ms = (time.perf_counter() - self._gc_started) * 1000
-            self.gcs.append((time.monotonic(), info["generation"], ms))
+            self.gcs.append((time.monotonic(), info["generation"], ms, info["collected"]))
 
     def commit(self, moves: int, seconds: float, checkpoint: bool) -> None:
         self.commits.append((time.monotonic(), moves, seconds * 1000, checkpoint))
