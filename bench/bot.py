@@ -630,6 +630,10 @@ async def main() -> None:
         "clicks up with them; detail: name what ran in each long turn of the loop",
     )
     parser.add_argument(
+        "--gc",
+        help="the bot's collector thresholds instead of its own (t0,t1,t2; with --watch)",
+    )
+    parser.add_argument(
         "--bot-root",
         type=Path,
         help="run the bot of another checkout (this bench and emulator): paired before/after runs",
@@ -649,6 +653,8 @@ async def main() -> None:
         return
     if args.pairs < 1:
         parser.error("--pairs: at least 1")
+    if args.gc and args.watch == "off":
+        parser.error("--gc: the watched bot sets them (--watch on or detail)")
     if args.processes > 1 and args.database_url == "sqlite":
         parser.error("several bot processes need PostgreSQL: --database-url embedded")
     if args.game and (args.processes > 1 or args.database_url != "sqlite" or args.via != "dm"):
@@ -850,7 +856,10 @@ def gc_line(gcs: list[list[float]]) -> str:
     for generation in (0, 1, 2):
         ms = [g[2] for g in gcs if g[1] == generation]
         if ms:
-            parts.append(f"gen {generation} {len(ms)} × ≤ {max(ms):.1f} ms (Σ {sum(ms):.0f})")
+            cpu = sum(g[5] for g in gcs if g[1] == generation)
+            parts.append(
+                f"gen {generation} {len(ms)} × ≤ {max(ms):.1f} ms (Σ {sum(ms):.0f}, CPU {cpu:.0f})"
+            )
     return ", ".join(parts) or "none"
 
 
@@ -911,10 +920,30 @@ def show_watch(run: Run) -> None:
         ms = [g[2] for g in gcs if g[1] == generation]
         if ms:
             freed = sum(int(g[3]) for g in gcs if g[1] == generation)
+            cpu = [g[5] for g in gcs if g[1] == generation]
+            walked = [float(g[4]) for g in gcs if g[1] == generation and g[4] >= 0]
             print(
-                f"    bot gc generation {generation}: {len(ms)} × {spread(ms, 1)} ms, "
-                f"{freed} objects freed in all"
+                f"    bot gc generation {generation}: {len(ms)} × {spread(ms, 1)} ms "
+                f"(CPU {spread(cpu, 1)}), {freed} objects freed in all"
+                + (f", objects walked each {spread(walked, 0)}" if walked else "")
             )
+    if gcs:  # each collection: when in the run, how long, and the clicks it held up
+        first, last = min(t for t, _ in clicks), max(t + lat for t, lat in clicks)
+        print(
+            f"    bot gcs (clicks from {first - bot['started']:.1f} to "
+            f"{last - bot['started']:.1f} s; s into the run: generation, ms, clicks in flight): "
+            + ", ".join(
+                f"{g[0] - bot['started']:.1f}: {g[1]}, {g[2]:.0f}, {in_flight_at_gc([g], clicks)}"
+                for g in gcs
+            )
+        )
+    if bot.get("gc_kinds"):
+        walked = sum(n for _, n in bot["gc_kinds"])
+        print(
+            "    what they walked, by type (all collections): "
+            + ", ".join(f"{kind} {n}" for kind, n in bot["gc_kinds"])
+            + f" (of these {walked})"
+        )
     commits = bot["commits"]
     if commits:
         sizes = [c[1] for c in commits]
@@ -1020,6 +1049,8 @@ async def one_pair(
                 env["BENCH_BOT_ROOT"] = str(args.bot_root)
             if args.watch != "off":
                 env["BENCH_WATCH"] = "detail" if args.watch == "detail" else "1"
+                if args.gc:
+                    env["BENCH_GC"] = args.gc
             if len(guilds) == 1:
                 env["CAFEBOT_DEV_GUILD_ID"] = str(guild)
             if args.think_seconds is not None:

@@ -7,10 +7,14 @@
   from other processes cannot inflate), and every turn whose callbacks ran for 20 ms or more
   or took 5 ms of CPU, with how many ran and (``BENCH_WATCH=detail``) which, by the coroutine
   each resumed;
-- **gc**: every collection of the cycle collector (generation 0, 1 or 2), its length, when it
-  ended and how many objects it freed: a pause of the loop wherever it lands;
+- **gc**: every collection of the cycle collector (generation 0, 1 or 2), its length (and its
+  thread's CPU in it), when it ended and how many objects it freed (``detail``: and how many it walked): a pause of the loop
+  wherever it lands;
 - **commits**: every SQLite group commit (its moves, its time in the database thread, and
   whether it checkpointed the WAL into the database file).
+
+``BENCH_GC=t0,t1,t2`` runs the bot with those collector thresholds instead of its own (a policy
+tried before it is made the bot's; bench/bot.py ``--gc``).
 
 Times are ``time.monotonic()``, the clock the emulator's loop runs on: bench/bot.py lines them up
 with its slow clicks. Each SIGUSR1 (the bench's ``counters_now``) writes what was seen since the
@@ -74,7 +78,8 @@ class LoopWatch:
         self._in_turn = 0.0  # callbacks' time in the current turn
         self._handles = 0
         self._named: list[tuple[str, float]] = []
-        self._gc_started = 0.0
+        self._gc_started = self._gc_cpu = 0.0
+        self._gc_walked = -1
 
     def reset(self) -> None:
         self.started = time.monotonic()
@@ -82,8 +87,11 @@ class LoopWatch:
         self.turn_cpu: Counter[str] = Counter()  # the loop's turns by their CPU ms
         self.stalls: list[tuple[float, float]] = []  # (when the wake was due, ms late)
         self.turns: list[dict[str, Any]] = []
-        self.gcs: list[tuple[float, int, float, int]] = []  # (end, generation, ms, collected)
+        # (end, generation, ms, collected, walked: the objects it looked at, -1 unless detail,
+        # CPU ms of its thread)
+        self.gcs: list[tuple[float, int, float, int, int, float]] = []
         self.commits: list[tuple[float, int, float, bool]] = []  # (end, moves, ms, checkpoint)
+        self.gc_kinds: Counter[str] = Counter()  # detail: what the collections walked, by type
 
     def install(self, loop: asyncio.AbstractEventLoop) -> None:
         self._ticker = loop.create_task(self._tick())
@@ -146,11 +154,22 @@ class LoopWatch:
         asyncio.events.Handle._run = run  # type: ignore[method-assign]
 
     def _gc(self, phase: str, info: dict[str, int]) -> None:
+        generation = info["generation"]
         if phase == "start":
+            if self.detail:  # counted before the clock starts: not in the pause
+                kinds: Counter[str] = Counter()
+                for g in range(generation + 1):
+                    kinds.update(type(o).__qualname__ for o in gc.get_objects(g))
+                self._gc_walked = kinds.total()
+                self.gc_kinds.update(kinds)
             self._gc_started = time.perf_counter()
+            self._gc_cpu = time.thread_time()
         else:
             ms = (time.perf_counter() - self._gc_started) * 1000
-            self.gcs.append((time.monotonic(), info["generation"], ms, info["collected"]))
+            cpu = (time.thread_time() - self._gc_cpu) * 1000  # what load from others can't add
+            self.gcs.append(
+                (time.monotonic(), generation, ms, info["collected"], self._gc_walked, cpu)
+            )
 
     def commit(self, moves: int, seconds: float, checkpoint: bool) -> None:
         self.commits.append((time.monotonic(), moves, seconds * 1000, checkpoint))
@@ -164,6 +183,7 @@ class LoopWatch:
             "stalls": self.stalls,
             "turns": self.turns,
             "gcs": self.gcs,
+            "gc_kinds": self.gc_kinds.most_common(12),
             "commits": self.commits,
         }
 
@@ -205,7 +225,11 @@ def main() -> int:
     dumps = 0
     setup_hook, write_stats = CafeBot.setup_hook, CafeBot.write_stats
 
+    thresholds = os.environ.get("BENCH_GC")
+
     async def watched_setup(self: CafeBot) -> None:
+        if thresholds:  # after run_bot's own (tune_process)
+            gc.set_threshold(*(int(t) for t in thresholds.split(",")))
         watch.install(asyncio.get_running_loop())
         await setup_hook(self)
 
