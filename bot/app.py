@@ -41,6 +41,7 @@ from bot.adapter.replay_controls import ReplayControls
 from bot.adapter.replies import GameTree, Replies
 from bot.adapter.screens import Screens
 from bot.adapter.tables import TableSync
+from bot.core.collector import OldGenerationSweeps
 from bot.core.config import Settings
 from bot.core.errors import ConfigError, StorageFull
 from bot.core.presentation import Presentation
@@ -48,6 +49,7 @@ from bot.core.robots import Robots
 from bot.core.scheduler import Scheduler
 from bot.core.sessions import SessionService
 from bot.core.store import StorageUnusable, Store, open_store
+from bot.core.tasks import cancel_and_wait
 
 # The operator's metrics (prometheus_client, aiohttp's web server) are imported only by a bot
 # that serves them (metrics_port set): every other start-up is spared their import.
@@ -119,7 +121,10 @@ class CafeBot(commands.Bot):
         self.new_seed = new_seed  # where game seeds come from (random unless given)
         self._connection.guild_ready_timeout = settings.guild_ready_timeout
         self.synced_commands = 0
-        self.tune_gc = False  # run_bot: freeze what start-up built (see GC_THRESHOLDS)
+        # run_bot: freeze what start-up built, and sweep the old generation (see GC_THRESHOLDS)
+        self.tune_gc = False
+        self.sweeps: OldGenerationSweeps | None = None
+        self._sweeping: asyncio.Task[None] | None = None
         self.replies: Replies | None = None
         self.screens: Screens | None = None
         # A user's stale clicks: a few redrawn views, then the text alone (tests set its clock).
@@ -292,6 +297,8 @@ class CafeBot(commands.Bot):
         if self.tune_gc:
             gc.collect()
             gc.freeze()  # what start-up built lives as long as the bot: out of every collection
+            self.sweeps = OldGenerationSweeps(busy=lambda: bool(self._handling))
+            self._sweeping = asyncio.create_task(self.sweeps.run(), name="cafebot-gc")
 
     async def _start_monitor(self) -> None:
         """Serve /metrics and /healthz when metrics_port is set."""
@@ -433,6 +440,7 @@ class CafeBot(commands.Bot):
                     await self.store.close()
 
     async def _wind_down(self) -> None:
+        await cancel_and_wait(self._sweeping)
         if self._handling:
             await asyncio.wait(set(self._handling))
         if hasattr(self, "robots"):
@@ -527,9 +535,18 @@ def make_bot(
 
 # Python's cycle collector at its defaults (700, 10, 10) ran after every ~700 allocations
 # (a click makes thousands) and walked the whole heap every few seconds: a fifth of a busy
-# bot's CPU, and pauses over 100 ms. The bot's own process collects the young less often and
-# freezes what start-up built (tests run many bots in one process, so only run_bot does this).
-GC_THRESHOLDS = (50_000, 20, 100)
+# bot's CPU, and pauses over 100 ms. The bot's own process freezes what start-up built, keeps
+# the young generations small and leaves full passes to OldGenerationSweeps (bot/core/
+# collector.py): tests run many bots in one process, so only run_bot does this.
+# Why small: a young pass walks what was made since the last and is still alive, and the count
+# that starts one is allocations minus deallocations (freeing a session's old state counts
+# down while its replacement stays young). At (50,000, 20, 100) a pass came every few seconds
+# of clicking and walked ~70,000-80,000 objects (the sessions' states and kept panels, made
+# again since the last), 16-30 ms of CPU each, a gen-1 pass every 20 of them more. At (2,000,
+# 5) in the same bench run (bench/bot.py --watch detail --gc, 8,000 clicks): gen-0 passes of
+# 2,000-15,000 objects, 0.2-6 ms; gen-1 ones of 15,000-32,000, 3.5-10 ms; for 18 µs more CPU
+# a click. The third is out of reach (the sweeps reset its count every period).
+GC_THRESHOLDS = (2_000, 5, 1_000_000)
 # SQLite's thread takes the GIL back after each COMMIT (after each statement, when a group's
 # statements ran there: the figures below); at Python's default switch interval
 # (5 ms) it waited up to 5 ms each time the loop was busy with clicks: a group commit of thirty
