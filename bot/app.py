@@ -542,11 +542,14 @@ def make_bot(
 # that starts one is allocations minus deallocations (freeing a session's old state counts
 # down while its replacement stays young). At (50,000, 20, 100) a pass came every few seconds
 # of clicking and walked ~70,000-80,000 objects (the sessions' states and kept panels, made
-# again since the last), 16-30 ms of CPU each, a gen-1 pass every 20 of them more. At (2,000,
-# 5) in the same bench run (bench/bot.py --watch detail --gc, 8,000 clicks): gen-0 passes of
-# 2,000-15,000 objects, 0.2-6 ms; gen-1 ones of 15,000-32,000, 3.5-10 ms; for 18 µs more CPU
-# a click. The third is out of reach (the sweeps reset its count every period).
-GC_THRESHOLDS = (2_000, 5, 1_000_000)
+# again since the last: tuples, dicts, lists, sets, the panels' Buttons and Options), 16-33 ms
+# of CPU each, and a gen-1 pass every 20 of them more. bench/bot.py --watch detail --gc, 8,000
+# clicks at 500/s on the loaded machine (what a pass walks, its CPU): at (5,000, 2) gen-0 passes
+# of 4,500-26,000 objects, 3 ms at the median and 9 at most, gen-1 ones of 15,000-33,000,
+# 8 and 11.5 ms. Smaller passes cost more in all, as every pass walks what the clicks in flight
+# hold: ~45 µs of CPU a click there against ~8 at (50,000, 20); (2,000, 5) took twice (5,000,
+# 2)'s for passes as short. The third is out of reach: the sweeps reset its count every period.
+GC_THRESHOLDS = (5_000, 2, 1_000_000)
 # SQLite's thread takes the GIL back after each COMMIT (after each statement, when a group's
 # statements ran there: the figures below); at Python's default switch interval
 # (5 ms) it waited up to 5 ms each time the loop was busy with clicks: a group commit of thirty
