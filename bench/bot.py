@@ -636,6 +636,12 @@ async def main() -> None:
         help="the bot's collector thresholds instead of its own (t0,t1,t2; with --watch)",
     )
     parser.add_argument(
+        "--gc-sweep",
+        type=float,
+        help="the bot's full collections every this many seconds (with --watch; see "
+        "bot/core/collector.py)",
+    )
+    parser.add_argument(
         "--bot-root",
         type=Path,
         help="run the bot of another checkout (this bench and emulator): paired before/after runs",
@@ -655,8 +661,8 @@ async def main() -> None:
         return
     if args.pairs < 1:
         parser.error("--pairs: at least 1")
-    if args.gc and args.watch == "off":
-        parser.error("--gc: the watched bot sets them (--watch on or detail)")
+    if (args.gc or args.gc_sweep) and args.watch == "off":
+        parser.error("--gc, --gc-sweep: the watched bot sets them (--watch on or detail)")
     if args.processes > 1 and args.database_url == "sqlite":
         parser.error("several bot processes need PostgreSQL: --database-url embedded")
     if args.game and (args.processes > 1 or args.database_url != "sqlite" or args.via != "dm"):
@@ -1053,6 +1059,8 @@ async def one_pair(
                 env["BENCH_WATCH"] = "detail" if args.watch == "detail" else "1"
                 if args.gc:
                     env["BENCH_GC"] = args.gc
+                if args.gc_sweep:
+                    env["BENCH_GC_SWEEP"] = str(args.gc_sweep)
             if len(guilds) == 1:
                 env["CAFEBOT_DEV_GUILD_ID"] = str(guild)
             if args.think_seconds is not None:

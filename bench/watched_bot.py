@@ -14,7 +14,8 @@
   whether it checkpointed the WAL into the database file).
 
 ``BENCH_GC=t0,t1,t2`` runs the bot with those collector thresholds instead of its own (a policy
-tried before it is made the bot's; bench/bot.py ``--gc``).
+tried before it is made the bot's; bench/bot.py ``--gc``); ``BENCH_GC_SWEEP=s`` sweeps its old
+generation every s seconds instead of every 5 minutes (``--gc-sweep``).
 
 Times are ``time.monotonic()``, the clock the emulator's loop runs on: bench/bot.py lines them up
 with its slow clicks. Each SIGUSR1 (the bench's ``counters_now``) writes what was seen since the
@@ -226,6 +227,11 @@ def main() -> int:
     setup_hook, write_stats = CafeBot.setup_hook, CafeBot.write_stats
 
     thresholds = os.environ.get("BENCH_GC")
+    sweep_every = os.environ.get("BENCH_GC_SWEEP")
+    if sweep_every:  # the bot's full passes this often (s), to watch them in a short run
+        from bot.core import collector
+
+        collector.FULL_EVERY = float(sweep_every)
 
     async def watched_setup(self: CafeBot) -> None:
         if thresholds:  # after run_bot's own (tune_process)

@@ -29,12 +29,13 @@ class OldGenerationSweeps:
     def __init__(
         self,
         busy: Callable[[], bool],
-        every: float = FULL_EVERY,
+        every: float | None = None,  # FULL_EVERY, read when made (a bench may set it)
         poll: float = QUIET_POLL,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
         collect: Callable[[], int] = gc.collect,
     ) -> None:
-        self.busy, self.every, self.poll = busy, every, poll
+        self.busy, self.poll = busy, poll
+        self.every = FULL_EVERY if every is None else every
         self._sleep, self._collect = sleep, collect
         self.sweeps = 0
         self.unquiet = 0  # sweeps run while busy: no quiet moment within a period
