@@ -11,6 +11,7 @@ from bot.core.ratings import rated_as
 from bot.core.seats import is_robot, robot_level
 from bot.core.service.loading import Loading
 from bot.core.service.model import Session, notice
+from bot.core.state_json import state_text
 from bot.core.store import CHANNEL, NewAction, NewPost, NewResult, SessionStatus, TimerRow
 from games.engine import Clock, Game, GameState, Outcome, clock_key
 
@@ -72,9 +73,7 @@ class Writing(Loading):
         clock = s.game.clock(new)  # asked once a move: each game's clock is a few rules' work
         old_key, new_key = clock_key(s.game, old), clock.key if clock is not None else None
         same_step = outcome is None and old_key is not None and old_key == new_key
-        state_json = (
-            self._state_json.dump(s.id, new) if s.game.copy_on_write else new.model_dump_json()
-        )
+        state_json = self._state_json.dump(s.id, new) if s.game.copy_on_write else state_text(new)
         status = SessionStatus.FINISHED if outcome is not None else SessionStatus.ACTIVE
         outcome_json = outcome.model_dump_json() if outcome is not None else None
         timers = [] if same_step or outcome is not None else self._clock_timers(clock)
