@@ -64,3 +64,36 @@ def test_a_move_re_encodes_only_the_fields_it_replaced(monkeypatch: pytest.Monke
     assert 0 < len(encoded) <= 3 < fields, encoded
     assert set(encoded) <= set(type(after).model_fields), encoded
     assert "history" not in encoded and "decks" not in encoded
+
+
+def test_a_round_s_end_encodes_only_the_new_records(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The announcements and the round history only grow: at a round's end the records they
+    held keep their text, and only the new ones are encoded."""
+    game = REGISTRY["cafe-carnage"]
+    players = [f"p{i}" for i in range(4)]
+    state = game.setup(players, game.Options(), 5)
+    encoder = StateJson()
+    encoded: list[str] = []
+    real_part = state_json._part
+
+    def counting_part(prefix: str, adapter: Any, value: Any) -> str:
+        encoded.append(prefix.strip('{,":'))
+        return real_part(prefix, adapter, value)
+
+    rounds_ended = 0
+    while rounds_ended < 3:
+        before = state
+        encoder.dump(1, before)
+        encoded.clear()
+        with monkeypatch.context() as patch:
+            patch.setattr(state_json, "_part", counting_part)
+            player = sorted(game.active_players(state))[0]
+            state = apply(game, state, player, game.on_timeout(state, player))
+            text = encoder.dump(1, state)
+        assert text == state_text(state)
+        if state.round != before.round:
+            rounds_ended += 1
+            assert len(state.history) == len(before.history) + 1
+            assert len(state.announcements) > len(before.announcements) > 0
+            assert "decks" in encoded  # the round's end replaced these: encoded in full
+            assert "history" not in encoded and "announcements" not in encoded, encoded
