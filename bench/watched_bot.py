@@ -8,8 +8,8 @@
   or took 5 ms of CPU, with how many ran and (``BENCH_WATCH=detail``) which, by the coroutine
   each resumed;
 - **gc**: every collection of the cycle collector (generation 0, 1 or 2), its length (and its
-  thread's CPU in it), when it ended and how many objects it freed (``detail``: and how many it walked): a pause of the loop
-  wherever it lands;
+  thread's CPU in it), when it ended and how many objects it freed (``detail``: and what it
+  walked, by type): a pause of the loop wherever it lands;
 - **commits**: every SQLite group commit (its moves, its time in the database thread, and
   whether it checkpointed the WAL into the database file).
 

@@ -547,7 +547,7 @@ def make_bot(
 # clicks at 500/s on the loaded machine (what a pass walks, its CPU): at (5,000, 2) gen-0 passes
 # of 4,500-26,000 objects, 3 ms at the median and 9 at most, gen-1 ones of 15,000-33,000,
 # 8 and 11.5 ms. Smaller passes cost more in all, as every pass walks what the clicks in flight
-# hold: ~45 µs of CPU a click there against ~8 at (50,000, 20); (2,000, 5) took twice (5,000,
+# hold: ~50 µs of CPU a click there against 5-19 at (50,000, 20); (2,000, 5) took twice (5,000,
 # 2)'s for passes as short. The third is out of reach: the sweeps reset its count every period.
 GC_THRESHOLDS = (5_000, 2, 1_000_000)
 # SQLite's thread takes the GIL back after each COMMIT (after each statement, when a group's
