@@ -12,6 +12,7 @@ import orjson
 import pytest
 from discord.webhook.async_ import interaction_message_response_params
 
+from bot.adapter import render
 from bot.adapter.items import Handlers, Items, make_items
 from bot.adapter.render import (
     DEFAULT_COLOUR,
@@ -24,12 +25,13 @@ from bot.adapter.render import (
     layout_view,
     merged_controls,
     names_in,
+    raw_rows,
     with_image,
 )
 from bot.adapter.screens import Rendered
 from games import REGISTRY
 from games.engine import apply, new_game
-from games.presentation import MAX_V2_TEXT, Button, Panel, Picture, Select, v2_text
+from games.presentation import MAX_V2_TEXT, Button, Option, Panel, Picture, Select, v2_text
 from games.rng import Rng
 from tests.playing import random_move
 
@@ -290,3 +292,29 @@ def test_a_private_drawings_digest_sees_its_picture() -> None:
     drawings = [draw_private(p, {}, session_id=1, seat="0", keys=PanelKeys.of(p)) for p in panels]
     assert drawings[0].data("<#1>", "f") == drawings[1].data("<#1>", "f")
     assert drawings[0].digest != drawings[1].digest
+
+
+def test_a_kept_control_that_names_a_player_is_drawn_with_the_names_of_now() -> None:
+    """Controls are drawn once per step and kept by identity, but for the names they show."""
+    button = Button(label="Serve {p:7}", action={"type": "serve", "to": "7"}, emoji="🍲")
+    select = Select(
+        placeholder="Whom?",
+        options=[Option(label="{p:7}", action={"to": "7"}), Option(label="Me", action={})],
+    )
+    panel = Panel(title="t", stamp="s", controls=[button, select])
+    drawn = [raw_rows(panel, {"7": name}, session_id=1, seat="0") for name in ("Ann", "Bob", "Ann")]
+    assert drawn[0] == drawn[2] != drawn[1]
+    assert drawn[1][0][0]["label"] == "Serve Bob"
+    assert drawn[1][1][0]["options"][0]["label"] == "Bob"
+
+
+def test_the_kept_drawings_of_controls_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(render, "DRAWN_KEPT", 5)
+    monkeypatch.setattr(render, "_DRAWN", {})
+    panels = [
+        Panel(title="t", stamp="s", controls=[Button(label=f"b{n}", action={"n": n})])
+        for n in range(12)
+    ]
+    for panel in panels:
+        assert raw_rows(panel, {}, session_id=1, seat="0")[0][0]["label"] == panel.controls[0].label
+    assert len(render._DRAWN) <= 5

@@ -20,8 +20,7 @@ from games.presentation import (
     Panel,
     PanelField,
     Picture,
-    Select,
-    panel_rows,
+    panel_slots,
     v2_text,
 )
 
@@ -83,20 +82,21 @@ class PanelKeys:
         options: list[list[str]] = []
         buttons_by_key: dict[str, dict[str, Any]] = {}
         options_by_key: dict[str, dict[str, Any]] = {}
+        stamp = panel.stamp
         for control in panel.controls:
+            found = _DRAWN.get((id(control), stamp))
+            drawn = (
+                found if found is not None and found.control is control else _draw(control, stamp)
+            )
+            controls.append(drawn.key)
+            options.append(drawn.option_keys)
+            if control.disabled:
+                continue
             if isinstance(control, Button):
-                key = action_key(panel.stamp, control.action)
-                controls.append(key)
-                options.append([])
-                if not control.disabled:
-                    buttons_by_key.setdefault(key, control.action)
+                buttons_by_key.setdefault(drawn.key, control.action)
             else:
-                controls.append(action_key(panel.stamp, control.placeholder))
-                keys = [action_key(panel.stamp, o.action) for o in control.options]
-                options.append(keys)
-                if not control.disabled:
-                    for key, option in zip(keys, control.options, strict=True):
-                        options_by_key.setdefault(key, option.action)
+                for key, option in zip(drawn.option_keys, control.options, strict=True):
+                    options_by_key.setdefault(key, option.action)
         return cls(controls, options, buttons_by_key, options_by_key)
 
     def action(self, key: str, *, in_select: bool) -> dict[str, Any] | None:
@@ -154,8 +154,8 @@ def embed_of(
 
 def control_rows(panel: Panel) -> list[list[tuple[int, Control]]]:
     """The panel's controls laid out in rows, each with its index in ``panel.controls``."""
-    index = {id(c): i for i, c in enumerate(panel.controls)}
-    return [[(index[id(c)], c) for c in row] for row in panel_rows(panel)]
+    controls = panel.controls
+    return [[(i, controls[i]) for i in row] for row in panel_slots(panel)]
 
 
 class PanelView(discord.ui.View):
@@ -183,56 +183,119 @@ def raw_rows(
     carries the session, the seat, its move's key and its index (unique in the message); a
     select option's value is its move's key. Built as discord.ui items (a select of 25 options
     is 27 objects), this was the largest part of drawing a panel; tests/test_raw_components.py
-    keeps that builder and checks both send the same for every game's panels."""
-    keys = keys or PanelKeys.of(panel)
+    keeps that builder and checks both send the same for every game's panels. Each control's
+    dict but its custom_id is drawn once per step (see ``_Drawn``)."""
+    controls, stamp = panel.controls, panel.stamp
+    prefix = f"cb:g:{session_id}:{seat}:"
     rows: list[list[dict[str, Any]]] = []
-    for row in control_rows(panel):
+    for slots in panel_slots(panel):
         built: list[dict[str, Any]] = []
-        for index, control in row:
-            custom_id = f"cb:g:{session_id}:{seat}:{keys.controls[index]}:{index}"
-            if isinstance(control, Button):
-                button: dict[str, Any] = {
-                    "type": 2,
-                    "style": STYLES[control.style].value,
-                    "disabled": control.disabled,
-                }
-                label = names_in(control.label, names)[:80]
-                if label:
-                    button["label"] = label
-                button["custom_id"] = custom_id
-                if control.emoji:
-                    button["emoji"] = _emoji(control.emoji)
-                built.append(button)
-            elif isinstance(control, Select):
-                options: list[dict[str, Any]] = []
-                for o, value in zip(control.options[:25], keys.options[index], strict=False):
-                    option: dict[str, Any] = {
-                        "label": names_in(o.label, names)[:100],
-                        "value": value,
-                        "default": o.default,
-                    }
-                    description = names_in(o.description, names)[:100]
-                    if description:
-                        option["description"] = description
-                    if o.emoji:
-                        option["emoji"] = _emoji(o.emoji)
-                    options.append(option)
-                select: dict[str, Any] = {
-                    "type": 3,
-                    "custom_id": custom_id,
-                    "min_values": 1,
-                    "max_values": 1,
-                    "disabled": control.disabled,
-                    "required": True,
-                }
-                placeholder = names_in(control.placeholder, names)[:150]
-                if placeholder:
-                    select["placeholder"] = placeholder
-                if options:
-                    select["options"] = options
-                built.append(select)
+        for index in slots:
+            control = controls[index]
+            found = _DRAWN.get((id(control), stamp))
+            drawn = (
+                found if found is not None and found.control is control else _draw(control, stamp)
+            )
+            key = keys.controls[index] if keys is not None else drawn.key
+            custom_id = f"{prefix}{key}:{index}"
+            head, tail = drawn.head, drawn.tail
+            if head is None or tail is None:  # it names players: drawn with their names
+                head, tail = _parts(control, names, drawn.option_keys)
+            component = head.copy()
+            component["custom_id"] = custom_id
+            component.update(tail)
+            built.append(component)
         rows.append(built)
     return rows
+
+
+class _Drawn:
+    """A control as drawn for one step (its panel's stamp): its key, its options' keys, and
+    its component dict before its custom_id (``head``) and after it (``tail``), the same for
+    every session and seat (None where its texts name players: drawn again with their names).
+    Kept by the control's identity: a game that keeps its controls (kit.button_of) gets them
+    back click after click, so a click draws only what is new. Never changed once made."""
+
+    __slots__ = ("control", "head", "key", "option_keys", "tail")
+
+    def __init__(
+        self,
+        control: Control,
+        key: str,
+        option_keys: list[str],
+        head: dict[str, Any] | None,
+        tail: dict[str, Any] | None,
+    ) -> None:
+        self.control = control  # held: its id is not another object's while it is kept
+        self.key = key
+        self.option_keys = option_keys
+        self.head = head
+        self.tail = tail
+
+
+DRAWN_KEPT = 8192
+_DRAWN: dict[tuple[int, str], _Drawn] = {}
+
+
+def _draw(control: Control, stamp: str) -> _Drawn:
+    """``control`` drawn for step ``stamp`` (see ``_Drawn``), and kept."""
+    if isinstance(control, Button):
+        key = action_key(stamp, control.action)
+        option_keys: list[str] = []
+        named = "{p:" in control.label
+    else:
+        key = action_key(stamp, control.placeholder)
+        option_keys = [action_key(stamp, o.action) for o in control.options]
+        named = "{p:" in control.placeholder or any(
+            "{p:" in o.label or "{p:" in o.description for o in control.options
+        )
+    head, tail = (None, None) if named else _parts(control, {}, option_keys)
+    drawn = _Drawn(control, key, option_keys, head, tail)
+    if len(_DRAWN) >= DRAWN_KEPT:
+        _DRAWN.clear()
+    _DRAWN[(id(control), stamp)] = drawn
+    return drawn
+
+
+def _parts(
+    control: Control, names: Mapping[str, str], option_keys: list[str]
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A control's component dict before its custom_id and after it (as discord.ui sends it)."""
+    if isinstance(control, Button):
+        head: dict[str, Any] = {
+            "type": 2,
+            "style": STYLES[control.style].value,
+            "disabled": control.disabled,
+        }
+        label = names_in(control.label, names)[:80]
+        if label:
+            head["label"] = label
+        return head, {"emoji": _emoji(control.emoji)} if control.emoji else {}
+    options: list[dict[str, Any]] = []
+    for o, value in zip(control.options[:25], option_keys, strict=False):
+        option: dict[str, Any] = {
+            "label": names_in(o.label, names)[:100],
+            "value": value,
+            "default": o.default,
+        }
+        description = names_in(o.description, names)[:100]
+        if description:
+            option["description"] = description
+        if o.emoji:
+            option["emoji"] = _emoji(o.emoji)
+        options.append(option)
+    tail: dict[str, Any] = {
+        "min_values": 1,
+        "max_values": 1,
+        "disabled": control.disabled,
+        "required": True,
+    }
+    placeholder = names_in(control.placeholder, names)[:150]
+    if placeholder:
+        tail["placeholder"] = placeholder
+    if options:
+        tail["options"] = options
+    return {"type": 3}, tail
 
 
 def _emoji(text: str) -> dict[str, Any]:
