@@ -4,6 +4,7 @@ and the table's extra buttons, so the change of drawing is invisible to players 
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Mapping
 from typing import Any
 
@@ -18,6 +19,7 @@ from bot.adapter.render import (
     DEFAULT_COLOUR,
     STYLES,
     PanelKeys,
+    PrivateDrawing,
     control_rows,
     draw_private,
     embed_of,
@@ -318,3 +320,65 @@ def test_the_kept_drawings_of_controls_are_bounded(monkeypatch: pytest.MonkeyPat
     for panel in panels:
         assert raw_rows(panel, {}, session_id=1, seat="0")[0][0]["label"] == panel.controls[0].label
     assert len(render._DRAWN) <= 5
+
+
+@pytest.mark.parametrize("game_id", sorted(REGISTRY))
+def test_a_key_finds_the_first_enabled_control_that_offers_it(game_id: str) -> None:
+    """PanelKeys.action scans the panel: the same move as a table of the enabled controls'
+    keys, the first one of each key kept, gives (as it was built before)."""
+    checked = 0
+    for panel, _ in panels_of_random_games(game_id, games=2):
+        keys = PanelKeys.of(panel)
+        buttons: dict[str, Any] = {}
+        options: dict[str, Any] = {}
+        for control, key, option_keys in zip(
+            panel.controls, keys.controls, keys.options, strict=True
+        ):
+            if control.disabled:
+                continue
+            if isinstance(control, Button):
+                buttons.setdefault(key, control.action)
+            else:
+                for option_key, option in zip(option_keys, control.options, strict=True):
+                    options.setdefault(option_key, option.action)
+        for key in {*keys.controls, *(k for ks in keys.options for k in ks), "nothing"}:
+            assert keys.action(key, in_select=False) == buttons.get(key)
+            assert keys.action(key, in_select=True) == options.get(key)
+            checked += 1
+    assert checked > 0
+
+
+def released_digest(drawing: PrivateDrawing, panel: Panel) -> str:
+    """A private drawing's digest as released (DMs' digests are stored: it must not change)."""
+    shown = [
+        panel.layout,
+        drawing.head,
+        drawing.description,
+        drawing.fields,
+        drawing.colour,
+        panel.footer,
+        drawing.image,
+        drawing.rows,
+    ]
+    if panel.image is not None:
+        shown.append(panel.image.model_dump(mode="json"))
+    return hashlib.sha1(orjson.dumps(shown, option=orjson.OPT_NON_STR_KEYS)).hexdigest()[:16]
+
+
+@pytest.mark.parametrize("game_id", sorted(REGISTRY))
+def test_a_drawing_from_the_last_one_is_the_drawing_afresh(game_id: str) -> None:
+    """A player's panel drawn from their last drawing (its rows of unchanged controls taken as
+    they are) sends and digests exactly what it sends drawn afresh."""
+    before: PrivateDrawing | None = None
+    reused = 0
+    for panel, names in panels_of_random_games(game_id, games=2):
+        keys = PanelKeys.of(panel)
+        fresh = draw_private(panel, names, session_id=42, seat="3", keys=keys)
+        again = draw_private(panel, names, session_id=42, seat="3", keys=keys, before=before)
+        assert again.data("<#7>", "f") == fresh.data("<#7>", "f")
+        assert again.digest == fresh.digest == released_digest(fresh, panel)
+        if before is not None:
+            reused += sum(any(row is old for old in before.rows) for row in again.rows)
+        before = again
+    if game_id == "cafe-carnage":
+        assert reused > 0
