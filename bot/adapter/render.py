@@ -72,24 +72,31 @@ class PanelKeys:
     every select option: computed once per panel, as the kept drawings of its controls."""
 
     drawn: list[DrawnControl]  # one per control of the panel, in order
+    stamp: str = ""  # the panel's
 
     @classmethod
-    def of(cls, panel: Panel) -> PanelKeys:
+    def of(cls, panel: Panel, before: PanelKeys | None = None) -> PanelKeys:
+        """``before``: the keys of the viewer's last panel, whose controls at the same index
+        and for the same step are taken as they are (a click changes one or two)."""
         stamp = panel.stamp
+        kept = before.drawn if before is not None and before.stamp == stamp else []
         drawn: list[DrawnControl] = []
-        for control in panel.controls:
+        for index, control in enumerate(panel.controls):
+            if index < len(kept) and kept[index].control is control:
+                drawn.append(kept[index])
+                continue
             found = _DRAWN.get((id(control), stamp))
             drawn.append(
                 found if found is not None and found.control is control else _draw(control, stamp)
             )
-        return cls(drawn)
+        return cls(drawn, stamp)
 
     @property
     def controls(self) -> list[str]:
         return [d.key for d in self.drawn]
 
     @property
-    def options(self) -> list[list[str]]:
+    def options(self) -> list[tuple[str, ...]]:
         return [d.option_keys for d in self.drawn]
 
     def action(self, key: str, *, in_select: bool) -> dict[str, Any] | None:
@@ -234,7 +241,7 @@ class DrawnControl:
         self,
         control: Control,
         key: str,
-        option_keys: list[str],
+        option_keys: tuple[str, ...],
         head: dict[str, Any] | None,
         tail: dict[str, Any] | None,
     ) -> None:
@@ -253,11 +260,11 @@ def _draw(control: Control, stamp: str) -> DrawnControl:
     """``control`` drawn for step ``stamp`` (see ``DrawnControl``), and kept."""
     if isinstance(control, Button):
         key = action_key(stamp, control.action)
-        option_keys: list[str] = []
+        option_keys: tuple[str, ...] = ()
         named = "{p:" in control.label
     else:
         key = action_key(stamp, control.placeholder)
-        option_keys = [action_key(stamp, o.action) for o in control.options]
+        option_keys = tuple(action_key(stamp, o.action) for o in control.options)
         named = "{p:" in control.placeholder or any(
             "{p:" in o.label or "{p:" in o.description for o in control.options
         )
@@ -270,7 +277,7 @@ def _draw(control: Control, stamp: str) -> DrawnControl:
 
 
 def _parts(
-    control: Control, names: Mapping[str, str], option_keys: list[str]
+    control: Control, names: Mapping[str, str], option_keys: tuple[str, ...]
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     """A control's component dict before its custom_id and after it (as discord.ui sends it)."""
     if isinstance(control, Button):
