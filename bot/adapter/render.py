@@ -252,7 +252,7 @@ class DrawnControl:
         self.tail = tail
 
 
-DRAWN_KEPT = 8192
+DRAWN_KEPT = 4096  # a Café Carnage week of 100 games drew ~2,100 (~0.5 KB each)
 _DRAWN: dict[tuple[int, str], DrawnControl] = {}
 
 
