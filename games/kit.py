@@ -122,14 +122,14 @@ def grouped_controls(
     (keep it short: phones show about 25 characters) and emoji, and an option marked ``default``
     (the choice made so far) stands out as a ``primary`` button; a select shows the option with
     its description."""
-    kept = [(placeholder, options) for placeholder, options in groups if options]
+    kept = [(placeholder, list(options)) for placeholder, options in groups if options]
     plan = _plan(tuple(len(options) for _, options in kept), len(tail), max_rows)
     if plan is not None:
         as_select, separate = plan
         return _grouped(kept, as_select, tail, style, separate=separate)
     # Still too many rows: the selects share as few selects as their options allow.
     as_select = _folded(tuple(len(options) for _, options in kept), len(tail), max_rows)
-    merged = tuple(o for i, (_, options) in enumerate(kept) if i in as_select for o in options)
+    merged = [o for i, (_, options) in enumerate(kept) if i in as_select for o in options]
     buttons = [g for i, g in enumerate(kept) if i not in as_select]
     together = [*buttons, ("Choose…", merged)]
     return _grouped(together, frozenset({len(together) - 1}), tail, style, separate=False)
@@ -176,7 +176,7 @@ def _fits_rows(
 
 
 def _grouped(
-    groups: list[tuple[str, Sequence[Option]]],
+    groups: list[tuple[str, list[Option]]],
     as_select: frozenset[int],
     tail: Sequence[Button],
     style: Style,
@@ -192,9 +192,16 @@ def _grouped(
         if i in as_select:
             for start in range(0, len(options), MAX_OPTIONS):
                 chunk = options[start : start + MAX_OPTIONS]
-                selects.append(Select(placeholder=placeholder, options=list(chunk)))
+                selects.append(Select(placeholder=placeholder, options=chunk))
             continue
-        buttons += _group_buttons(options, style, row if separate else None)
+        for n, o in enumerate(options):
+            at = row + n // MAX_BUTTONS_PER_ROW if separate else None
+            shown: Style = "primary" if o.default else style
+            memo = _BUTTONS.get((id(o), shown, at))  # button_of's memo, looked up in line
+            if memo is not None and memo[0] is o:
+                buttons.append(memo[1])
+            else:
+                buttons.append(button_of(o, shown, at))
         row += _rows_of(len(options), MAX_BUTTONS_PER_ROW)
     if not separate:
         return [*buttons, *[_at_row(b, None) for b in tail], *selects]
@@ -212,33 +219,6 @@ def _grouped(
 # (front ends copy a control before changing it), so they may share buttons.
 BUTTONS_KEPT = 4096
 _BUTTONS: dict[tuple[int, str | None, int | None], tuple[Option | Button, Button]] = {}
-
-
-def _group_buttons(options: Sequence[Option], style: Style, row: int | None) -> Sequence[Button]:
-    """A group's buttons from ``row`` on, five a row (None: flowing), the options marked
-    ``default`` ``primary``. Kept by the identity of a tuple of options (a game's kept menu):
-    a click that changes another group gets this one's buttons back in one look-up."""
-    key = (id(options), style, row)
-    found = _GROUPS.get(key)
-    if found is not None and found[0] is options:
-        return found[1]
-    buttons = tuple(
-        button_of(
-            o,
-            "primary" if o.default else style,
-            None if row is None else row + n // MAX_BUTTONS_PER_ROW,
-        )
-        for n, o in enumerate(options)
-    )
-    if isinstance(options, tuple):  # a list may change: drawn again each time
-        if len(_GROUPS) >= GROUPS_KEPT:
-            _GROUPS.clear()
-        _GROUPS[key] = (options, buttons)
-    return buttons
-
-
-GROUPS_KEPT = 2048
-_GROUPS: dict[tuple[int, Style, int | None], tuple[Sequence[Option], tuple[Button, ...]]] = {}
 
 
 def button_of(option: Option, style: Style, row: int | None) -> Button:
