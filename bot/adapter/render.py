@@ -72,31 +72,24 @@ class PanelKeys:
     every select option: computed once per panel, as the kept drawings of its controls."""
 
     drawn: list[DrawnControl]  # one per control of the panel, in order
-    stamp: str = ""  # the panel's
 
     @classmethod
-    def of(cls, panel: Panel, before: PanelKeys | None = None) -> PanelKeys:
-        """``before``: the keys of the viewer's last panel, whose controls at the same index
-        and for the same step are taken as they are (a click changes one or two)."""
+    def of(cls, panel: Panel) -> PanelKeys:
         stamp = panel.stamp
-        kept = before.drawn if before is not None and before.stamp == stamp else []
         drawn: list[DrawnControl] = []
-        for index, control in enumerate(panel.controls):
-            if index < len(kept) and kept[index].control is control:
-                drawn.append(kept[index])
-                continue
+        for control in panel.controls:
             found = _DRAWN.get((id(control), stamp))
             drawn.append(
                 found if found is not None and found.control is control else _draw(control, stamp)
             )
-        return cls(drawn, stamp)
+        return cls(drawn)
 
     @property
     def controls(self) -> list[str]:
         return [d.key for d in self.drawn]
 
     @property
-    def options(self) -> list[tuple[str, ...]]:
+    def options(self) -> list[list[str]]:
         return [d.option_keys for d in self.drawn]
 
     def action(self, key: str, *, in_select: bool) -> dict[str, Any] | None:
@@ -241,7 +234,7 @@ class DrawnControl:
         self,
         control: Control,
         key: str,
-        option_keys: tuple[str, ...],
+        option_keys: list[str],
         head: dict[str, Any] | None,
         tail: dict[str, Any] | None,
     ) -> None:
@@ -260,11 +253,11 @@ def _draw(control: Control, stamp: str) -> DrawnControl:
     """``control`` drawn for step ``stamp`` (see ``DrawnControl``), and kept."""
     if isinstance(control, Button):
         key = action_key(stamp, control.action)
-        option_keys: tuple[str, ...] = ()
+        option_keys: list[str] = []
         named = "{p:" in control.label
     else:
         key = action_key(stamp, control.placeholder)
-        option_keys = tuple(action_key(stamp, o.action) for o in control.options)
+        option_keys = [action_key(stamp, o.action) for o in control.options]
         named = "{p:" in control.placeholder or any(
             "{p:" in o.label or "{p:" in o.description for o in control.options
         )
@@ -277,7 +270,7 @@ def _draw(control: Control, stamp: str) -> DrawnControl:
 
 
 def _parts(
-    control: Control, names: Mapping[str, str], option_keys: tuple[str, ...]
+    control: Control, names: Mapping[str, str], option_keys: list[str]
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     """A control's component dict before its custom_id and after it (as discord.ui sends it)."""
     if isinstance(control, Button):

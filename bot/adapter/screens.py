@@ -477,9 +477,8 @@ class Screens:
         panel = s.game.panel(s.state, user_id)
         if s.status is not SessionStatus.ACTIVE:
             panel = panel.model_copy(update={"controls": []})
-        # What a click left alone in the player's last panel is not keyed or drawn again.
-        kept = self._panels.get((s.id, user_id))
-        keys = PanelKeys.of(panel, kept.entry.keys if kept is not None else None)
+        keys = PanelKeys.of(panel)
+        kept = self._panels.get((s.id, user_id))  # its rows a click left alone are not redrawn
         before = kept.entry.drawing if kept is not None else None
         return PanelEntry(panel, keys, self._draw(s, user_id, panel, keys, before))
 
