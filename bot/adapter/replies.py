@@ -22,6 +22,7 @@ from bot.adapter.messenger import (
     UNKNOWN_MESSAGE,
     Failure,
     Messenger,
+    acknowledge_click,
     failure_of,
     update_clicked,
     update_drawn,
@@ -208,7 +209,7 @@ class Replies:
         messenger."""
         if answer.how is How.ACK:
             if not interaction.response.is_done():
-                await interaction.response.defer()
+                await acknowledge_click(interaction)
         else:
             assert answer.rendered is not None
             await self._deliver(
