@@ -7,14 +7,12 @@ JSON body goes through :class:`FastHttp`; one with files, or through a proxy, go
 discord.py's aiohttp session as before (``callbacks.CallbackAdapter`` chooses).
 
 What it does, and no more: a pool of kept-alive connections per host (TLS for https), one request
-at a time on each; the answer read by its Content-Length, chunks, or to the connection's end. Each
-connection is an asyncio protocol that reads the answer as its bytes arrive and hands it whole to
-the request waiting for it (asyncio's streams cost a future and a search of their buffer per read
-besides). Any failure to send or to read a whole answer is an ``OSError`` (the callback's caller
-retries inside Discord's window); the connection is then closed, never reused. A POST is never
-sent again here. A request unanswered after TIMEOUT is a ``TimeoutError``: one watch, every
-WATCH_EVERY seconds while requests are in flight, aborts their connections (a timer per request,
-set and cancelled, cost a tenth of the request's CPU).
+at a time on each; the answer read by its Content-Length, chunks, or to the connection's end. Any
+failure to send or to read a whole answer is an ``OSError`` (the callback's caller retries inside
+Discord's window); the connection is then closed, never reused. A POST is never sent again here.
+A request unanswered after TIMEOUT is a ``TimeoutError``: one watch, every WATCH_EVERY seconds
+while requests are in flight, aborts their connections (a timer per request, set and cancelled,
+cost a tenth of the request's CPU).
 """
 
 from __future__ import annotations
@@ -33,7 +31,6 @@ IDLE_SECONDS = 15.0  # an idle connection older than this is closed, not reused 
 TIMEOUT = 300.0  # seconds for one request and its answer (aiohttp's default total)
 WATCH_EVERY = 1.0  # seconds between two looks for requests past their TIMEOUT
 ORIGINS_KEPT = 64  # parsed scheme://host:port prefixes (one for Discord)
-HEAD_LIMIT = 1 << 16  # an answer's status line and headers, at most (as asyncio's streams)
 
 
 class Headers(Mapping[str, str]):
@@ -69,169 +66,24 @@ class Answer:
         return self.body.decode("utf-8", errors="replace")
 
 
-class _Connection(asyncio.Protocol):
-    """One kept-alive connection: the request it carries waits on ``_waiter`` for the whole
-    answer, which ``data_received`` reads as its bytes arrive."""
-
-    def __init__(self) -> None:
-        self.transport: asyncio.Transport | None = None
-        self.idle_since = 0.0
-        self.due = 0.0  # when the request it carries times out
-        self.expired = False  # aborted by the watch: its request timed out
-        self._buffer = b""
-        self._ended = False  # the other end finished sending, or the connection is lost
-        self._waiter: asyncio.Future[tuple[Answer, bool]] | None = None
-        self._lost: asyncio.Future[None] | None = None
-
-    def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        assert isinstance(transport, asyncio.Transport)
-        self.transport = transport
-        self._lost = asyncio.get_running_loop().create_future()
-
-    def data_received(self, data: bytes) -> None:
-        self._buffer = self._buffer + data if self._buffer else data
-        if self._waiter is not None:
-            self._read()
-
-    def eof_received(self) -> bool:
-        self._ended = True
-        self._read()
-        return False  # the transport closes itself
-
-    def connection_lost(self, exc: Exception | None) -> None:
-        self._ended = True
-        self._read()
-        if self._lost is not None and not self._lost.done():
-            self._lost.set_result(None)
-
-    def _read(self) -> None:
-        """Hand the waiting request its answer once it is whole (or the failure to read it)."""
-        waiter = self._waiter
-        if waiter is None or waiter.done():
-            return
-        try:
-            read = _parse(self._buffer, self._ended)
-        except ValueError as exc:
-            waiter.set_exception(exc)
-            return
-        if read is None:
-            if self._ended:
-                waiter.set_exception(
-                    ConnectionResetError("the connection ended before the whole answer")
-                )
-            return
-        answer, keep, used = read
-        self._buffer = self._buffer[used:]
-        # Bytes past the answer, or an end already heard: not a connection to use again.
-        waiter.set_result((answer, keep and not self._buffer and not self._ended))
-
-    async def exchange(self, request: bytes) -> tuple[Answer, bool]:
-        """Send ``request`` and wait for its whole answer: (it, whether the connection may
-        carry another request)."""
-        assert self.transport is not None
-        waiter: asyncio.Future[tuple[Answer, bool]] = asyncio.get_running_loop().create_future()
-        self._waiter = waiter
-        try:
-            self.transport.write(request)
-            return await waiter
-        finally:
-            self._waiter = None
+@dataclass(eq=False)
+class _Connection:
+    reader: asyncio.StreamReader
+    writer: asyncio.StreamWriter
+    idle_since: float = 0.0
+    due: float = 0.0  # when the request it carries times out
+    expired: bool = False  # aborted by the watch: its request timed out
 
     def usable(self, now: float) -> bool:
         """Not closed by the other end while idle, nor idle for too long."""
-        transport = self.transport
         return (
-            transport is not None
-            and not self._ended
-            and not self._buffer
-            and not transport.is_closing()
+            not self.reader.at_eof()
+            and not self.writer.is_closing()
             and now - self.idle_since < IDLE_SECONDS
         )
 
     def close(self) -> None:
-        if self.transport is not None:
-            self.transport.close()
-
-    def abort(self) -> None:
-        if self.transport is not None:
-            self.transport.abort()  # the request waiting on it ends (connection_lost)
-
-    async def closed(self) -> None:
-        if self._lost is not None:
-            await self._lost
-
-
-def _parse(buffer: bytes, ended: bool) -> tuple[Answer, bool, int] | None:
-    """The answer at the start of ``buffer``, whether its connection may be kept, and how many
-    bytes it took; None while it is not whole (``ended``: no more bytes will come)."""
-    start = 0
-    while True:  # a 1xx before the answer (100 Continue) is skipped
-        end = buffer.find(b"\r\n\r\n", start)
-        if end < 0:
-            if len(buffer) - start > HEAD_LIMIT:
-                raise ValueError("an answer's headers past their limit")
-            return None
-        lines = buffer[start:end].decode("latin-1").split("\r\n")
-        version, _, rest = lines[0].partition(" ")
-        code, _, reason = rest.partition(" ")
-        status = int(code)
-        if not version.startswith("HTTP/1.") or not 100 <= status <= 999:
-            raise ValueError(f"not an HTTP/1 answer: {lines[0]!r}")
-        start = end + 4
-        if status >= 200 or status == 101:
-            break
-    fields: dict[str, str] = {}
-    for line in lines[1:]:
-        name, colon, value = line.partition(":")
-        if not colon:
-            raise ValueError(f"a malformed header line: {line!r}")
-        name = name.strip().lower()
-        value = value.strip()
-        fields[name] = f"{fields[name]}, {value}" if name in fields else value
-    keep = version == "HTTP/1.1" and fields.get("connection", "").lower() != "close"
-    if status in (204, 304) or status < 200:
-        body, used = b"", start
-    elif "chunked" in fields.get("transfer-encoding", "").lower():
-        chunks = _chunks(buffer, start)
-        if chunks is None:
-            return None
-        body, used = chunks
-    elif "content-length" in fields:
-        used = start + int(fields["content-length"])
-        if len(buffer) < used:
-            return None
-        body = buffer[start:used]
-    else:  # delimited by the connection's end
-        if not ended:
-            return None
-        body, used, keep = buffer[start:], len(buffer), False
-    return Answer(status, reason, Headers(fields), body), keep, used
-
-
-def _chunks(buffer: bytes, at: int) -> tuple[bytes, int] | None:
-    """A chunked body from ``at``: (it, where it ends), or None while it is not whole."""
-    chunks: list[bytes] = []
-    while True:
-        line_end = buffer.find(b"\r\n", at)
-        if line_end < 0:
-            return None
-        size = int(buffer[at:line_end].split(b";", 1)[0].strip(), 16)
-        at = line_end + 2
-        if size == 0:
-            while True:  # trailers, if any, then the blank line
-                line_end = buffer.find(b"\r\n", at)
-                if line_end < 0:
-                    return None
-                blank = line_end == at
-                at = line_end + 2
-                if blank:
-                    return b"".join(chunks), at
-        if len(buffer) < at + size + 2:
-            return None
-        chunks.append(buffer[at : at + size])
-        if buffer[at + size : at + size + 2] != b"\r\n":
-            raise ValueError("a chunk without its CRLF")
-        at += size + 2
+        self.writer.close()
 
 
 Observer = Callable[[str, str, int, Headers], None]
@@ -296,9 +148,10 @@ class FastHttp:
         if self._watch is None:
             self._watch = asyncio.get_running_loop().call_later(WATCH_EVERY, self._look)
         try:
-            answer, keep = await connection.exchange(head + body)
+            connection.writer.write(head + body)
+            answer, keep = await _read_answer(connection.reader)
             done = not connection.expired
-        except (ConnectionError, ValueError) as exc:
+        except (asyncio.IncompleteReadError, asyncio.LimitOverrunError, ValueError) as exc:
             if connection.expired:
                 raise TimeoutError(f"no answer from {host} in {TIMEOUT:.0f} s") from exc
             raise ConnectionResetError(f"the answer from {host} broke off: {exc!r}") from exc
@@ -308,7 +161,7 @@ class FastHttp:
                 self._give_back(key, connection)
             else:
                 connection.close()
-        if not done:  # answered after the watch aborted the connection
+        if not done:  # read to the connection's end, which the watch closed
             raise TimeoutError(f"no answer from {host} in {TIMEOUT:.0f} s")
         if self.observe is not None:
             self.observe("POST", path, answer.status, answer.headers)
@@ -335,7 +188,7 @@ class FastHttp:
         now = time.monotonic()
         for connection in [c for c in self._busy if c.due <= now]:
             connection.expired = True
-            connection.abort()
+            connection.writer.transport.abort()  # the read waiting on it ends
         if self._busy and not self._closed:
             self._watch = asyncio.get_running_loop().call_later(WATCH_EVERY, self._look)
 
@@ -357,10 +210,10 @@ class FastHttp:
             if self._ssl is None:
                 self._ssl = ssl.create_default_context()
             context = self._ssl
-        _, connection = await asyncio.get_running_loop().create_connection(
-            _Connection, key[1], key[2], ssl=context, server_hostname=key[1] if https else None
+        reader, writer = await asyncio.open_connection(
+            key[1], key[2], ssl=context, server_hostname=key[1] if https else None
         )
-        return connection
+        return _Connection(reader, writer)
 
     def _give_back(self, key: tuple[str, str, int], connection: _Connection) -> None:
         idle = self._idle.setdefault(key, [])
@@ -376,10 +229,58 @@ class FastHttp:
         if self._watch is not None:
             self._watch.cancel()
             self._watch = None
-        connections = [c for idle in self._idle.values() for c in idle]
+        writers = [c.writer for idle in self._idle.values() for c in idle]
         self._idle.clear()
-        for connection in connections:
-            connection.close()
-        for connection in connections:
+        for writer in writers:
+            writer.close()
+        for writer in writers:
             with contextlib.suppress(Exception):
-                await connection.closed()
+                await writer.wait_closed()
+
+
+async def _read_answer(reader: asyncio.StreamReader) -> tuple[Answer, bool]:
+    """One answer: (it, whether the connection may carry another request)."""
+    while True:
+        block = await reader.readuntil(b"\r\n\r\n")
+        lines = block[:-4].decode("latin-1").split("\r\n")
+        version, _, rest = lines[0].partition(" ")
+        code, _, reason = rest.partition(" ")
+        status = int(code)
+        if not version.startswith("HTTP/1.") or not 100 <= status <= 999:
+            raise ValueError(f"not an HTTP/1 answer: {lines[0]!r}")
+        if status >= 200 or status == 101:
+            break  # a 1xx before the answer (100 Continue) is skipped
+    fields: dict[str, str] = {}
+    for line in lines[1:]:
+        name, colon, value = line.partition(":")
+        if not colon:
+            raise ValueError(f"a malformed header line: {line!r}")
+        name = name.strip().lower()
+        value = value.strip()
+        fields[name] = f"{fields[name]}, {value}" if name in fields else value
+    headers = Headers(fields)
+    keep = version == "HTTP/1.1" and fields.get("connection", "").lower() != "close"
+    if status in (204, 304) or 100 <= status < 200:
+        body = b""
+    elif "chunked" in fields.get("transfer-encoding", "").lower():
+        body = await _read_chunks(reader)
+    elif "content-length" in fields:
+        body = await reader.readexactly(int(fields["content-length"]))
+    else:  # delimited by the connection's end
+        body = await reader.read()
+        keep = False
+    return Answer(status, reason, headers, body), keep
+
+
+async def _read_chunks(reader: asyncio.StreamReader) -> bytes:
+    chunks: list[bytes] = []
+    while True:
+        size_line = await reader.readuntil(b"\r\n")
+        size = int(size_line.split(b";", 1)[0].strip(), 16)
+        if size == 0:
+            while await reader.readuntil(b"\r\n") != b"\r\n":  # trailers, if any
+                pass
+            return b"".join(chunks)
+        chunks.append(await reader.readexactly(size))
+        if await reader.readexactly(2) != b"\r\n":
+            raise ValueError("a chunk without its CRLF")
