@@ -111,14 +111,14 @@ class DmPanels(Posts):
             return  # nothing to tell by DM once the game is over
         sent = None
         if not await self.closed_dms.closed(s.id, user_id):
-            kwargs = rendered.message()
-            kwargs.pop("content", None)
-            sent = await self.messenger.send_dm(
-                user_id,
-                f"dm:{s.id}:{user_id}:{panel.stamp}:{message_id}",
-                files=await self._files(rendered),
-                **kwargs,
-            )
+            key = f"dm:{s.id}:{user_id}:{panel.stamp}:{message_id}"
+            files = await self._files(rendered)
+            if rendered.data is not None and not files:  # sent as drawn (no discord.py objects)
+                sent = await self.messenger.send_dm_drawn(user_id, key, rendered.data)
+            else:
+                kwargs = rendered.message()
+                kwargs.pop("content", None)
+                sent = await self.messenger.send_dm(user_id, key, files=files, **kwargs)
             if sent is None:
                 await self.closed_dms.refused(s.id, user_id)
         self._dm_shown[(s.id, user_id)] = (panel.stamp, digest)

@@ -159,6 +159,29 @@ def nonce(*parts: object) -> str:
     return hashlib.sha1(":".join(map(str, parts)).encode()).hexdigest()[:25]
 
 
+def drawn_message(
+    data: dict[str, Any], key_nonce: str, mentions: discord.AllowedMentions | None
+) -> dict[str, Any]:
+    """The body discord.py's ``send_message`` posts for a new message showing ``data`` (its
+    ``embeds`` and ``components``, or a V2 message's components and ``flags``), with no
+    content nor files, in the same order: the same bytes go out."""
+    payload: dict[str, Any] = {}
+    if "embeds" in data:
+        payload["embeds"] = data["embeds"]
+    payload["content"] = None
+    if data["components"]:  # none: the key is left out (a new message has no components)
+        payload["components"] = data["components"]
+    payload["nonce"] = key_nonce
+    payload["enforce_nonce"] = True
+    payload["tts"] = False
+    if "flags" in data:
+        payload["flags"] = data["flags"]
+    if mentions is not None:
+        payload["allowed_mentions"] = mentions.to_dict()
+    payload["attachments"] = []
+    return payload
+
+
 @dataclass(frozen=True)
 class Sent:
     """A message the bot created, as far as the bot reads Discord's answer (building a
@@ -272,6 +295,21 @@ class Messenger:
                 kwargs["nonce"] = nonce(key)
             async with self._lock(channel_id):
                 return await self._create(channel_id, **kwargs)
+        except discord.Forbidden:
+            return None
+
+    async def send_dm_drawn(self, user_id: str, key: str, data: dict[str, Any]) -> Sent | None:
+        """``send_dm`` of a message drawn straight as Discord's JSON (a private panel's
+        ``data``: see render.PrivateDrawing), with no files: the same request, without
+        building discord.py's embeds and view from that JSON only to turn them back into it."""
+        try:
+            channel_id = await self._dm_channel_id(user_id)
+            state: Any = self.client._connection
+            payload = drawn_message(data, nonce(key), state.allowed_mentions)
+            route = Route("POST", "/channels/{channel_id}/messages", channel_id=channel_id)
+            async with self._lock(channel_id):
+                sent = await self.client.http.request(route, json=payload)
+            return Sent.of(sent, state)
         except discord.Forbidden:
             return None
 

@@ -11,6 +11,7 @@ from bot.core.seats import LEVELS, free_robot_id, is_robot, robot_seat_name
 from bot.core.service.model import TABLE, Session, notice
 from bot.core.service.writing import Writing, _announcement_posts
 from bot.core.stale import retry_stale_writes
+from bot.core.state_json import state_text
 from bot.core.store import SessionRow, SessionStatus
 from games import REGISTRY
 from games.engine import IllegalAction, new_game
@@ -211,7 +212,7 @@ class Lobby(Writing):
                 await self.store.commit_state(
                     session_id,
                     s.version,
-                    state=state.model_dump_json(),
+                    state=state_text(state),
                     status=SessionStatus.ACTIVE,
                     new_actions=[],
                     timers=self._timers(game, state),

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
@@ -65,6 +65,20 @@ class Session:
         """The SHA-256 of the game, its options and its seed: shown from the start, checked
         against the seed revealed at the end (see bot.core.record)."""
         return commitment(self.game.id, json.loads(self.row.options), self.row.seed)
+
+
+D = TypeVar("D")
+
+
+def changed(obj: D, **changes: Any) -> D:
+    """``dataclasses.replace`` for the plain dataclasses a move writes (a session, its row: no
+    ``__post_init__``, no frozen or ``init=False`` field): the instance's fields with
+    ``changes``, copied as they are, where ``replace`` reads every field and calls ``__init__``
+    with them (a move made three of these: 2 µs against 0.7 for a row)."""
+    assert changes.keys() <= obj.__dataclass_fields__.keys(), changes  # type: ignore[attr-defined]
+    new = object.__new__(type(obj))
+    new.__dict__.update(obj.__dict__, **changes)
+    return new
 
 
 def notice(text: str, ping: list[str] | None = None) -> NewPost:

@@ -211,5 +211,6 @@ def _awaited_robots(s: Session) -> frozenset[str]:
     return frozenset(p for p in s.game.active_players(s.state) if is_robot(p))
 
 
-def _dump(action: BaseModel) -> dict[str, Any]:
-    return action.model_dump(mode="json")
+def _dump(action: BaseModel) -> str:
+    """The action's JSON for the log, encoded once (not to a dict, then to text)."""
+    return action.model_dump_json()

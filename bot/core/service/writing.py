@@ -4,13 +4,14 @@ what it posts (the outbox), the cached copy updated after."""
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from bot.core.ratings import rated_as
 from bot.core.seats import is_robot, robot_level
 from bot.core.service.loading import Loading
-from bot.core.service.model import Session, notice
+from bot.core.service.model import Session, changed, notice
+from bot.core.state_json import state_text
 from bot.core.store import CHANNEL, NewAction, NewPost, NewResult, SessionStatus, TimerRow
 from games.engine import Clock, Game, GameState, Outcome, clock_key
 
@@ -50,14 +51,14 @@ class Writing(Loading):
         if latest is not None and latest is not s and latest.version == s.version:
             # What shows the session was recorded while this wrote (a DM, by the sync worker):
             # keep it, or the cache would go back to the messages shown before.
-            row = replace(
+            row = changed(
                 committed.row,
                 shown=latest.row.shown,
                 table_message_id=latest.row.table_message_id,
             )
-            committed = replace(committed, row=row, players=latest.players)
+            committed = changed(committed, row=row, players=latest.players)
         self._cached(committed)
-        return replace(written, session=committed)
+        return Written(committed, written.posted, written.timers_stand)
 
     async def _write_state(
         self,
@@ -72,9 +73,7 @@ class Writing(Loading):
         clock = s.game.clock(new)  # asked once a move: each game's clock is a few rules' work
         old_key, new_key = clock_key(s.game, old), clock.key if clock is not None else None
         same_step = outcome is None and old_key is not None and old_key == new_key
-        state_json = (
-            self._state_json.dump(s.id, new) if s.game.copy_on_write else new.model_dump_json()
-        )
+        state_json = self._state_json.dump(s.id, new) if s.game.copy_on_write else state_text(new)
         status = SessionStatus.FINISHED if outcome is not None else SessionStatus.ACTIVE
         outcome_json = outcome.model_dump_json() if outcome is not None else None
         timers = [] if same_step or outcome is not None else self._clock_timers(clock)
@@ -102,7 +101,7 @@ class Writing(Loading):
         )
         if not same_step:
             self._deadlines[s.id] = next((t for t in timers if t.kind == "deadline"), None)
-        row = replace(
+        row = changed(
             s.row,
             state=state_json,
             status=status,
@@ -111,7 +110,8 @@ class Writing(Loading):
             announced=len(new.announcements),
         )
         stand = outcome is None and old_key == new_key
-        return Written(replace(s, row=row, state=new), posted=bool(outbox), timers_stand=stand)
+        committed = Session(row=row, players=s.players, game=s.game, options=s.options, state=new)
+        return Written(committed, posted=bool(outbox), timers_stand=stand)
 
     def _held(self, session_id: int, posts: list[NewPost]) -> list[NewPost]:
         """A change's posts, marked to wait for later ones when the session posted a moment

@@ -24,6 +24,9 @@ T = TypeVar("T")
 Record = dict[str, Any]
 log = logging.getLogger(__name__)
 
+# The guarded version bump's statement, by the columns it sets with it (see StoreCore._bump).
+_BUMPS: dict[tuple[str, ...], str] = {}
+
 
 class Tx(Protocol):
     """One open transaction of a backend."""
@@ -129,11 +132,14 @@ class StoreCore(ABC):
         return await self._write(work)
 
     async def _bump(self, tx: Tx, session_id: int, version: int, **cols: Any) -> None:
-        sets = ", ".join(f"{name} = ?" for name in cols)
-        sql = (
-            f"UPDATE sessions SET {sets}{', ' if sets else ''}version = version + 1, "
-            "updated_at = ? WHERE id = ? AND version = ?"
-        )
+        names = tuple(cols)
+        sql = _BUMPS.get(names)
+        if sql is None:  # a handful of sets of columns, all named in the code: kept
+            sets = "".join(f"{name} = ?, " for name in names)
+            sql = _BUMPS[names] = (
+                f"UPDATE sessions SET {sets}version = version + 1, updated_at = ? "
+                "WHERE id = ? AND version = ?"
+            )
         if await tx.execute(sql, (*cols.values(), time.time(), session_id, version)) != 1:
             raise StaleWrite()
 

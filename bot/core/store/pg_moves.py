@@ -97,7 +97,7 @@ def moves_args(moves: list[MoveWrite], now: float) -> list[Any]:
                 sid,
                 n,
                 act.player,
-                json.dumps(act.action),
+                act.text,
                 act.source,
                 act.undoes,
             )

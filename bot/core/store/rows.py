@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, TypeVar
@@ -116,9 +117,14 @@ class UndoRequestRow:
 @dataclass
 class NewAction:
     player: str
-    action: dict[str, Any]
+    action: dict[str, Any] | str  # a str is the action's JSON already (a move's, encoded once)
     source: str = "player"
     undoes: int | None = None
+
+    @property
+    def text(self) -> str:
+        """The action's JSON, as stored."""
+        return self.action if isinstance(self.action, str) else json.dumps(self.action)
 
 
 @dataclass
