@@ -165,3 +165,45 @@ async def test_a_url_with_a_query_keeps_it(server: Server) -> None:
     finally:
         await http.close()
     assert server.queries == ["a=1&with_response=1", "b=2"]
+
+
+async def test_an_answer_in_pieces_is_read_whole_and_its_connection_kept() -> None:
+    """The answer is read as its bytes arrive: a 100 Continue first, then headers and a chunked
+    body (with a trailer) split anywhere, then a second answer on the same connection."""
+    pieces = [
+        b"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nTransfer-Enc",
+        b"oding: chunked\r\nX-Seen: a\r\nx-seen: b\r\n\r\n4\r\non",
+        b"e \r\n3;ext=1\r\ntwo\r\n0\r\nTrailer: t\r\n",
+        b"\r\n",
+    ]
+    second = b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nthree"
+    accepted: list[asyncio.StreamWriter] = []
+
+    async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        accepted.append(writer)
+        await reader.readuntil(b"\r\n\r\n")
+        await reader.readexactly(2)
+        for piece in pieces:
+            writer.write(piece)
+            await writer.drain()
+            await asyncio.sleep(0.01)
+        await reader.readuntil(b"\r\n\r\n")
+        await reader.readexactly(2)
+        writer.write(second)
+
+    server = await asyncio.start_server(serve, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    http = FastHttp("test-agent")
+    try:
+        first = await http.post_json(f"http://127.0.0.1:{port}/api/v10/x", b"{}")
+        assert (first.status, first.text()) == (200, "one two")
+        assert first.headers["X-SEEN"] == "a, b"
+        again = await http.post_json(f"http://127.0.0.1:{port}/api/v10/x", b"{}")
+        assert (again.status, again.text()) == (200, "three")
+        assert len(accepted) == 1, "the kept connection was not used again"
+    finally:
+        await http.close()
+        for writer in accepted:
+            writer.close()
+        server.close()
+        await server.wait_closed()

@@ -20,9 +20,11 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import re
 import time
 from collections.abc import Callable
 from typing import Any
+from urllib.parse import quote
 
 import aiohttp
 import discord
@@ -42,6 +44,8 @@ UNKNOWN_INTERACTION = 10062  # an answer past the interaction's window, or to no
 EPHEMERAL = 1 << 6
 COMPONENTS_V2 = 1 << 15
 LOST_KEPT = 1000  # interactions remembered as lost
+# A token written into a URL as it is (discord.py's Route quotes every other character).
+_PLAIN_TOKEN = re.compile(r"[A-Za-z0-9_.~-]+")
 
 
 class CallbackLost(discord.HTTPException):
@@ -86,30 +90,78 @@ class CallbackAdapter(AsyncWebhookAdapter):
         interaction_id = int(route.webhook_id)
         if interaction_id in self._lost:
             raise CallbackLost(interaction_id, None)
+        try:
+            return await self._once(route, session, 0, **kwargs)
+        except _Retry as failed:
+            return await self._retried(route, session, interaction_id, failed, **kwargs)
+
+    async def callback(
+        self,
+        interaction: discord.Interaction[Any],
+        payload: dict[str, Any],
+    ) -> Any:
+        """The interaction's callback with a JSON ``payload``, as ``request`` sends it for
+        discord.py, its URL written straight (no Route, no keyword arguments passed down)
+        while nothing fails."""
+        http = interaction._state.http
+        if self.fast is None or http.proxy is not None:
+            return await self.request(
+                _callback_route(interaction),
+                interaction._session,
+                payload=payload,
+                proxy=http.proxy,
+                proxy_auth=http.proxy_auth,
+            )
+        interaction_id = interaction.id
+        if interaction_id in self._lost:
+            raise CallbackLost(interaction_id, None)
+        token = interaction.token
+        if not _PLAIN_TOKEN.fullmatch(token):
+            token = quote(token, safe="")
+        url = f"{Route.BASE}/interactions/{interaction_id}/{token}/callback"
+        try:
+            return await self._fast_once(url, payload, None)
+        except _Retry as failed:
+            route = _callback_route(interaction)
+            return await self._retried(
+                route, interaction._session, interaction_id, failed, payload=payload
+            )
+
+    async def _retried(
+        self,
+        route: Route,
+        session: aiohttp.ClientSession,
+        interaction_id: int,
+        failed: _Retry,
+        **kwargs: Any,
+    ) -> Any:
+        """Try a failed callback again, a moment apart, while Discord's window is open; then
+        (or when a retry finds it was taken after all) deliver it through the webhook."""
         made = created(interaction_id)
         attempt = 0
         while True:
+            pause = failed.pause if failed.pause is not None else PAUSES[-1]
+            if attempt < len(PAUSES) and failed.pause is None:
+                pause = PAUSES[attempt]
+            if self.clock() - made + pause > WINDOW:
+                log.warning(
+                    "interaction %s: its callback failed until Discord's window closed "
+                    "(%s); answering through its webhook",
+                    interaction_id,
+                    failed.cause,
+                )
+                return await self._through_webhook(route, session, failed.cause, **kwargs)
+            await asyncio.sleep(pause)
+            attempt += 1
             try:
                 return await self._once(route, session, attempt, **kwargs)
             except discord.HTTPException as exc:
-                if exc.code == ALREADY_ACKNOWLEDGED and attempt > 0:
+                if exc.code == ALREADY_ACKNOWLEDGED:
                     # An earlier try reached Discord after all: show what it carried.
                     return await self._through_webhook(route, session, exc, **kwargs)
                 raise
-            except _Retry as failed:
-                pause = failed.pause if failed.pause is not None else PAUSES[-1]
-                if attempt < len(PAUSES) and failed.pause is None:
-                    pause = PAUSES[attempt]
-                if self.clock() - made + pause > WINDOW:
-                    log.warning(
-                        "interaction %s: its callback failed until Discord's window closed "
-                        "(%s); answering through its webhook",
-                        interaction_id,
-                        failed.cause,
-                    )
-                    return await self._through_webhook(route, session, failed.cause, **kwargs)
-                await asyncio.sleep(pause)
-                attempt += 1
+            except _Retry as again:
+                failed = again
 
     async def _once(
         self,
@@ -127,7 +179,7 @@ class CallbackAdapter(AsyncWebhookAdapter):
     ) -> Any:
         """One try, as discord.py's adapter makes it, without its retries."""
         if self.fast is not None and payload is not None and not files and proxy is None:
-            return await self._fast_once(route, payload, params)
+            return await self._fast_once(route.url, payload, params)
         headers: dict[str, str] = {}
         body: Any = None
         if payload is not None:
@@ -155,15 +207,17 @@ class CallbackAdapter(AsyncWebhookAdapter):
             raise _Retry(exc) from exc
 
     async def _fast_once(
-        self, route: Route, payload: dict[str, Any], params: dict[str, Any] | None
+        self, url: str, payload: dict[str, Any], params: dict[str, Any] | None
     ) -> Any:
         """One try through the kept-alive connections of ``fast``: the same answers and errors
         as through aiohttp (``_once``)."""
         assert self.fast is not None
         try:
-            answer = await self.fast.post_json(route.url, orjson.dumps(payload), params)
+            answer = await self.fast.post_json(url, orjson.dumps(payload), params)
         except (TimeoutError, OSError) as exc:
             raise _Retry(exc) from exc
+        if answer.status == 204:  # the common answer: nothing to read
+            return ""
         text = answer.text()
         data: Any = text
         if answer.headers.get("content-type") == "application/json":
@@ -239,6 +293,15 @@ class CallbackAdapter(AsyncWebhookAdapter):
         self._lost[interaction_id] = None
         if len(self._lost) > LOST_KEPT:
             del self._lost[next(iter(self._lost))]
+
+
+def _callback_route(interaction: discord.Interaction[Any]) -> Route:
+    return Route(
+        "POST",
+        "/interactions/{webhook_id}/{webhook_token}/callback",
+        webhook_id=interaction.id,
+        webhook_token=interaction.token,
+    )
 
 
 def _payload_of(multipart: list[dict[str, Any]] | None) -> dict[str, Any]:

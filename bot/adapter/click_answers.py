@@ -10,7 +10,7 @@ from typing import Any
 import discord
 
 from bot.adapter.answer import ACK, Answer, edit
-from bot.adapter.clicked import age
+from bot.adapter.clicked import age, clicker
 from bot.adapter.clicked import message_id as clicked_id
 from bot.adapter.screens import Rendered
 from bot.adapter.sync_state import SyncState, awaited
@@ -50,7 +50,7 @@ class ClickAnswers(SyncState):
             yield ACK
             return
         elapsed = age(interaction)
-        view = TABLE if message_id == s.row.table_message_id else str(interaction.user.id)
+        view = TABLE if message_id == s.row.table_message_id else clicker(interaction)
         async with self._presenting(s.id) as held:
             if not held:
                 yield ACK

@@ -15,33 +15,95 @@ from collections.abc import Callable
 from typing import Any
 
 import discord
+from discord.app_commands.installs import AppCommandContext
 from discord.channel import _threaded_channel_factory
+from discord.sku import Entitlement
 
 OURS = "cb:"  # the prefix of every custom_id of cafebot's controls (bot.adapter.items)
 
-# discord.Interaction keeps its message and channel in slots: read and written under our
+_NO_CONTEXT = object()  # an interaction without "context"
+
+# discord.Interaction keeps its message, channel and user in slots: read and written under our
 # properties.
 _SLOT: Any = discord.Interaction.__dict__["message"]
 _CHANNEL: Any = discord.Interaction.__dict__["channel"]
+_USER: Any = discord.Interaction.__dict__["user"]
 
 
 class ClickInteraction(discord.Interaction[Any]):
-    """A component interaction whose message is parsed on first read."""
+    """A component interaction whose message is parsed on first read (in a DM, its channel
+    and user too)."""
 
     def _from_data(self, data: Any) -> None:
-        self.__dict__["_raw_message"] = None
-        self.__dict__["_raw_channel"] = None
+        fields = self.__dict__
+        fields["_raw_message"] = None
+        fields["_raw_channel"] = None
+        fields["_raw_user"] = None
         raw = data.get("message")
         if raw is None:
             super()._from_data(data)
             return
-        rest = dict(data)
-        del rest["message"]
-        # A DM's channel too is built when read (a click on our controls never reads it).
-        channel = rest.pop("channel", None) if rest.get("guild_id") is None else None
-        super()._from_data(rest)  # type: ignore[arg-type]  # the message: parsed when read
-        self.__dict__["_raw_message"] = raw
-        self.__dict__["_raw_channel"] = channel
+        if data.get("guild_id") is None:
+            self._from_dm(data)
+        else:
+            rest = dict(data)
+            del rest["message"]
+            super()._from_data(rest)  # type: ignore[arg-type]  # the message: parsed when read
+        fields["_raw_message"] = raw
+
+    def _from_dm(self, data: Any) -> None:
+        """discord.Interaction._from_data for a click outside a guild (a DM: no guild, member
+        nor permissions to resolve), its channel and user kept as sent until read (a click on
+        our controls reads neither: ``clicker``)."""
+        state = self._state
+        self.id = int(data["id"])
+        self.type = discord.enums.try_enum(discord.InteractionType, data["type"])
+        self.data = data.get("data")
+        self.token = data["token"]
+        self.version = data["version"]
+        self.guild_id = None
+        self.application_id = int(data["application_id"])
+        self.entitlement_sku_ids = [int(x) for x in data.get("entitlement_skus", []) or []]
+        self.entitlements = [Entitlement(state, x) for x in data.get("entitlements", [])]
+        self.filesize_limit = data["attachment_size_limit"]
+        self._integration_owners = {
+            int(k): int(v) for k, v in data.get("authorizing_integration_owners", {}).items()
+        }
+        context = data.get("context", _NO_CONTEXT)
+        self.context = (
+            AppCommandContext()
+            if context is _NO_CONTEXT
+            else AppCommandContext._from_value([context])
+        )
+        self.locale = discord.enums.try_enum(discord.Locale, data.get("locale", "en-US"))
+        guild_locale = data.get("guild_locale")
+        self.guild_locale = (
+            None
+            if "guild_locale" not in data
+            else discord.enums.try_enum(discord.Locale, guild_locale)
+        )
+        self._permissions = 0
+        self._app_permissions = int(data.get("app_permissions", 0))
+        _SLOT.__set__(self, None)
+        _CHANNEL.__set__(self, None)
+        _USER.__set__(self, discord.utils.MISSING)
+        fields = self.__dict__
+        fields["_raw_channel"] = data.get("channel")
+        fields["_raw_user"] = data.get("user")
+
+    @property
+    def user(self) -> discord.User | discord.Member:
+        raw = self.__dict__.get("_raw_user")
+        if raw is not None:
+            self.__dict__["_raw_user"] = None
+            _USER.__set__(self, discord.User(state=self._state, data=raw))
+        found: discord.User | discord.Member = _USER.__get__(self)
+        return found
+
+    @user.setter
+    def user(self, value: discord.User | discord.Member) -> None:
+        self.__dict__["_raw_user"] = None
+        _USER.__set__(self, value)
 
     @property
     def channel(self) -> Any:
@@ -93,6 +155,15 @@ def created(snowflake: int) -> float:
 def age(interaction: discord.Interaction[Any]) -> float:
     """Seconds since Discord created the interaction, by the wall clock."""
     return time.time() - created(interaction.id)
+
+
+def clicker(interaction: discord.Interaction[Any]) -> str:
+    """The id of who clicked, without building their User."""
+    if isinstance(interaction, ClickInteraction):
+        raw = interaction.__dict__.get("_raw_user")
+        if raw is not None:
+            return str(raw["id"])
+    return str(interaction.user.id)
 
 
 def message_id(interaction: discord.Interaction[Any]) -> int | None:

@@ -15,6 +15,7 @@ from typing import Any
 import discord
 
 from bot.adapter.answer import Answer, edit, new
+from bot.adapter.clicked import clicker as clicked_by
 from bot.adapter.clicked import message_id as clicked_id
 from bot.adapter.history import PER_PAGE, history_screen, record_file
 from bot.adapter.refusals import RefusalLimit
@@ -60,7 +61,7 @@ class Controls:
         self, interaction: discord.Interaction[Any], match: re.Match[str], values: list[str]
     ) -> None:
         sid, seat, key = int(match["sid"]), match["seat"], match["key"]
-        clicker = str(interaction.user.id)
+        clicker = clicked_by(interaction)
 
         def choose(s: Session) -> Any:
             """Runs under the session's lock: the click must match what the message showed."""

@@ -22,6 +22,7 @@ import discord
 from discord.http import Route
 from discord.webhook.async_ import async_context, interaction_message_response_params
 
+from bot.adapter.callbacks import CallbackAdapter
 from bot.adapter.clicked import message_id
 from bot.adapter.render import mention_line
 from bot.core.keyed_locks import KeyedLocks
@@ -48,7 +49,7 @@ async def update_clicked(interaction: discord.Interaction[Any], **fields: Any) -
         previous_allowed_mentions=interaction._state.allowed_mentions,
         **fields,
     )
-    await post_callback(interaction, params.payload)
+    await _callback(interaction, params.payload)
     response._response_type = discord.InteractionResponseType.message_update
     clicked = message_id(interaction)
     if clicked is not None:
@@ -66,8 +67,32 @@ async def update_drawn(interaction: discord.Interaction[Any], data: dict[str, An
     mentions = interaction._state.allowed_mentions
     if mentions is not None:
         body["allowed_mentions"] = mentions.to_dict()
-    await post_callback(interaction, {"type": 7, "data": body})
+    await _callback(interaction, {"type": 7, "data": body})
     response._response_type = discord.InteractionResponseType.message_update
+
+
+async def acknowledge_click(interaction: discord.Interaction[Any]) -> None:
+    """``interaction.response.defer()`` for a component (a deferred update of the clicked
+    message), without asking Discord to send the interaction's answer back: discord.py asks
+    (``with_response``) and parses it, for nothing here."""
+    response = interaction.response
+    if response.is_done():
+        raise discord.InteractionResponded(interaction)
+    if interaction.type is not discord.InteractionType.component:
+        await response.defer()
+        return
+    await _callback(interaction, {"type": 6})
+    response._response_type = discord.InteractionResponseType.deferred_message_update
+
+
+async def _callback(interaction: discord.Interaction[Any], payload: Any) -> None:
+    """Answer the interaction with ``payload``: straight through cafebot's callback adapter
+    (its URL and body written at once), else as ``post_callback``."""
+    adapter = async_context.get()
+    if isinstance(adapter, CallbackAdapter) and payload is not None:
+        await adapter.callback(interaction, payload)
+    else:
+        await post_callback(interaction, payload)
 
 
 async def post_callback(interaction: discord.Interaction[Any], payload: Any) -> None:

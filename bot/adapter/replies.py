@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
 import aiohttp
@@ -22,6 +21,7 @@ from bot.adapter.messenger import (
     UNKNOWN_MESSAGE,
     Failure,
     Messenger,
+    acknowledge_click,
     failure_of,
     update_clicked,
     update_drawn,
@@ -67,17 +67,23 @@ class AfterCommit(Exception):
         return isinstance(failure, discord.HTTPException) and failure.code == UNKNOWN_MESSAGE
 
 
-@contextlib.asynccontextmanager
-async def committed(
-    done: str, again: Callable[[], Awaitable[Rendered]] | None = None
-) -> AsyncIterator[None]:
-    """Around what answers a stored change: a failure in it becomes :class:`AfterCommit`."""
-    try:
-        yield
-    except AfterCommit:
-        raise
-    except Exception as exc:
-        raise AfterCommit(done, exc, again) from exc
+class committed:  # used as a function: ``async with committed(done):``
+    """Around what answers a stored change: a failure in it becomes :class:`AfterCommit`.
+    (A class, not an asynccontextmanager: no async generator made and hooked per click.)"""
+
+    __slots__ = ("again", "done")
+
+    def __init__(self, done: str, again: Callable[[], Awaitable[Rendered]] | None = None) -> None:
+        self.done = done
+        self.again = again
+
+    async def __aenter__(self) -> None:
+        return None
+
+    async def __aexit__(self, kind: Any, exc: BaseException | None, trace: Any) -> bool:
+        if isinstance(exc, Exception) and not isinstance(exc, AfterCommit):
+            raise AfterCommit(self.done, exc, self.again) from exc
+        return False
 
 
 class NotHere(app_commands.CheckFailure):
@@ -208,7 +214,7 @@ class Replies:
         messenger."""
         if answer.how is How.ACK:
             if not interaction.response.is_done():
-                await interaction.response.defer()
+                await acknowledge_click(interaction)
         else:
             assert answer.rendered is not None
             await self._deliver(
