@@ -535,21 +535,20 @@ def make_bot(
 
 # Python's cycle collector at its defaults (700, 10, 10) ran after every ~700 allocations
 # (a click makes thousands) and walked the whole heap every few seconds: a fifth of a busy
-# bot's CPU, and pauses over 100 ms. The bot's own process freezes what start-up built, keeps
-# the young generations small and leaves full passes to OldGenerationSweeps (bot/core/
-# collector.py): tests run many bots in one process, so only run_bot does this.
-# Why small: a young pass walks what was made since the last and is still alive, and the count
-# that starts one is allocations minus deallocations (freeing a session's old state counts
-# down while its replacement stays young). At (50,000, 20, 100) a pass came every few seconds
-# of clicking and walked ~70,000-80,000 objects (the sessions' states and kept panels, made
-# again since the last: tuples, dicts, lists, sets, the panels' Buttons and Options), 16-33 ms
-# of CPU each, and a gen-1 pass every 20 of them more. bench/bot.py --watch detail --gc, 8,000
-# clicks at 500/s on the loaded machine (what a pass walks, its CPU): at (5,000, 2) gen-0 passes
-# of 4,500-26,000 objects, 3 ms at the median and 9 at most, gen-1 ones of 15,000-33,000,
-# 8 and 11.5 ms. Smaller passes cost more in all, as every pass walks what the clicks in flight
-# hold: ~50 µs of CPU a click there against 5-19 at (50,000, 20); (2,000, 5) took twice (5,000,
-# 2)'s for passes as short. The third is out of reach: the sweeps reset its count every period.
-GC_THRESHOLDS = (5_000, 2, 1_000_000)
+# bot's CPU, and pauses over 100 ms. The bot's own process freezes what start-up built,
+# collects the young rarely and leaves full passes to OldGenerationSweeps (bot/core/
+# collector.py): the third threshold is out of reach (the sweeps reset its count every
+# period). Tests run many bots in one process, so only run_bot does this.
+# A young pass walks the sessions' live state made again since the last one (the count that
+# starts it is allocations minus deallocations, and freeing a session's old state counts down
+# while its replacement stays young): at (50,000, 20) 68,000-83,000 objects, 16-33 ms of CPU,
+# a few per 8,000 clicks. Smaller young generations make shorter passes but cost more in all
+# (every pass walks what the clicks in flight hold): (5,000, 2) cut the longest pause to
+# ~11 ms for ~3-5 % more CPU a click, and on the quiet machine it left the open loop's p99 as
+# it was (80 %: 46.6-48.5 ms against 47.8-55.4, then 48.5-52.0 against 47.5-69.3 for (20,000,
+# 3)): the tail is the group commits' bursts of answers, not these passes. README: "The
+# collector's pauses".
+GC_THRESHOLDS = (50_000, 20, 1_000_000)
 # SQLite's thread takes the GIL back after each COMMIT (after each statement, when a group's
 # statements ran there: the figures below); at Python's default switch interval
 # (5 ms) it waited up to 5 ms each time the loop was busy with clicks: a group commit of thirty

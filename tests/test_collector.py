@@ -76,8 +76,9 @@ async def test_a_bot_never_quiet_is_swept_a_period_late() -> None:
 
 
 def test_the_bot_s_thresholds_never_start_a_full_pass() -> None:
-    """Net growth enough for 20 gen-1 passes and more (the defaults would have run a full pass after 10
-    of them): the collector runs young passes only."""
+    """Net growth enough for 100 gen-1 passes and more (the defaults would have run a full pass after 10
+    of them): the collector runs young passes only. The young thresholds are scaled down (the
+    bot's would need tens of millions of objects here); the third, which decides, is the bot's."""
     before = gc.get_threshold()
     passes: list[int] = []
 
@@ -86,13 +87,14 @@ def test_the_bot_s_thresholds_never_start_a_full_pass() -> None:
             passes.append(info["generation"])
 
     gc.collect()  # every generation's count starts at 0
-    gc.set_threshold(*GC_THRESHOLDS)
+    young = (500, 2)
+    gc.set_threshold(*young, GC_THRESHOLDS[2])
     gc.callbacks.append(seen)
     try:
-        kept = [[] for _ in range(GC_THRESHOLDS[0] * GC_THRESHOLDS[1] * 50)]
+        kept = [[] for _ in range(young[0] * young[1] * 300)]
     finally:
         gc.callbacks.remove(seen)
         gc.set_threshold(*before)
-    assert len(kept) == GC_THRESHOLDS[0] * GC_THRESHOLDS[1] * 50
-    assert passes.count(1) >= 20 and passes.count(0) > passes.count(1)
+    assert len(kept) == young[0] * young[1] * 300
+    assert passes.count(1) >= 100 and passes.count(0) > passes.count(1)
     assert 2 not in passes

@@ -1,12 +1,12 @@
 """The cycle collector's old generation, walked on the bot's schedule instead of the collector's.
 
-The bot's process keeps its young generations small (``GC_THRESHOLDS`` in bot/app.py: a pass
-walks only what was made since the last one and is still alive, a few ms) and never lets the
-collector start a full pass itself: what survives two young passes stays in the old generation
-unwalked. A full pass walks every live object not frozen at start-up (the cached sessions, their
-kept panels: 60,000-130,000 objects and 20-50 ms in bench/bot.py, more with more sessions
-cached), so it runs here, once a period, at the first moment no interaction is being handled
-(within a period more: a bot never quiet is still swept). Cyclic garbage that reached the old generation waits for it: the bot makes little (the
+The bot's process collects its young generations as it always did (``GC_THRESHOLDS`` in
+bot/app.py) and never lets the collector start a full pass itself: what survives the young
+passes stays in the old generation unwalked. A full pass walks every live object not frozen at
+start-up (the cached sessions, their kept panels: 60,000-130,000 objects and 20-50 ms in
+bench/bot.py, more with more sessions cached), so it runs here, once a period, at the first
+moment no interaction is being handled (within a period more: a bot never quiet is still
+swept). Cyclic garbage that reached the old generation waits for it: the bot makes little (the
 young passes of a bench run freed 0-1,150 objects in all), and a period bounds how long.
 """
 
