@@ -133,38 +133,21 @@ def layout_rows(controls: list[Control], max_rows: int = MAX_ROWS) -> list[list[
 
     Controls with an explicit ``row`` go in that row; the rest fill rows in order after them.
     """
-    return [[controls[i] for i in row] for row in layout_slots(controls, max_rows)]
-
-
-def layout_slots(controls: list[Control], max_rows: int = MAX_ROWS) -> list[list[int]]:
-    """:func:`layout_rows` as the controls' indices in ``controls`` (front ends name a control
-    by its index)."""
-    rows: list[list[int]] = [[] for _ in range(max_rows)]
-    selects: list[bool] = [False] * max_rows  # the row holds a select (then nothing else)
-    free: list[int] = []
-    for i, control in enumerate(controls):
-        at = control.row
-        if at is not None and 0 <= at < max_rows:
-            rows[at].append(i)
-            if isinstance(control, Select):
-                selects[at] = True
+    rows: list[list[Control]] = [[] for _ in range(max_rows)]
+    free: list[Control] = []
+    for control in controls:
+        if control.row is not None and 0 <= control.row < max_rows:
+            rows[control.row].append(control)
         else:
-            free.append(i)
+            free.append(control)
     index = 0
-    for i in free:
-        select = isinstance(controls[i], Select)
-        while index < max_rows and not (
-            not rows[index]
-            if select
-            else not selects[index] and len(rows[index]) < MAX_BUTTONS_PER_ROW
-        ):
+    for control in free:
+        while index < max_rows and not _fits(rows[index], control):
             index += 1
         if index >= max_rows:
-            rows.append([i])  # overflow: panel_problems reports it
+            rows.append([control])  # overflow: panel_problems reports it
             continue
-        rows[index].append(i)
-        if select:
-            selects[index] = True
+        rows[index].append(control)
     return [row for row in rows if row]
 
 
@@ -173,13 +156,6 @@ def panel_rows(panel: Panel) -> list[list[Control]]:
     if panel.layout == "components":
         return layout_rows(panel.controls, max_rows=MAX_V2_COMPONENTS)
     return layout_rows(panel.controls)
-
-
-def panel_slots(panel: Panel) -> list[list[int]]:
-    """:func:`panel_rows` as the controls' indices in ``panel.controls``."""
-    if panel.layout == "components":
-        return layout_slots(panel.controls, max_rows=MAX_V2_COMPONENTS)
-    return layout_slots(panel.controls)
 
 
 def v2_text(panel: Panel) -> str:
@@ -198,6 +174,12 @@ def v2_component_count(panel: Panel) -> int:
     item), each action row and each control in it."""
     rows = panel_rows(panel)
     return 2 + (2 if panel.image is not None else 0) + len(rows) + sum(len(r) for r in rows)
+
+
+def _fits(row: list[Control], control: Control) -> bool:
+    if isinstance(control, Select):
+        return not row
+    return all(isinstance(c, Button) for c in row) and len(row) < MAX_BUTTONS_PER_ROW
 
 
 def embed_length(title: str, description: str, fields: list[PanelField], footer: str) -> int:

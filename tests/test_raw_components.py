@@ -4,7 +4,6 @@ and the table's extra buttons, so the change of drawing is invisible to players 
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Mapping
 from typing import Any
 
@@ -13,13 +12,11 @@ import orjson
 import pytest
 from discord.webhook.async_ import interaction_message_response_params
 
-from bot.adapter import render
 from bot.adapter.items import Handlers, Items, make_items
 from bot.adapter.render import (
     DEFAULT_COLOUR,
     STYLES,
     PanelKeys,
-    PrivateDrawing,
     control_rows,
     draw_private,
     embed_of,
@@ -27,13 +24,12 @@ from bot.adapter.render import (
     layout_view,
     merged_controls,
     names_in,
-    raw_rows,
     with_image,
 )
 from bot.adapter.screens import Rendered
 from games import REGISTRY
 from games.engine import apply, new_game
-from games.presentation import MAX_V2_TEXT, Button, Option, Panel, Picture, Select, v2_text
+from games.presentation import MAX_V2_TEXT, Button, Panel, Picture, Select, v2_text
 from games.rng import Rng
 from tests.playing import random_move
 
@@ -294,91 +290,3 @@ def test_a_private_drawings_digest_sees_its_picture() -> None:
     drawings = [draw_private(p, {}, session_id=1, seat="0", keys=PanelKeys.of(p)) for p in panels]
     assert drawings[0].data("<#1>", "f") == drawings[1].data("<#1>", "f")
     assert drawings[0].digest != drawings[1].digest
-
-
-def test_a_kept_control_that_names_a_player_is_drawn_with_the_names_of_now() -> None:
-    """Controls are drawn once per step and kept by identity, but for the names they show."""
-    button = Button(label="Serve {p:7}", action={"type": "serve", "to": "7"}, emoji="🍲")
-    select = Select(
-        placeholder="Whom?",
-        options=[Option(label="{p:7}", action={"to": "7"}), Option(label="Me", action={})],
-    )
-    panel = Panel(title="t", stamp="s", controls=[button, select])
-    drawn = [raw_rows(panel, {"7": name}, session_id=1, seat="0") for name in ("Ann", "Bob", "Ann")]
-    assert drawn[0] == drawn[2] != drawn[1]
-    assert drawn[1][0][0]["label"] == "Serve Bob"
-    assert drawn[1][1][0]["options"][0]["label"] == "Bob"
-
-
-def test_the_kept_drawings_of_controls_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(render, "DRAWN_KEPT", 5)
-    monkeypatch.setattr(render, "_DRAWN", {})
-    panels = [
-        Panel(title="t", stamp="s", controls=[Button(label=f"b{n}", action={"n": n})])
-        for n in range(12)
-    ]
-    for panel in panels:
-        assert raw_rows(panel, {}, session_id=1, seat="0")[0][0]["label"] == panel.controls[0].label
-    assert len(render._DRAWN) <= 5
-
-
-@pytest.mark.parametrize("game_id", sorted(REGISTRY))
-def test_a_key_finds_the_first_enabled_control_that_offers_it(game_id: str) -> None:
-    """PanelKeys.action scans the panel: the same move as a table of the enabled controls'
-    keys, the first one of each key kept, gives (as it was built before)."""
-    checked = 0
-    for panel, _ in panels_of_random_games(game_id, games=2):
-        keys = PanelKeys.of(panel)
-        buttons: dict[str, Any] = {}
-        options: dict[str, Any] = {}
-        for control, key, option_keys in zip(
-            panel.controls, keys.controls, keys.options, strict=True
-        ):
-            if control.disabled:
-                continue
-            if isinstance(control, Button):
-                buttons.setdefault(key, control.action)
-            else:
-                for option_key, option in zip(option_keys, control.options, strict=True):
-                    options.setdefault(option_key, option.action)
-        for key in {*keys.controls, *(k for ks in keys.options for k in ks), "nothing"}:
-            assert keys.action(key, in_select=False) == buttons.get(key)
-            assert keys.action(key, in_select=True) == options.get(key)
-            checked += 1
-    assert checked > 0
-
-
-def released_digest(drawing: PrivateDrawing, panel: Panel) -> str:
-    """A private drawing's digest as released (DMs' digests are stored: it must not change)."""
-    shown = [
-        panel.layout,
-        drawing.head,
-        drawing.description,
-        drawing.fields,
-        drawing.colour,
-        panel.footer,
-        drawing.image,
-        drawing.rows,
-    ]
-    if panel.image is not None:
-        shown.append(panel.image.model_dump(mode="json"))
-    return hashlib.sha1(orjson.dumps(shown, option=orjson.OPT_NON_STR_KEYS)).hexdigest()[:16]
-
-
-@pytest.mark.parametrize("game_id", sorted(REGISTRY))
-def test_a_drawing_from_the_last_one_is_the_drawing_afresh(game_id: str) -> None:
-    """A player's panel drawn from their last drawing (its rows of unchanged controls taken as
-    they are) sends and digests exactly what it sends drawn afresh."""
-    before: PrivateDrawing | None = None
-    reused = 0
-    for panel, names in panels_of_random_games(game_id, games=2):
-        keys = PanelKeys.of(panel)
-        fresh = draw_private(panel, names, session_id=42, seat="3", keys=keys)
-        again = draw_private(panel, names, session_id=42, seat="3", keys=keys, before=before)
-        assert again.data("<#7>", "f") == fresh.data("<#7>", "f")
-        assert again.digest == fresh.digest == released_digest(fresh, panel)
-        if before is not None:
-            reused += sum(any(row is old for old in before.rows) for row in again.rows)
-        before = again
-    if game_id == "cafe-carnage":
-        assert reused > 0

@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import discord
@@ -20,7 +20,8 @@ from games.presentation import (
     Panel,
     PanelField,
     Picture,
-    panel_slots,
+    Select,
+    panel_rows,
     v2_text,
 )
 
@@ -66,45 +67,41 @@ ACTION_KEYS_KEPT = 50_000
 _ACTION_KEYS: dict[tuple[str, str], str] = {}
 
 
-@dataclass(slots=True)  # not frozen: made per panel drawn, and a frozen __init__ costs
+@dataclass(frozen=True)
 class PanelKeys:
     """The key of every control of a panel (a button's move, a select's placeholder) and of
-    every select option: computed once per panel, as the kept drawings of its controls."""
+    every select option, and the enabled moves by key: computed once per panel."""
 
-    drawn: list[DrawnControl]  # one per control of the panel, in order
+    controls: list[str]
+    options: list[list[str]]
+    buttons_by_key: dict[str, dict[str, Any]]
+    options_by_key: dict[str, dict[str, Any]]
 
     @classmethod
     def of(cls, panel: Panel) -> PanelKeys:
-        stamp = panel.stamp
-        drawn: list[DrawnControl] = []
+        controls: list[str] = []
+        options: list[list[str]] = []
+        buttons_by_key: dict[str, dict[str, Any]] = {}
+        options_by_key: dict[str, dict[str, Any]] = {}
         for control in panel.controls:
-            found = _DRAWN.get((id(control), stamp))
-            drawn.append(
-                found if found is not None and found.control is control else _draw(control, stamp)
-            )
-        return cls(drawn)
-
-    @property
-    def controls(self) -> list[str]:
-        return [d.key for d in self.drawn]
-
-    @property
-    def options(self) -> list[list[str]]:
-        return [d.option_keys for d in self.drawn]
+            if isinstance(control, Button):
+                key = action_key(panel.stamp, control.action)
+                controls.append(key)
+                options.append([])
+                if not control.disabled:
+                    buttons_by_key.setdefault(key, control.action)
+            else:
+                controls.append(action_key(panel.stamp, control.placeholder))
+                keys = [action_key(panel.stamp, o.action) for o in control.options]
+                options.append(keys)
+                if not control.disabled:
+                    for key, option in zip(keys, control.options, strict=True):
+                        options_by_key.setdefault(key, option.action)
+        return cls(controls, options, buttons_by_key, options_by_key)
 
     def action(self, key: str, *, in_select: bool) -> dict[str, Any] | None:
-        """The action of the first enabled button (or select option) whose key is ``key``.
-        (Looked up about once a panel, by its next click: no table of them is built.)"""
-        for drawn in self.drawn:
-            control = drawn.control
-            if control.disabled:
-                continue
-            if isinstance(control, Button):
-                if not in_select and drawn.key == key:
-                    return control.action
-            elif in_select and key in drawn.option_keys:
-                return control.options[drawn.option_keys.index(key)].action
-        return None
+        """The action of the enabled button (or select option) whose key is ``key``."""
+        return (self.options_by_key if in_select else self.buttons_by_key).get(key)
 
 
 def find_action(panel: Panel, key: str, *, in_select: bool) -> dict[str, Any] | None:
@@ -157,8 +154,8 @@ def embed_of(
 
 def control_rows(panel: Panel) -> list[list[tuple[int, Control]]]:
     """The panel's controls laid out in rows, each with its index in ``panel.controls``."""
-    controls = panel.controls
-    return [[(i, controls[i]) for i in row] for row in panel_slots(panel)]
+    index = {id(c): i for i, c in enumerate(panel.controls)}
+    return [[(index[id(c)], c) for c in row] for row in panel_rows(panel)]
 
 
 class PanelView(discord.ui.View):
@@ -186,128 +183,56 @@ def raw_rows(
     carries the session, the seat, its move's key and its index (unique in the message); a
     select option's value is its move's key. Built as discord.ui items (a select of 25 options
     is 27 objects), this was the largest part of drawing a panel; tests/test_raw_components.py
-    keeps that builder and checks both send the same for every game's panels. Each control's
-    dict but its custom_id is drawn once per step (see ``DrawnControl``)."""
-    prefix = f"cb:g:{session_id}:{seat}:"
-    return [_row(panel, slots, prefix, names, keys) for slots in panel_slots(panel)]
-
-
-def _row(
-    panel: Panel,
-    slots: list[int],
-    prefix: str,
-    names: Mapping[str, str],
-    keys: PanelKeys | None,
-) -> list[dict[str, Any]]:
-    """One row of ``raw_rows``: the controls at ``slots``, custom_ids starting with ``prefix``."""
-    controls, stamp = panel.controls, panel.stamp
-    built: list[dict[str, Any]] = []
-    for index in slots:
-        if keys is not None:
-            drawn = keys.drawn[index]
-        else:
-            control = controls[index]
-            found = _DRAWN.get((id(control), stamp))
-            drawn = (
-                found if found is not None and found.control is control else _draw(control, stamp)
-            )
-        head, tail = drawn.head, drawn.tail
-        if head is None or tail is None:  # it names players: drawn with their names
-            head, tail = _parts(drawn.control, names, drawn.option_keys)
-        component = head.copy()
-        component["custom_id"] = f"{prefix}{drawn.key}:{index}"
-        component.update(tail)
-        built.append(component)
-    return built
-
-
-class DrawnControl:
-    """A control as drawn for one step (its panel's stamp): its key, its options' keys, and
-    its component dict before its custom_id (``head``) and after it (``tail``), the same for
-    every session and seat (None where its texts name players: drawn again with their names).
-    Kept by the control's identity: a game that keeps its controls (kit.button_of) gets them
-    back click after click, so a click draws only what is new. Never changed once made."""
-
-    __slots__ = ("control", "head", "key", "option_keys", "tail")
-
-    def __init__(
-        self,
-        control: Control,
-        key: str,
-        option_keys: list[str],
-        head: dict[str, Any] | None,
-        tail: dict[str, Any] | None,
-    ) -> None:
-        self.control = control  # held: its id is not another object's while it is kept
-        self.key = key
-        self.option_keys = option_keys
-        self.head = head
-        self.tail = tail
-
-
-DRAWN_KEPT = 4096  # a Café Carnage week of 100 games drew ~2,100 (~0.5 KB each)
-_DRAWN: dict[tuple[int, str], DrawnControl] = {}
-
-
-def _draw(control: Control, stamp: str) -> DrawnControl:
-    """``control`` drawn for step ``stamp`` (see ``DrawnControl``), and kept."""
-    if isinstance(control, Button):
-        key = action_key(stamp, control.action)
-        option_keys: list[str] = []
-        named = "{p:" in control.label
-    else:
-        key = action_key(stamp, control.placeholder)
-        option_keys = [action_key(stamp, o.action) for o in control.options]
-        named = "{p:" in control.placeholder or any(
-            "{p:" in o.label or "{p:" in o.description for o in control.options
-        )
-    head, tail = (None, None) if named else _parts(control, {}, option_keys)
-    drawn = DrawnControl(control, key, option_keys, head, tail)
-    if len(_DRAWN) >= DRAWN_KEPT:
-        _DRAWN.clear()
-    _DRAWN[(id(control), stamp)] = drawn
-    return drawn
-
-
-def _parts(
-    control: Control, names: Mapping[str, str], option_keys: list[str]
-) -> tuple[dict[str, Any], dict[str, Any]]:
-    """A control's component dict before its custom_id and after it (as discord.ui sends it)."""
-    if isinstance(control, Button):
-        head: dict[str, Any] = {
-            "type": 2,
-            "style": STYLES[control.style].value,
-            "disabled": control.disabled,
-        }
-        label = names_in(control.label, names)[:80]
-        if label:
-            head["label"] = label
-        return head, {"emoji": _emoji(control.emoji)} if control.emoji else {}
-    options: list[dict[str, Any]] = []
-    for o, value in zip(control.options[:25], option_keys, strict=False):
-        option: dict[str, Any] = {
-            "label": names_in(o.label, names)[:100],
-            "value": value,
-            "default": o.default,
-        }
-        description = names_in(o.description, names)[:100]
-        if description:
-            option["description"] = description
-        if o.emoji:
-            option["emoji"] = _emoji(o.emoji)
-        options.append(option)
-    tail: dict[str, Any] = {
-        "min_values": 1,
-        "max_values": 1,
-        "disabled": control.disabled,
-        "required": True,
-    }
-    placeholder = names_in(control.placeholder, names)[:150]
-    if placeholder:
-        tail["placeholder"] = placeholder
-    if options:
-        tail["options"] = options
-    return {"type": 3}, tail
+    keeps that builder and checks both send the same for every game's panels."""
+    keys = keys or PanelKeys.of(panel)
+    rows: list[list[dict[str, Any]]] = []
+    for row in control_rows(panel):
+        built: list[dict[str, Any]] = []
+        for index, control in row:
+            custom_id = f"cb:g:{session_id}:{seat}:{keys.controls[index]}:{index}"
+            if isinstance(control, Button):
+                button: dict[str, Any] = {
+                    "type": 2,
+                    "style": STYLES[control.style].value,
+                    "disabled": control.disabled,
+                }
+                label = names_in(control.label, names)[:80]
+                if label:
+                    button["label"] = label
+                button["custom_id"] = custom_id
+                if control.emoji:
+                    button["emoji"] = _emoji(control.emoji)
+                built.append(button)
+            elif isinstance(control, Select):
+                options: list[dict[str, Any]] = []
+                for o, value in zip(control.options[:25], keys.options[index], strict=False):
+                    option: dict[str, Any] = {
+                        "label": names_in(o.label, names)[:100],
+                        "value": value,
+                        "default": o.default,
+                    }
+                    description = names_in(o.description, names)[:100]
+                    if description:
+                        option["description"] = description
+                    if o.emoji:
+                        option["emoji"] = _emoji(o.emoji)
+                    options.append(option)
+                select: dict[str, Any] = {
+                    "type": 3,
+                    "custom_id": custom_id,
+                    "min_values": 1,
+                    "max_values": 1,
+                    "disabled": control.disabled,
+                    "required": True,
+                }
+                placeholder = names_in(control.placeholder, names)[:150]
+                if placeholder:
+                    select["placeholder"] = placeholder
+                if options:
+                    select["options"] = options
+                built.append(select)
+        rows.append(built)
+    return rows
 
 
 def _emoji(text: str) -> dict[str, Any]:
@@ -402,14 +327,13 @@ def _container(
 COMPONENTS_V2_FLAG = 1 << 15  # a message's flag: its components are a V2 layout
 
 
-@dataclass(slots=True)  # not frozen: its __init__ would set its 15 fields one by one
+@dataclass(frozen=True)
 class PrivateDrawing:
     """A player's private panel drawn straight as Discord's JSON, once per panel (a click's
     answer and the sync's edits share it), but for what each message adds: its footer (how many
     other games wait) and the table's channel. Exactly what embed_of, game_view and layout_view
     send (tests/test_raw_components.py checks), without building their discord.py objects,
-    which a click's answer does not need. Its dicts are never changed once drawn: the player's
-    next drawing shares the rows a click left as they were (see ``draw_private``)."""
+    which a click's answer does not need. Its dicts are never changed once drawn."""
 
     names: Mapping[str, str]  # the players' names it was drawn with
     v2: bool
@@ -421,13 +345,6 @@ class PrivateDrawing:
     image: dict[str, Any] | None  # the embed's image; V2: the picture's gallery component
     rows: list[list[dict[str, Any]]]
     digest: str  # changes whenever anything it shows changes
-    # What its rows were drawn from: the panel's stamp and controls, the custom_ids' start, the
-    # controls' indices row by row, and each row as JSON (for the digest).
-    stamp: str = ""
-    prefix: str = ""
-    controls: list[Control] = field(default_factory=list)
-    slots: list[list[int]] = field(default_factory=list)
-    rows_json: list[bytes] = field(default_factory=list)
 
     def data(self, where: str, footer: str) -> dict[str, Any]:
         """The message's ``embeds`` and ``components`` (V2: its components and flags) as an
@@ -456,20 +373,11 @@ class PrivateDrawing:
 
 
 def draw_private(
-    panel: Panel,
-    names: Mapping[str, str],
-    *,
-    session_id: int,
-    seat: str,
-    keys: PanelKeys,
-    before: PrivateDrawing | None = None,
+    panel: Panel, names: Mapping[str, str], *, session_id: int, seat: str, keys: PanelKeys
 ) -> PrivateDrawing:
-    """A private panel as :class:`PrivateDrawing` (see there). ``before``: the player's last
-    drawing, whose rows of the same controls (a click changes a row or two) are taken as
-    they are instead of drawn again."""
+    """A private panel as :class:`PrivateDrawing` (see there)."""
     names = dict(names)
-    prefix = f"cb:g:{session_id}:{seat}:"
-    slots, rows, rows_json = _rows_since(panel, names, prefix, keys, before)
+    rows = raw_rows(panel, names, session_id=session_id, seat=seat, keys=keys)
     colour = panel.colour if panel.colour is not None else DEFAULT_COLOUR
     image: dict[str, Any] | None = None
     fields: list[dict[str, Any]] = []
@@ -486,18 +394,11 @@ def draw_private(
         ]
         if panel.image is not None:
             image = {"url": f"attachment://{panel.image.name}"}
-    # What it shows, and what its picture is drawn from (a picture's content is not in its URL):
-    # the SHA-1 of orjson.dumps([layout, head, description, fields, colour, footer, image, rows,
-    # picture?]), the rows' JSON joined from each row's (DMs' digests are stored: it stays so).
-    text = orjson.dumps(
-        [panel.layout, head, description, fields, colour, panel.footer, image],
-        option=orjson.OPT_NON_STR_KEYS,
-    )
-    shown = [text[:-1], b",[", b",".join(rows_json), b"]"]
+    # What it shows, and what its picture is drawn from (a picture's content is not in its URL).
+    shown = [panel.layout, head, description, fields, colour, panel.footer, image, rows]
     if panel.image is not None:
-        shown += [b",", orjson.dumps(panel.image.model_dump(mode="json"))]
-    shown.append(b"]")
-    digest = hashlib.sha1(b"".join(shown)).hexdigest()[:16]
+        shown.append(panel.image.model_dump(mode="json"))
+    digest = hashlib.sha1(orjson.dumps(shown, option=orjson.OPT_NON_STR_KEYS)).hexdigest()[:16]
     return PrivateDrawing(
         names,
         panel.layout == "components",
@@ -509,50 +410,7 @@ def draw_private(
         image,
         rows,
         digest,
-        panel.stamp,
-        prefix,
-        panel.controls,
-        slots,
-        rows_json,
     )
-
-
-def _rows_since(
-    panel: Panel,
-    names: Mapping[str, str],
-    prefix: str,
-    keys: PanelKeys,
-    before: PrivateDrawing | None,
-) -> tuple[list[list[int]], list[list[dict[str, Any]]], list[bytes]]:
-    """The panel's layout, rows and each row's JSON: ``before``'s rows where their controls
-    are the same objects (kept controls: see ``DrawnControl``) for the same step, seat and names."""
-    controls = panel.controls
-    changed: set[int] | None = None
-    if (
-        before is not None
-        and before.stamp == panel.stamp
-        and before.prefix == prefix
-        and len(before.controls) == len(controls)
-        and before.names == names
-        and panel.layout == ("components" if before.v2 else "embed")
-    ):
-        changed = set()
-        for index, (control, old) in enumerate(zip(controls, before.controls, strict=True)):
-            if control is not old:
-                if control.row != old.row or control.__class__ is not old.__class__:
-                    changed = None  # the layout may differ
-                    break
-                changed.add(index)
-    if before is None or changed is None:
-        slots = panel_slots(panel)
-        rows = [_row(panel, row, prefix, names, keys) for row in slots]
-        return slots, rows, [orjson.dumps(row, option=orjson.OPT_NON_STR_KEYS) for row in rows]
-    slots, rows, rows_json = before.slots, list(before.rows), list(before.rows_json)
-    for at, row in enumerate(slots):
-        if not changed.isdisjoint(row):
-            rows[at] = _row(panel, row, prefix, names, keys)
-            rows_json[at] = orjson.dumps(rows[at], option=orjson.OPT_NON_STR_KEYS)
-    return slots, rows, rows_json
 
 
 def sendable(view: discord.ui.View | discord.ui.LayoutView | None) -> Any:

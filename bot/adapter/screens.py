@@ -124,10 +124,10 @@ class TableParts:
     extra: list[PanelField]
     digest: str
     skippable: bool = False  # the host may end the step (its absent players' defaults played)
-    keys: PanelKeys = field(default_factory=lambda: PanelKeys([]))
+    keys: PanelKeys = field(default_factory=lambda: PanelKeys([], [], {}, {}))
 
 
-@dataclass(slots=True)  # (not frozen, as the drawing: one per panel drawn)
+@dataclass(frozen=True)
 class PanelEntry:
     panel: Panel
     keys: PanelKeys
@@ -155,7 +155,7 @@ TOUCHED_KEPT = 8192  # moves whose untouched views are remembered (a few bytes e
 UNTOUCHED_LOOKBACK = 32
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True)
 class _Kept:
     """A player's newest private panel, with the version, state and row it is good for."""
 
@@ -478,22 +478,13 @@ class Screens:
         if s.status is not SessionStatus.ACTIVE:
             panel = panel.model_copy(update={"controls": []})
         keys = PanelKeys.of(panel)
-        kept = self._panels.get((s.id, user_id))  # its rows a click left alone are not redrawn
-        before = kept.entry.drawing if kept is not None else None
-        return PanelEntry(panel, keys, self._draw(s, user_id, panel, keys, before))
+        return PanelEntry(panel, keys, self._draw(s, user_id, panel, keys))
 
     @staticmethod
-    def _draw(
-        s: Session,
-        user_id: str,
-        panel: Panel,
-        keys: PanelKeys,
-        before: PrivateDrawing | None = None,
-    ) -> PrivateDrawing:
+    def _draw(s: Session, user_id: str, panel: Panel, keys: PanelKeys) -> PrivateDrawing:
         player = s.player(user_id)
         assert player is not None
-        seat = str(player.seat)
-        return draw_private(panel, s.names(), session_id=s.id, seat=seat, keys=keys, before=before)
+        return draw_private(panel, s.names(), session_id=s.id, seat=str(player.seat), keys=keys)
 
     def _untouched(self, s: Session, user_id: str, since: int) -> bool:
         """Did every move after version ``since`` (each seen by this process) leave the
