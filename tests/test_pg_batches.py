@@ -47,8 +47,8 @@ def a_move(s: Session, *, version: int | None = None, source: str = "player") ->
         outcome=None,
         announced=s.row.announced + 1,
         actions=[
-            NewAction(player="1000", action={"type": "x", "n": s.id}, source=source),
-            NewAction(player="1001", action={"type": "y"}, source="timeout", undoes=1),
+            NewAction(player="1000", action=json.dumps({"type": "x", "n": s.id}), source=source),
+            NewAction(player="1001", action=json.dumps({"type": "y"}), source="timeout", undoes=1),
         ],
         posts=[NewPost({"notice": "moved"}), NewPost({"notice": "held", "hold": 2.5})],
         timers=[TimerRow(0, "deadline", "k2", 1e9), TimerRow(0, "reminder", "k2", 9e8)],
@@ -179,7 +179,9 @@ async def test_a_session_s_moves_never_reorder_across_batches_in_flight(
 
     def nth(s: Session, n: int) -> MoveWrite:
         move = a_move(s, version=s.version + n)
-        tagged = [replace(a, action={**a.action, "nth": n}) for a in move.actions]
+        tagged = [
+            replace(a, action=json.dumps({**json.loads(a.action), "nth": n})) for a in move.actions
+        ]
         return replace(move, actions=tagged, timers=None, posts=[])
 
     batches = store.moves.batches

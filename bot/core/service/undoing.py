@@ -3,6 +3,8 @@ or nobody objects in time."""
 
 from __future__ import annotations
 
+import json
+
 from bot.core.errors import NotAllowed, UserError
 from bot.core.seats import is_robot
 from bot.core.service.model import Session, UndoAnswer, names_of, notice
@@ -163,6 +165,8 @@ class Undoing(Writing):
     async def _undo(self, s: Session, plan: UndoPlan, why: str) -> None:
         """Commit the state without the move, and the undo entry naming it."""
         assert s.state is not None
-        entry = NewAction(plan.target.player, {"undo": plan.target.seq}, undoes=plan.target.seq)
+        entry = NewAction(
+            plan.target.player, json.dumps({"undo": plan.target.seq}), undoes=plan.target.seq
+        )
         text = f"↩️ {player_token(plan.target.player)} took back {plan.public_label} ({why})."
         await self._commit(s, s.state, plan.state, [entry], [notice(text)], settle_undo=True)

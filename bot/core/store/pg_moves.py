@@ -97,7 +97,7 @@ def moves_args(moves: list[MoveWrite], now: float) -> list[Any]:
                 sid,
                 n,
                 act.player,
-                act.text,
+                act.action,
                 act.source,
                 act.undoes,
             )

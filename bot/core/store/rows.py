@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import json
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, TypeVar
@@ -117,14 +116,9 @@ class UndoRequestRow:
 @dataclass
 class NewAction:
     player: str
-    action: dict[str, Any] | str  # a str is the action's JSON already (a move's, encoded once)
+    action: str  # the action's JSON, as stored (a move's encoded once, by pydantic)
     source: str = "player"
     undoes: int | None = None
-
-    @property
-    def text(self) -> str:
-        """The action's JSON, as stored."""
-        return self.action if isinstance(self.action, str) else json.dumps(self.action)
 
 
 @dataclass

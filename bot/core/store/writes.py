@@ -186,7 +186,7 @@ class Writes(StoreCore):
                 "INSERT INTO actions (session_id, seq, player, action, source, created_at, "
                 "undoes) SELECT ?, COALESCE(MAX(seq), 0) + 1, ?, ?, ?, ?, ? FROM actions "
                 "WHERE session_id = ?",
-                (session_id, a.player, a.text, a.source, now, a.undoes, session_id),
+                (session_id, a.player, a.action, a.source, now, a.undoes, session_id),
             )
         if move.settle_undo:
             await tx.execute("DELETE FROM undo_requests WHERE session_id = ?", (session_id,))
