@@ -110,8 +110,7 @@ class Writing(Loading):
             announced=len(new.announcements),
         )
         stand = outcome is None and old_key == new_key
-        committed = Session(row=row, players=s.players, game=s.game, options=s.options, state=new)
-        return Written(committed, posted=bool(outbox), timers_stand=stand)
+        return Written(changed(s, row=row, state=new), posted=bool(outbox), timers_stand=stand)
 
     def _held(self, session_id: int, posts: list[NewPost]) -> list[NewPost]:
         """A change's posts, marked to wait for later ones when the session posted a moment
