@@ -106,7 +106,7 @@ class CallbackAdapter(AsyncWebhookAdapter):
         http = interaction._state.http
         if self.fast is None or http.proxy is not None:
             return await self.request(
-                _callback_route(interaction),
+                callback_route(interaction),
                 interaction._session,
                 payload=payload,
                 proxy=http.proxy,
@@ -122,7 +122,7 @@ class CallbackAdapter(AsyncWebhookAdapter):
         try:
             return await self._fast_once(url, payload, None)
         except _Retry as failed:
-            route = _callback_route(interaction)
+            route = callback_route(interaction)
             return await self._retried(
                 route, interaction._session, interaction_id, failed, payload=payload
             )
@@ -295,7 +295,8 @@ class CallbackAdapter(AsyncWebhookAdapter):
             del self._lost[next(iter(self._lost))]
 
 
-def _callback_route(interaction: discord.Interaction[Any]) -> Route:
+def callback_route(interaction: discord.Interaction[Any]) -> Route:
+    """The interaction's callback, as discord.py routes it."""
     return Route(
         "POST",
         "/interactions/{webhook_id}/{webhook_token}/callback",

@@ -13,8 +13,10 @@ import asyncio
 import contextlib
 import hashlib
 import logging
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from enum import Enum
+from functools import partial
 from typing import Any
 
 import aiohttp
@@ -22,7 +24,7 @@ import discord
 from discord.http import Route
 from discord.webhook.async_ import async_context, interaction_message_response_params
 
-from bot.adapter.callbacks import CallbackAdapter
+from bot.adapter.callbacks import CallbackAdapter, callback_route
 from bot.adapter.clicked import message_id
 from bot.adapter.render import mention_line
 from bot.core.keyed_locks import KeyedLocks
@@ -100,12 +102,7 @@ async def post_callback(interaction: discord.Interaction[Any], payload: Any) -> 
     webhook adapter, without asking for the message back."""
     http = interaction._state.http
     await async_context.get().request(
-        Route(
-            "POST",
-            "/interactions/{webhook_id}/{webhook_token}/callback",
-            webhook_id=interaction.id,
-            webhook_token=interaction.token,
-        ),
+        callback_route(interaction),
         session=interaction._session,
         proxy=http.proxy,
         proxy_auth=http.proxy_auth,
@@ -289,29 +286,31 @@ class Messenger:
     async def send_dm(self, user_id: str, key: str | None = None, **kwargs: Any) -> Sent | None:
         """DM a user (once, when ``key`` names the message); None when their DMs are closed.
         Other failures raise."""
-        try:
-            channel_id = await self._dm_channel_id(user_id)
-            if key is not None:
-                kwargs["nonce"] = nonce(key)
-            async with self._lock(channel_id):
-                return await self._create(channel_id, **kwargs)
-        except discord.Forbidden:
-            return None
+        if key is not None:
+            kwargs["nonce"] = nonce(key)
+        return await self._to_dm(user_id, partial(self._create, **kwargs))
 
     async def send_dm_drawn(self, user_id: str, key: str, data: dict[str, Any]) -> Sent | None:
         """``send_dm`` of a message drawn straight as Discord's JSON (a private panel's
         ``data``: see render.PrivateDrawing), with no files: the same request, without
         building discord.py's embeds and view from that JSON only to turn them back into it."""
+        return await self._to_dm(user_id, partial(self._create_drawn, data, nonce(key)))
+
+    async def _to_dm(self, user_id: str, create: Callable[[int], Awaitable[Sent]]) -> Sent | None:
+        """``create`` the message in the user's DM channel; None when their DMs are closed."""
         try:
             channel_id = await self._dm_channel_id(user_id)
-            state: Any = self.client._connection
-            payload = drawn_message(data, nonce(key), state.allowed_mentions)
-            route = Route("POST", "/channels/{channel_id}/messages", channel_id=channel_id)
             async with self._lock(channel_id):
-                sent = await self.client.http.request(route, json=payload)
-            return Sent.of(sent, state)
+                return await create(channel_id)
         except discord.Forbidden:
             return None
+
+    async def _create_drawn(self, data: dict[str, Any], key_nonce: str, channel_id: int) -> Sent:
+        """``_create`` of a message drawn as Discord's JSON (see ``drawn_message``)."""
+        state: Any = self.client._connection
+        payload = drawn_message(data, key_nonce, state.allowed_mentions)
+        route = Route("POST", "/channels/{channel_id}/messages", channel_id=channel_id)
+        return Sent.of(await self.client.http.request(route, json=payload), state)
 
     async def _dm_channel_id(self, user_id: str) -> int:
         if user_id not in self._dm_channels:
