@@ -5,7 +5,8 @@ failure an OSError with the connection dropped."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+import contextlib
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 import pytest
@@ -127,6 +128,29 @@ async def test_an_unreachable_host_is_an_os_error() -> None:
         await http.close()
 
 
+Handler = Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]]
+
+
+@contextlib.asynccontextmanager
+async def raw_server(serve: Handler) -> AsyncIterator[tuple[int, list[asyncio.StreamWriter]]]:
+    """A bare TCP server on a free port answering with ``serve``: its port, and the
+    connections it accepted (closed, with the server, at the end)."""
+    accepted: list[asyncio.StreamWriter] = []
+
+    async def accept(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        accepted.append(writer)
+        await serve(reader, writer)
+
+    server = await asyncio.start_server(accept, "127.0.0.1", 0)
+    try:
+        yield server.sockets[0].getsockname()[1], accepted
+    finally:
+        for writer in accepted:
+            writer.close()
+        server.close()
+        await server.wait_closed()
+
+
 async def test_an_unanswered_request_times_out_and_its_connection_goes(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -135,26 +159,19 @@ async def test_an_unanswered_request_times_out_and_its_connection_goes(
     monkeypatch.setattr(fast_http, "TIMEOUT", 0.2)
     monkeypatch.setattr(fast_http, "WATCH_EVERY", 0.05)
     heard: list[bytes] = []
-    writers: list[asyncio.StreamWriter] = []
 
     async def silent(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        writers.append(writer)
         heard.append(await reader.readuntil(b"\r\n\r\n"))  # and never answers
 
-    mute = await asyncio.start_server(silent, "127.0.0.1", 0)
-    port = mute.sockets[0].getsockname()[1]
-    http = FastHttp("test-agent")
-    try:
-        with pytest.raises(TimeoutError):
-            await http.post_json(f"http://127.0.0.1:{port}/api/v10/empty", b"{}")
-        assert heard and heard[0].startswith(b"POST /api/v10/empty HTTP/1.1\r\n")
-        assert not http._busy and not http._idle.get(("http", "127.0.0.1", port))
-    finally:
-        await http.close()
-        for writer in writers:
-            writer.close()
-        mute.close()
-        await mute.wait_closed()
+    async with raw_server(silent) as (port, _):
+        http = FastHttp("test-agent")
+        try:
+            with pytest.raises(TimeoutError):
+                await http.post_json(f"http://127.0.0.1:{port}/api/v10/empty", b"{}")
+            assert heard and heard[0].startswith(b"POST /api/v10/empty HTTP/1.1\r\n")
+            assert not http._busy and not http._idle.get(("http", "127.0.0.1", port))
+        finally:
+            await http.close()
 
 
 async def test_a_url_with_a_query_keeps_it(server: Server) -> None:
@@ -177,10 +194,8 @@ async def test_an_answer_in_pieces_is_read_whole_and_its_connection_kept() -> No
         b"\r\n",
     ]
     second = b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nthree"
-    accepted: list[asyncio.StreamWriter] = []
 
     async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        accepted.append(writer)
         await reader.readuntil(b"\r\n\r\n")
         await reader.readexactly(2)
         for piece in pieces:
@@ -191,19 +206,14 @@ async def test_an_answer_in_pieces_is_read_whole_and_its_connection_kept() -> No
         await reader.readexactly(2)
         writer.write(second)
 
-    server = await asyncio.start_server(serve, "127.0.0.1", 0)
-    port = server.sockets[0].getsockname()[1]
-    http = FastHttp("test-agent")
-    try:
-        first = await http.post_json(f"http://127.0.0.1:{port}/api/v10/x", b"{}")
-        assert (first.status, first.text()) == (200, "one two")
-        assert first.headers["X-SEEN"] == "a, b"
-        again = await http.post_json(f"http://127.0.0.1:{port}/api/v10/x", b"{}")
-        assert (again.status, again.text()) == (200, "three")
-        assert len(accepted) == 1, "the kept connection was not used again"
-    finally:
-        await http.close()
-        for writer in accepted:
-            writer.close()
-        server.close()
-        await server.wait_closed()
+    async with raw_server(serve) as (port, accepted):
+        http = FastHttp("test-agent")
+        try:
+            first = await http.post_json(f"http://127.0.0.1:{port}/api/v10/x", b"{}")
+            assert (first.status, first.text()) == (200, "one two")
+            assert first.headers["X-SEEN"] == "a, b"
+            again = await http.post_json(f"http://127.0.0.1:{port}/api/v10/x", b"{}")
+            assert (again.status, again.text()) == (200, "three")
+            assert len(accepted) == 1, "the kept connection was not used again"
+        finally:
+            await http.close()
