@@ -141,8 +141,9 @@ def layout_slots(controls: list[Control], max_rows: int = MAX_ROWS) -> list[list
     rows: list[list[int]] = [[] for _ in range(max_rows)]
     free: list[int] = []
     for i, control in enumerate(controls):
-        if control.row is not None and 0 <= control.row < max_rows:
-            rows[control.row].append(i)
+        row = control.row
+        if row is not None and 0 <= row < max_rows:
+            rows[row].append(i)
         else:
             free.append(i)
     index = 0

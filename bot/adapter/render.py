@@ -72,7 +72,9 @@ _ACTION_KEYS: dict[bytes | str, str] = {}
 _NO_OPTIONS: list[str] = []  # a button's option keys (shared: never changed)
 
 
-@dataclass(frozen=True)
+# Not frozen, though nothing changes them once made: a frozen dataclass's __init__ sets each field
+# through object.__setattr__, several times the cost, and one of each is made per click.
+@dataclass(slots=True)
 class PanelKeys:
     """The key of every control of a panel (a button's move, a select's placeholder) and of
     every select option, and the enabled moves by key: computed once per panel."""
@@ -269,13 +271,17 @@ def _select(
 
 
 def _emoji(text: str) -> dict[str, Any]:
-    """An emoji as a component shows it (a unicode one, or ``<:name:id>``), parsed once."""
+    """An emoji as a component shows it (a unicode one, or ``<:name:id>``), parsed once. The
+    same dict for every component showing it: drawn components are never changed."""
     found = _EMOJIS.get(text)
     if found is None:
+        if len(_EMOJIS) >= EMOJIS_KEPT:
+            _EMOJIS.clear()
         found = _EMOJIS[text] = dict(discord.PartialEmoji.from_str(text).to_dict())
-    return dict(found)  # a copy: a payload is the caller's to change
+    return found
 
 
+EMOJIS_KEPT = 1024
 _EMOJIS: dict[str, dict[str, Any]] = {}
 
 
@@ -360,7 +366,7 @@ def _container(
 COMPONENTS_V2_FLAG = 1 << 15  # a message's flag: its components are a V2 layout
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)  # not frozen: see PanelKeys
 class PrivateDrawing:
     """A player's private panel drawn straight as Discord's JSON, once per panel (a click's
     answer and the sync's edits share it), but for what each message adds: its footer (how many

@@ -127,7 +127,7 @@ class TableParts:
     keys: PanelKeys = field(default_factory=lambda: PanelKeys([], [], {}, {}))
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)  # not frozen: see render.PanelKeys
 class PanelEntry:
     panel: Panel
     keys: PanelKeys
@@ -155,7 +155,7 @@ TOUCHED_KEPT = 8192  # moves whose untouched views are remembered (a few bytes e
 UNTOUCHED_LOOKBACK = 32
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)  # not frozen: see render.PanelKeys
 class _Kept:
     """A player's newest private panel, with the version, state and row it is good for."""
 
