@@ -193,7 +193,8 @@ def _keyed_rows(
     buttons_by_key, options_by_key = keys.buttons_by_key, keys.options_by_key
     draw = bool(prefix)
     rows: list[list[dict[str, Any]]] = []
-    for slots in panel_slots(panel):
+    # Keys alone need no layout: the controls in their order, as one row.
+    for slots in panel_slots(panel) if draw else [range(len(controls))]:
         built: list[dict[str, Any]] = []
         for index in slots:
             control = controls[index]
