@@ -54,6 +54,7 @@ def action_key(stamp: str, action: Any) -> str:
     # A panel offers the same moves version after version: remember their keys, by the move's
     # JSON (which, unlike equality, tells 1 from True and 1.0, as the key does); orjson writes
     # it 3× faster than repr. What it cannot write (a lone surrogate, a huge int) goes by repr.
+    # (It writes a float NaN as null, as no move's JSON holds one: stored moves are JSON.)
     try:
         found: bytes | str = orjson.dumps((stamp, action))
     except TypeError:
