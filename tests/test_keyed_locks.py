@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
+
 from bot.core.keyed_locks import KeyedLocks
 
 
@@ -45,4 +47,24 @@ async def test_a_failure_inside_frees_the_key() -> None:
         pass
     assert len(locks) == 0
     async with locks.hold("x"):  # not left locked
+        pass
+
+
+async def test_a_waiter_cancelled_before_its_turn_is_forgotten() -> None:
+    locks: KeyedLocks[str] = KeyedLocks()
+    entered: list[str] = []
+
+    async def wait() -> None:
+        async with locks.hold("x"):
+            entered.append("waiter")
+
+    async with locks.hold("x"):
+        waiter = asyncio.create_task(wait())
+        await asyncio.sleep(0)  # it waits for the lock
+        assert len(locks) == 1
+        waiter.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await waiter
+    assert entered == [] and len(locks) == 0, "the cancelled waiter neither held nor kept it"
+    async with locks.hold("x"):  # free
         pass

@@ -4,7 +4,6 @@ state in the interaction's callback (no channel rate limit) under the message's 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator
 from typing import Any
 
 import discord
@@ -31,10 +30,9 @@ def _kept(message_id: int, s: Session) -> bool:
 class ClickAnswers(SyncState):
     """The answers to clicks on the messages the sync worker keeps (see TableSync)."""
 
-    @contextlib.asynccontextmanager
-    async def click_answer(
+    def click_answer(
         self, interaction: discord.Interaction[Any], s: Session
-    ) -> AsyncIterator[Answer | None]:
+    ) -> contextlib.AbstractAsyncContextManager[Answer | None]:
         """The answer to a click on a message the worker keeps (the table, the clicker's DM):
         the newest state drawn for it, under the session's presentation and the message's lock,
         both held while the caller sends it (one writer at a time per message); or only an
@@ -42,24 +40,7 @@ class ClickAnswers(SyncState):
         new DM, another process is showing the session), the worker then showing it. Leaving,
         the worker learns what the answer drew, and finds that message up to date. None: the
         clicked message is not one the worker keeps (an ephemeral copy)."""
-        message_id = clicked_id(interaction)
-        if message_id is None or not _kept(message_id, s):
-            yield None
-            return
-        if interaction.response.is_done():
-            yield ACK
-            return
-        elapsed = age(interaction)
-        view = TABLE if message_id == s.row.table_message_id else clicker(interaction)
-        async with self._presenting(s.id) as held:
-            if not held:
-                yield ACK
-                return
-            async with self._lock(message_id):
-                newest, answer = await self._draw_click(interaction, s.id, view, elapsed)
-                yield answer
-                if newest is not None and answer.rendered is not None:
-                    self._drew(newest, view, answer.rendered)
+        return _ClickAnswer(self, interaction, s)
 
     async def _draw_click(
         self,
@@ -108,3 +89,64 @@ class ClickAnswers(SyncState):
             assert view is not None
             self._dm_shown[(s.id, view)] = (rendered.panel.stamp, rendered.digest)
             self._answer_drew[(s.id, view)] = s.version
+
+
+class _ClickAnswer:
+    """ClickAnswers.click_answer. (A class, not an asynccontextmanager: one per click, and an
+    async generator made, hooked and stepped for it cost more than its own work.)"""
+
+    __slots__ = ("_answers", "_drawn", "_interaction", "_lock", "_presenting", "_s")
+
+    def __init__(
+        self, answers: ClickAnswers, interaction: discord.Interaction[Any], s: Session
+    ) -> None:
+        self._answers = answers
+        self._interaction = interaction
+        self._s = s
+        self._presenting: contextlib.AbstractAsyncContextManager[bool] | None = None
+        self._lock: contextlib.AbstractAsyncContextManager[None] | None = None
+        self._drawn: tuple[Session, str | None, Rendered] | None = None
+
+    async def __aenter__(self) -> Answer | None:
+        answers, interaction, s = self._answers, self._interaction, self._s
+        message_id = clicked_id(interaction)
+        if message_id is None or not _kept(message_id, s):
+            return None
+        if interaction.response.is_done():
+            return ACK
+        elapsed = age(interaction)
+        view = TABLE if message_id == s.row.table_message_id else clicker(interaction)
+        presenting = answers._presenting(s.id)
+        held = await presenting.__aenter__()
+        self._presenting = presenting
+        if not held:
+            return ACK
+        try:
+            lock = answers._lock(message_id)
+            await lock.__aenter__()
+            self._lock = lock
+            newest, answer = await answers._draw_click(interaction, s.id, view, elapsed)
+        except BaseException as exc:
+            await self._leave(type(exc), exc, exc.__traceback__)
+            raise
+        if newest is not None and answer.rendered is not None:
+            self._drawn = (newest, view, answer.rendered)
+        return answer
+
+    async def __aexit__(self, kind: Any, exc: BaseException | None, trace: Any) -> None:
+        try:
+            if exc is None and self._drawn is not None:
+                self._answers._drew(*self._drawn)
+        finally:
+            await self._leave(kind, exc, trace)
+
+    async def _leave(self, kind: Any, exc: BaseException | None, trace: Any) -> None:
+        """Let go of the message's lock, then of the presentation (as they were taken)."""
+        lock, presenting = self._lock, self._presenting
+        self._lock = self._presenting = None
+        try:
+            if lock is not None:
+                await lock.__aexit__(kind, exc, trace)
+        finally:
+            if presenting is not None:
+                await presenting.__aexit__(kind, exc, trace)

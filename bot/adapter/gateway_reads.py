@@ -11,26 +11,51 @@ started run, their moves on their way to the database, before the next events ar
 Reading one event a turn was tried: under load the reader then fell behind the clicks (a
 turn holds other clicks' work), and the queue grew. Nothing else changes: the same events,
 in the same order.
+
+A message already queued is read without discord.py's receive timeout (the heartbeat's): that
+read cannot wait, and the timeout was a timer made, pushed on the loop's heap and cancelled
+for every event. A read that may wait keeps it.
 """
 
 from __future__ import annotations
 
 import asyncio
+from collections import deque
 from collections.abc import Awaitable, Callable
+from typing import Any
 
+import aiohttp
 from discord.gateway import DiscordWebSocket
 
 AT_ONCE = 8  # events read before the loop turns, at least (as the SQLite writer tells moves)
 _INSTALLED = "_cafebot_reads_a_few_a_turn"
 _READ = "_cafebot_read"  # on each DiscordWebSocket: events read since the loop last turned
 _LIMIT = "_cafebot_limit"  # and how many it reads before it lets the loop turn
+_EVENTS = (aiohttp.WSMsgType.TEXT, aiohttp.WSMsgType.BINARY)  # what carries gateway events
+
+
+def _queue(ws: DiscordWebSocket) -> deque[Any] | None:
+    """The messages received and queued (aiohttp's queue of (message, size); None if
+    unreadable)."""
+    reader = getattr(ws.socket, "_reader", None)
+    queued = getattr(reader, "_buffer", None)
+    return queued if isinstance(queued, deque) else None
 
 
 def waiting(ws: DiscordWebSocket) -> int | None:
-    """How many messages are received and queued (aiohttp's queue; None if unreadable)."""
-    reader = getattr(ws.socket, "_reader", None)
-    queued = getattr(reader, "_buffer", None)
+    """How many messages are received and queued (None if unreadable)."""
+    queued = _queue(ws)
     return None if queued is None else len(queued)
+
+
+def _event_queued(ws: DiscordWebSocket) -> bool:
+    """Is the next message an event already queued, which a receive returns without waiting
+    (the socket neither closed nor closing)?"""
+    queued = _queue(ws)
+    if not queued:
+        return False
+    socket: Any = ws.socket
+    return queued[0][0].type in _EVENTS and not socket.closed and not socket._closing
 
 
 def install() -> None:
@@ -40,7 +65,12 @@ def install() -> None:
     poll: Callable[[DiscordWebSocket], Awaitable[None]] = DiscordWebSocket.poll_event
 
     async def poll_event(self: DiscordWebSocket) -> None:
-        await poll(self)
+        if _event_queued(self):
+            # discord.py's poll_event for an event (its timeout cannot fire: no wait).
+            message = await self.socket.receive()
+            await self.received_message(message.data)
+        else:
+            await poll(self)
         left = waiting(self)
         if left == 0:  # the next read waits for the socket: the loop turns anyway
             setattr(self, _READ, 0)

@@ -14,7 +14,7 @@ import contextlib
 import dataclasses
 import logging
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -315,16 +315,10 @@ class SyncState:
             return True
         return False
 
-    @contextlib.asynccontextmanager
-    async def _presenting(self, session_id: int) -> AsyncIterator[bool]:
+    def _presenting(self, session_id: int) -> contextlib.AbstractAsyncContextManager[bool]:
         """Hold the session's presentation (the worker, a click's answer and a first table
         post may hold it at once in this process); yields whether it is held."""
-        async with self.presentation.hold(session_id) as turn:
-            if turn.taken_over:
-                # Marked before anything awaits: of this process's holders at once, only the
-                # first to acquire hears of the take-over, and another may load first.
-                self._taken_over.add(session_id)
-            yield turn.held
+        return _Presenting(self, session_id)
 
     def _caught_up(self, s: Session) -> None:
         """Right after loading ``s`` under the presentation (nothing awaited in between):
@@ -410,3 +404,26 @@ class SyncState:
             assert player is not None
             shown = (player.dm_stamp, player.dm_digest)
         return shown
+
+
+class _Presenting:
+    """SyncState._presenting. (A class, not an asynccontextmanager: every click and sync
+    holds it, and an async generator made, hooked and stepped each time cost more.)"""
+
+    __slots__ = ("_hold", "_session_id", "_state")
+
+    def __init__(self, state: SyncState, session_id: int) -> None:
+        self._state = state
+        self._session_id = session_id
+
+    async def __aenter__(self) -> bool:
+        self._hold = self._state.presentation.hold(self._session_id)
+        turn = await self._hold.__aenter__()
+        if turn.taken_over:
+            # Marked before anything awaits: of this process's holders at once, only the
+            # first to acquire hears of the take-over, and another may load first.
+            self._state._taken_over.add(self._session_id)
+        return turn.held
+
+    async def __aexit__(self, kind: Any, exc: BaseException | None, trace: Any) -> bool | None:
+        return await self._hold.__aexit__(kind, exc, trace)

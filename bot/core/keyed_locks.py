@@ -5,9 +5,8 @@ edited."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
-from collections.abc import AsyncIterator, Hashable
-from typing import Generic, TypeVar
+from collections.abc import Hashable
+from typing import Any, Generic, TypeVar
 
 K = TypeVar("K", bound=Hashable)
 
@@ -19,16 +18,39 @@ class KeyedLocks(Generic[K]):
     def __len__(self) -> int:
         return len(self._locks)
 
-    @contextlib.asynccontextmanager
-    async def hold(self, key: K) -> AsyncIterator[None]:
-        lock, users = self._locks.get(key) or (asyncio.Lock(), 0)
-        self._locks[key] = (lock, users + 1)
+    def hold(self, key: K) -> _Hold[K]:
+        """``async with locks.hold(key):`` the key's lock, held."""
+        return _Hold(self._locks, key)
+
+
+class _Hold(Generic[K]):
+    """Holding one key's lock. (A class, not an asynccontextmanager: a click holds its
+    message's lock, and an async generator made and hooked per hold cost more than the lock.)"""
+
+    __slots__ = ("_key", "_locks")
+
+    def __init__(self, locks: dict[K, tuple[asyncio.Lock, int]], key: K) -> None:
+        self._locks = locks
+        self._key = key
+
+    async def __aenter__(self) -> None:
+        locks, key = self._locks, self._key
+        lock, users = locks.get(key) or (asyncio.Lock(), 0)
+        locks[key] = (lock, users + 1)
         try:
-            async with lock:
-                yield
-        finally:
-            lock, users = self._locks[key]
-            if users == 1:
-                del self._locks[key]
-            else:
-                self._locks[key] = (lock, users - 1)
+            await lock.acquire()
+        except BaseException:
+            self._leave()
+            raise
+
+    async def __aexit__(self, *exc: Any) -> None:
+        self._locks[self._key][0].release()
+        self._leave()
+
+    def _leave(self) -> None:
+        locks, key = self._locks, self._key
+        lock, users = locks[key]
+        if users == 1:
+            del locks[key]
+        else:
+            locks[key] = (lock, users - 1)

@@ -10,8 +10,9 @@ is always the last to land.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
+from typing import Any
 
 from bot.core.store import Store
 
@@ -28,16 +29,36 @@ class Presentation:
     def __init__(self, store: Store | None = None) -> None:
         self.store = store  # None: this process is the only one
 
-    @asynccontextmanager
-    async def hold(self, session_id: int) -> AsyncIterator[Turn]:
+    def hold(self, session_id: int) -> AbstractAsyncContextManager[Turn]:
+        """``async with presentation.hold(session_id) as turn:`` the session's presentation,
+        held if ``turn.held``."""
         if self.store is None:
-            yield Turn(held=True)
-            return
-        held, taken_over = await self.store.acquire_presentation(session_id)
+            return _ALONE  # (no async generator made per hold: a click holds it)
+        return self._hold_shared(self.store, session_id)
+
+    @asynccontextmanager
+    async def _hold_shared(self, store: Store, session_id: int) -> AsyncIterator[Turn]:
+        held, taken_over = await store.acquire_presentation(session_id)
         if not held:
             yield Turn(held=False)
             return
         try:
             yield Turn(held=True, taken_over=taken_over)
         finally:
-            await self.store.release_presentation(session_id)
+            await store.release_presentation(session_id)
+
+
+class _Alone:
+    """The presentation of a process that is the only one: always held."""
+
+    __slots__ = ()
+    turn = Turn(held=True)
+
+    async def __aenter__(self) -> Turn:
+        return self.turn
+
+    async def __aexit__(self, *exc: Any) -> None:
+        return None
+
+
+_ALONE = _Alone()

@@ -5,10 +5,13 @@ burst being parsed first and every handler starting at once."""
 from __future__ import annotations
 
 import asyncio
+import types
 from pathlib import Path
 from typing import Any
 
+import aiohttp.client_ws
 import discord
+import pytest
 
 from bot.adapter.gateway_reads import AT_ONCE
 from tests.e2e.harness import (
@@ -52,6 +55,47 @@ async def test_a_burst_of_clicks_is_handled_one_event_at_a_time(tmp_path: Path) 
         # The first AT_ONCE read in one turn, then the loop turned: their handling began
         # before the rest were read (without the turn, every click: 0).
         assert begun_at_parse == [0] * AT_ONCE + [AT_ONCE] * (12 - AT_ONCE)
+        for result in results:
+            assert not result.ephemeral and result.type in (6, 7), "each click was answered"
+        assert (await bot.service.load(1)).version == version + 12, "every move was played"
+
+
+async def test_an_event_already_queued_is_read_without_a_timeout(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """discord.py reads every gateway message under its heartbeat timeout (a timer armed on
+    the loop's heap and cancelled): only a read that may wait arms it."""
+    async with world(tmp_path, players=4) as w, w.bot_running() as bot:
+        await open_game(w, "cafe-carnage")
+        armed: list[float | None] = []  # the bot's websocket reads' timeouts
+        timeouts: Any = aiohttp.client_ws.async_timeout  # (asyncio, or async_timeout)
+
+        def timeout(delay: float | None) -> Any:
+            armed.append(delay)
+            return timeouts.timeout(delay)
+
+        monkeypatch.setattr(
+            aiohttp.client_ws, "async_timeout", types.SimpleNamespace(timeout=timeout)
+        )
+        parsed: list[int] = []
+        parsers: dict[str, Any] = bot._connection.parsers
+        theirs = parsers["INTERACTION_CREATE"]
+
+        def parse(data: Any) -> None:
+            parsed.append(len(armed))
+            theirs(data)
+
+        parsers["INTERACTION_CREATE"] = parse
+        version = (await bot.service.load(1)).version
+        picks = [(user, pick) for user in w.users for pick in first_of_rows(w, user)[:3]]
+        results = await asyncio.gather(*(press(w.emu, user, pick) for user, pick in picks))
+        await handlers_done()
+        # The burst's first read was waiting already (its timeout armed before the count);
+        # the next eleven found their event queued: no timeout armed for them (discord.py's
+        # reads: one each, [0, 1, 2, …, 10, 11]).
+        assert parsed == [0] * 12
+        # The read after the burst waits for the socket: under the heartbeat's timeout.
+        assert armed and all(delay for delay in armed)
         for result in results:
             assert not result.ephemeral and result.type in (6, 7), "each click was answered"
         assert (await bot.service.load(1)).version == version + 12, "every move was played"
