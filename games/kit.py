@@ -240,7 +240,7 @@ def _group(options: Sequence[Option], style: Style, row: int | None) -> Sequence
 # the id cannot be another object's while it is kept. Panels are never changed once drawn
 # (front ends copy a control before changing it), so they may share buttons. _GROUPS: the same
 # for a whole group (a tuple of options), so a kept group costs one look-up a panel.
-BUTTONS_KEPT = GROUPS_KEPT = 4096
+BUTTONS_KEPT, GROUPS_KEPT = 4096, 8192  # (as many groups as Café Carnage keeps menus)
 _BUTTONS: dict[tuple[int, str | None, int | None], tuple[Option | Button, Button]] = {}
 _GROUPS: dict[tuple[int, str, int | None], tuple[Sequence[Option], tuple[Button, ...]]] = {}
 
