@@ -315,11 +315,7 @@ def repeats_field(state: CafeState, p: PlayerId, eaten: set[str]) -> PanelField:
 
 
 def player_panel(state: CafeState, p: PlayerId) -> Panel:
-    me = f"💰 Budget **${state.budget[p]}** · ⭐ **{state.gp[p]} GP**"
-    if state.iou_draws[p]:
-        me += "\n📝 IOU: no end-of-game bonus."
-    if p in state.run_discarded:
-        me += "\n🚫🏃 Your RUN! is spent."
+    me = _me(state.budget[p], state.gp[p], bool(state.iou_draws[p]), p in state.run_discarded)
     if state.over:
         return Panel(
             title="🍽️ Café Carnage — the week is over",
@@ -335,20 +331,10 @@ def player_panel(state: CafeState, p: PlayerId) -> Panel:
         fields.append(repeats_field(state, p, eaten))
     controls: list[Control] = []
     if p in state.confirmed:
-        # Who is still choosing is on the table: keeping it out of here means this DM is not
-        # edited every time someone else confirms.
-        description = (
-            f"{me}\n✅ **Confirmed**: dinner is served in the channel once all have ordered."
-        )
+        description = me + CONFIRMED
     else:
         gaps = missing(state, p)
-        description = (
-            f"{me}\nTap a dish per course and an action card (your picks turn blue), then "
-            "**Confirm**: until then you can change your mind."
-        )
-        if gaps:
-            still = f"Still to choose: {missing_words(gaps)}."
-            description += "\n" + still
+        description = me + _choosing(tuple(gaps))
         kept = frozenset(eaten) if eaten else NOTHING_EATEN
         controls = order_controls(state, p, kept, not gaps, cards)
     return Panel(
@@ -359,6 +345,34 @@ def player_panel(state: CafeState, p: PlayerId) -> Panel:
         controls=controls,
         stamp=f"round-{state.round}",
     )
+
+
+# A DM's texts that a click leaves alone, made once (strings only: the collector never walks
+# them): who the player is, and what they are asked for.
+@lru_cache(maxsize=1024)
+def _me(budget: int, gp: int, iou: bool, run_spent: bool) -> str:
+    me = f"💰 Budget **${budget}** · ⭐ **{gp} GP**"
+    if iou:
+        me += "\n📝 IOU: no end-of-game bonus."
+    if run_spent:
+        me += "\n🚫🏃 Your RUN! is spent."
+    return me
+
+
+# Who is still choosing is on the table: keeping it out of here means this DM is not edited
+# every time someone else confirms.
+CONFIRMED = "\n✅ **Confirmed**: dinner is served in the channel once all have ordered."
+
+
+@lru_cache(maxsize=64)
+def _choosing(gaps: tuple[str, ...]) -> str:
+    text = (
+        "\nTap a dish per course and an action card (your picks turn blue), then "
+        "**Confirm**: until then you can change your mind."
+    )
+    if gaps:
+        text += f"\nStill to choose: {missing_words(list(gaps))}."
+    return text
 
 
 # -- which panels a move changes ------------------------------------------------------------------
