@@ -122,7 +122,8 @@ def grouped_controls(
     (keep it short: phones show about 25 characters) and emoji, and an option marked ``default``
     (the choice made so far) stands out as a ``primary`` button; a select shows the option with
     its description."""
-    kept = [(placeholder, list(options)) for placeholder, options in groups if options]
+    # (a group's options as given: a tuple a game keeps gets its buttons back, see _group)
+    kept = [(placeholder, options) for placeholder, options in groups if options]
     plan = _plan(tuple(len(options) for _, options in kept), len(tail), max_rows)
     if plan is not None:
         as_select, separate = plan
@@ -176,7 +177,7 @@ def _fits_rows(
 
 
 def _grouped(
-    groups: list[tuple[str, list[Option]]],
+    groups: Sequence[Group],
     as_select: frozenset[int],
     tail: Sequence[Button],
     style: Style,
@@ -191,18 +192,14 @@ def _grouped(
     for i, (placeholder, options) in enumerate(groups):
         if i in as_select:
             for start in range(0, len(options), MAX_OPTIONS):
-                chunk = options[start : start + MAX_OPTIONS]
+                chunk = list(options[start : start + MAX_OPTIONS])
                 selects.append(Select(placeholder=placeholder, options=chunk))
             continue
-        for n, o in enumerate(options):
-            at = row + n // MAX_BUTTONS_PER_ROW if separate else None
-            shown: Style = "primary" if o.default else style
-            memo = _BUTTONS.get((id(o), shown, at))  # button_of's memo, looked up in line
-            if memo is not None and memo[0] is o:
-                buttons.append(memo[1])
-            else:
-                buttons.append(button_of(o, shown, at))
-        row += _rows_of(len(options), MAX_BUTTONS_PER_ROW)
+        if separate:
+            buttons += _group(options, style, row)
+            row += _rows_of(len(options), MAX_BUTTONS_PER_ROW)
+        else:
+            buttons += _group(options, style, None)
     if not separate:
         return [*buttons, *[_at_row(b, None) for b in tail], *selects]
     for select in selects:
@@ -212,13 +209,40 @@ def _grouped(
     return [*buttons, *selects, *ends]
 
 
+def _group(options: Sequence[Option], style: Style, row: int | None) -> Sequence[Button]:
+    """A group's buttons from ``row`` on (None: flowing), an option marked ``default`` as a
+    ``primary`` one. A tuple of options is drawn once: a game that keeps it (the same tuple
+    panel after panel: a course's menu while nothing is picked in it) gets the same buttons
+    back in one look-up, instead of one a button."""
+    kept = type(options) is tuple
+    if kept:
+        found = _GROUPS.get((id(options), style, row))
+        if found is not None and found[0] is options:
+            return found[1]
+    drawn = tuple(
+        button_of(
+            o,
+            "primary" if o.default else style,
+            None if row is None else row + n // MAX_BUTTONS_PER_ROW,
+        )
+        for n, o in enumerate(options)
+    )
+    if kept:
+        if len(_GROUPS) >= GROUPS_KEPT:
+            _GROUPS.clear()
+        _GROUPS[(id(options), style, row)] = (options, drawn)
+    return drawn
+
+
 # Buttons drawn from an option (or moved to a row) before, by the identity of what they were
 # drawn from: a game that keeps its options (the same Option panel after panel: a menu's dishes)
 # gets the same buttons back instead of new ones. Each entry holds what it was drawn from, so
 # the id cannot be another object's while it is kept. Panels are never changed once drawn
-# (front ends copy a control before changing it), so they may share buttons.
-BUTTONS_KEPT = 4096
+# (front ends copy a control before changing it), so they may share buttons. _GROUPS: the same
+# for a whole group (a tuple of options), so a kept group costs one look-up a panel.
+BUTTONS_KEPT, GROUPS_KEPT = 4096, 8192  # (as many groups as Café Carnage keeps menus)
 _BUTTONS: dict[tuple[int, str | None, int | None], tuple[Option | Button, Button]] = {}
+_GROUPS: dict[tuple[int, str, int | None], tuple[Sequence[Option], tuple[Button, ...]]] = {}
 
 
 def button_of(option: Option, style: Style, row: int | None) -> Button:

@@ -18,6 +18,7 @@ from games.cafe_carnage.catalogue import (
     COURSES,
     IOU_AMOUNT,
     ROUNDS,
+    ActionKind,
     Course,
     action_kind,
     dish,
@@ -25,7 +26,6 @@ from games.cafe_carnage.catalogue import (
 from games.cafe_carnage.choices import missing, missing_words, on_offer, repeats
 from games.cafe_carnage.scoring import winners
 from games.cafe_carnage.state import CafeState, Standing
-from games.cafe_carnage.views import kind_counts
 from games.engine import ALL_VIEWS, PlayerId
 from games.presentation import (
     Button,
@@ -194,35 +194,49 @@ def card_options(state: CafeState, p: PlayerId) -> Sequence[Option]:
     return _hand(tuple(state.hands[p]), state.played.get(p))[1]
 
 
-@lru_cache(maxsize=2048)  # ~3.5 KB each: a few MB at most
+@lru_cache(maxsize=2048)  # a field and three options, shared: ~1 KB each at most
 def _hand(hand: tuple[str, ...], played: str | None) -> tuple[PanelField, tuple[Option, ...]]:
-    """A hand's field and its choices, made once per hand and ballot (as ``_menu_options``)."""
-    counts = kind_counts(hand)
-    field = PanelField(
+    """A hand's field and its choices, made once per hand and ballot (as ``_menu_options``)
+    from parts made once: the field is every hand's of those counts, and a card's choice
+    stays the same object when the ballot changes another kind's."""
+    kinds = [action_kind(card) for card in hand]
+    counts = tuple(kinds.count(kind) for kind in ACTION_KINDS)
+    played_kind = action_kind(played) if played else None
+    options = tuple(
+        _card_option(
+            kind,
+            count,
+            played if played_kind == kind and played else hand[kinds.index(kind)],
+            played_kind == kind,
+        )
+        for kind, count in zip(ACTION_KINDS, counts, strict=True)
+        if count
+    )
+    return _hand_field(counts), options
+
+
+@lru_cache(maxsize=64)
+def _hand_field(counts: tuple[int, ...]) -> PanelField:
+    """The Hand field of a hand holding ``counts`` cards of each kind (every player's alike)."""
+    return PanelField(
         name="Hand",
         value=" · ".join(
-            f"{ACTION_EMOJI[k]} {ACTION_SHORT[k]} ×{counts[k]}" for k in ACTION_KINDS if counts[k]
+            f"{ACTION_EMOJI[k]} {ACTION_SHORT[k]} ×{n}"
+            for k, n in zip(ACTION_KINDS, counts, strict=True)
+            if n
         ),
     )
-    played_kind = action_kind(played) if played else None
-    options: list[Option] = []
-    for kind in ACTION_KINDS:
-        if not counts[kind]:
-            continue
-        card = (
-            played
-            if played_kind == kind and played
-            else next(c for c in hand if action_kind(c) == kind)
-        )
-        options.append(
-            Option(
-                label=f"{ACTION_SHORT[kind]} ×{counts[kind]}",
-                action={"type": "play", "card": card},
-                emoji=ACTION_EMOJI[kind],
-                default=played_kind == kind,
-            )
-        )
-    return field, tuple(options)
+
+
+@lru_cache(maxsize=8192)
+def _card_option(kind: ActionKind, count: int, card: str, default: bool) -> Option:
+    """One kind of action card in hand ("Split ×2"), ``card`` the one it plays."""
+    return Option(
+        label=f"{ACTION_SHORT[kind]} ×{count}",
+        action={"type": "play", "card": card},
+        emoji=ACTION_EMOJI[kind],
+        default=default,
+    )
 
 
 def _confirm(ready: bool) -> Button:
@@ -237,15 +251,24 @@ def _confirm(ready: bool) -> Button:
 
 # Made once: the kit's layout moves them to their row (and draws that once too).
 CONFIRM, CONFIRM_LATER = _confirm(True), _confirm(False)
+READY, NOT_READY = (CONFIRM,), (CONFIRM_LATER,)
 CHOOSE: dict[Course, str] = {c: f"{COURSE_EMOJI[c]} Choose your {c}" for c in COURSES}
+CHOOSE_CARD = "🗳️ Choose your action card (secret)"
+NOTHING_EATEN: frozenset[str] = frozenset()
 
 
-def order_controls(state: CafeState, p: PlayerId, eaten: set[str], ready: bool) -> list[Control]:
-    """A row of buttons per course and one for the action card (what is picked so far is
-    ``primary``), Confirm in the last row: five rows, one tap a choice."""
-    groups: list[kit.Group] = [(CHOOSE[c], dish_options(state, p, c, eaten)) for c in COURSES]
-    groups.append(("🗳️ Choose your action card (secret)", card_options(state, p)))
-    return kit.grouped_controls(groups, tail=[CONFIRM if ready else CONFIRM_LATER])
+def order_controls(
+    state: CafeState, p: PlayerId, eaten: frozenset[str], ready: bool, cards: Sequence[Option]
+) -> list[Control]:
+    """A row of buttons per course and one for the action card (``cards``; what is picked so
+    far is ``primary``), Confirm in the last row: five rows, one tap a choice. Each course's
+    choices are the same tuple while its pick stands, so the kit draws its row once."""
+    menus, picks = state.menus[p], state.picks[p]
+    groups: list[kit.Group] = [
+        (CHOOSE[c], _menu_options(c, tuple(menus[c]), eaten, picks.get(c))) for c in COURSES
+    ]
+    groups.append((CHOOSE_CARD, cards))
+    return kit.grouped_controls(groups, tail=READY if ready else NOT_READY)
 
 
 def order_lines(state: CafeState, p: PlayerId, eaten: set[str]) -> str:
@@ -292,11 +315,7 @@ def repeats_field(state: CafeState, p: PlayerId, eaten: set[str]) -> PanelField:
 
 
 def player_panel(state: CafeState, p: PlayerId) -> Panel:
-    me = f"💰 Budget **${state.budget[p]}** · ⭐ **{state.gp[p]} GP**"
-    if state.iou_draws[p]:
-        me += "\n📝 IOU: no end-of-game bonus."
-    if p in state.run_discarded:
-        me += "\n🚫🏃 Your RUN! is spent."
+    me = _me(state.budget[p], state.gp[p], bool(state.iou_draws[p]), p in state.run_discarded)
     if state.over:
         return Panel(
             title="🍽️ Café Carnage — the week is over",
@@ -306,29 +325,18 @@ def player_panel(state: CafeState, p: PlayerId) -> Panel:
             stamp="over",
         )
     eaten = repeats(state, p)
-    fields = [
-        PanelField(name="Order", value=order_lines(state, p, eaten)),
-        _hand(tuple(state.hands[p]), state.played.get(p))[0],
-    ]
+    hand, cards = _hand(tuple(state.hands[p]), state.played.get(p))
+    fields = [PanelField(name="Order", value=order_lines(state, p, eaten)), hand]
     if eaten:
         fields.append(repeats_field(state, p, eaten))
     controls: list[Control] = []
     if p in state.confirmed:
-        # Who is still choosing is on the table: keeping it out of here means this DM is not
-        # edited every time someone else confirms.
-        description = (
-            f"{me}\n✅ **Confirmed**: dinner is served in the channel once all have ordered."
-        )
+        description = me + CONFIRMED
     else:
         gaps = missing(state, p)
-        description = (
-            f"{me}\nTap a dish per course and an action card (your picks turn blue), then "
-            "**Confirm**: until then you can change your mind."
-        )
-        if gaps:
-            still = f"Still to choose: {missing_words(gaps)}."
-            description += "\n" + still
-        controls = order_controls(state, p, eaten, ready=not gaps)
+        description = me + _choosing(tuple(gaps))
+        kept = frozenset(eaten) if eaten else NOTHING_EATEN
+        controls = order_controls(state, p, kept, not gaps, cards)
     return Panel(
         title=f"🍽️ Your order — round {state.round}/{ROUNDS}",
         description=description,
@@ -337,6 +345,34 @@ def player_panel(state: CafeState, p: PlayerId) -> Panel:
         controls=controls,
         stamp=f"round-{state.round}",
     )
+
+
+# A DM's texts that a click leaves alone, made once (strings only: the collector never walks
+# them): who the player is, and what they are asked for.
+@lru_cache(maxsize=1024)
+def _me(budget: int, gp: int, iou: bool, run_spent: bool) -> str:
+    me = f"💰 Budget **${budget}** · ⭐ **{gp} GP**"
+    if iou:
+        me += "\n📝 IOU: no end-of-game bonus."
+    if run_spent:
+        me += "\n🚫🏃 Your RUN! is spent."
+    return me
+
+
+# Who is still choosing is on the table: keeping it out of here means this DM is not edited
+# every time someone else confirms.
+CONFIRMED = "\n✅ **Confirmed**: dinner is served in the channel once all have ordered."
+
+
+@lru_cache(maxsize=64)
+def _choosing(gaps: tuple[str, ...]) -> str:
+    text = (
+        "\nTap a dish per course and an action card (your picks turn blue), then "
+        "**Confirm**: until then you can change your mind."
+    )
+    if gaps:
+        text += f"\nStill to choose: {missing_words(list(gaps))}."
+    return text
 
 
 # -- which panels a move changes ------------------------------------------------------------------
