@@ -25,7 +25,7 @@ FIRST_WAIT = 0.001
 
 class SessionLock:
     """The lock of one session in this process, which the task holding it may take again (the
-    retry wrapper holds it across attempts; the method it wraps takes it too)."""
+    retry wrapper holds it across attempts; the method it wraps may take it too)."""
 
     def __init__(self) -> None:
         self._lock = asyncio.Lock()

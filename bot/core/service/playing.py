@@ -59,25 +59,23 @@ class Playing(Writing):
         for the next one on the state they left, until a move others may see: the run is one
         transaction (each move its own log entry, in order) and one change to tell."""
         started = time.perf_counter()
-        async with self.lock(session_id):
-            s, unchecked = await self.load_to_change(session_id)
-            try:
-                state, action, new_state = self._decided(s, player, choose)
-            except Exception:
-                if unchecked and await self._stale_refusal(s):
-                    raise StaleWrite() from None  # decided on an old copy: again, on the stored
-                raise
-            game = s.game
-            applied: list[tuple[str, BaseModel]] = [(player, action)]
-            touched = game.views_touched(state, new_state, player)
-            if private_run:
-                new_state, touched = self._private_run(
-                    s, player, choose, new_state, touched, applied
-                )
-            log = [NewAction(p, _dump(a)) for p, a in applied]
-            written = await self._commit(s, state, new_state, log)
-            committed = written.session
-            robots = _awaited_robots(committed)
+        # Under the session's lock, which retry_stale_writes holds (not taken here again).
+        s, unchecked = await self.load_to_change(session_id)
+        try:
+            state, action, new_state = self._decided(s, player, choose)
+        except Exception:
+            if unchecked and await self._stale_refusal(s):
+                raise StaleWrite() from None  # decided on an old copy: again, on the stored
+            raise
+        game = s.game
+        applied: list[tuple[str, BaseModel]] = [(player, action)]
+        touched = game.views_touched(state, new_state, player)
+        if private_run:
+            new_state, touched = self._private_run(s, player, choose, new_state, touched, applied)
+        log = [NewAction(p, _dump(a)) for p, a in applied]
+        written = await self._commit(s, state, new_state, log)
+        committed = written.session
+        robots = _awaited_robots(committed)
         self._changed(
             session_id,
             None if touched is None else frozenset(touched),

@@ -77,10 +77,13 @@ class Writing(Loading):
         status = SessionStatus.FINISHED if outcome is not None else SessionStatus.ACTIVE
         outcome_json = outcome.model_dump_json() if outcome is not None else None
         timers = [] if same_step or outcome is not None else self._clock_timers(clock)
+        already = s.row.announced
+        # Who is at the table matters only to new announcements (most moves make none).
+        at_the_table = self._at_the_table(s.id, log, asked=len(new.announcements) > already)
         outbox = self._held(
             s.id,
-            _news_posts(s.game, old, new, s.row.announced)
-            + _announcement_posts(new, s.row.announced, self._at_the_table(s.id, log))
+            _news_posts(s.game, old, new, already)
+            + _announcement_posts(new, already, at_the_table)
             + posts
             + _result_posts(s, outcome),
         )
@@ -125,9 +128,12 @@ class Writing(Loading):
         hold = {"hold": self.post_coalesce}
         return [NewPost({**p.payload, **hold}, p.target) if p.joins_others else p for p in posts]
 
-    def _at_the_table(self, session_id: int, log: list[NewAction]) -> frozenset[str]:
+    def _at_the_table(
+        self, session_id: int, log: list[NewAction], *, asked: bool = True
+    ) -> frozenset[str]:
         """The players of the session who moved less than ``ping_after_idle`` seconds ago,
-        counting the moves being written (a deadline's move is nobody's presence)."""
+        counting the moves being written (a deadline's move is nobody's presence). The moves
+        are noted even when the answer is not ``asked`` for (then it is empty)."""
         if self.ping_after_idle <= 0:
             return frozenset()
         now = self.now()
@@ -136,6 +142,8 @@ class Writing(Loading):
         for entry in log:
             if entry.source == "player" and entry.undoes is None:
                 moved[entry.player] = now
+        if not asked:
+            return frozenset()
         return frozenset(p for p, at in moved.items() if now - at < self.ping_after_idle)
 
     def _timers(self, game: Game[Any, Any], state: GameState) -> list[TimerRow]:
@@ -173,11 +181,14 @@ def _news_posts(
 ) -> list[NewPost]:
     """The move's lines for the game's log (its thread), in one notice; a line that one of the
     move's announcements already tells is left out."""
+    lines = game.news(old, new)
+    if not lines:  # most moves of most games (Café Carnage's announcements tell everything)
+        return []
     told = "\n".join(
         "\n".join([a.description, *(f.value for f in a.fields)])
         for a in new.announcements[already:]
     )
-    lines = [line for line in game.news(old, new) if line not in told]
+    lines = [line for line in lines if line not in told]
     return [notice("\n".join(lines))] if lines else []
 
 

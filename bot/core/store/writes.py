@@ -181,12 +181,15 @@ class Writes(StoreCore):
             await add_to_totals(tx, session_id)
             rated = await rating_sql.rate_session(tx, session_id, self._for_update)
         await self._insert_posts(tx, session_id, with_ratings(move.posts, rated))
-        for a in move.actions:  # the next seq is computed in the INSERT: one trip each
+        # The next seq is computed in the INSERT (one trip each), by a scalar subquery: an
+        # INSERT … SELECT from the table it writes made SQLite fill a temporary table first
+        # (~15 µs of a move's CPU; the subquery reads the index alone).
+        for a in move.actions:
             await tx.execute(
                 "INSERT INTO actions (session_id, seq, player, action, source, created_at, "
-                "undoes) SELECT ?, COALESCE(MAX(seq), 0) + 1, ?, ?, ?, ?, ? FROM actions "
-                "WHERE session_id = ?",
-                (session_id, a.player, a.action, a.source, now, a.undoes, session_id),
+                "undoes) VALUES (?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM actions "
+                "WHERE session_id = ?), ?, ?, ?, ?, ?)",
+                (session_id, session_id, a.player, a.action, a.source, now, a.undoes),
             )
         if move.settle_undo:
             await tx.execute("DELETE FROM undo_requests WHERE session_id = ?", (session_id,))
