@@ -341,6 +341,10 @@ class Screens:
         self._remember(key, s, parts)
         return parts
 
+    def table_parts_drawn(self, s: Session) -> TableParts | None:
+        """What the table shows at this version, if table_parts drew it already."""
+        return self._cached((s.id, s.version, TABLE_VIEW), s)
+
     async def _table_parts(self, s: Session) -> TableParts:
         if s.state is None:
             return TableParts([], [], f"lobby:{s.status}:{s.version}")

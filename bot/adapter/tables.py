@@ -320,8 +320,15 @@ class TableSync(ClickAnswers, DmPanels):
             if s.row.rematch_of is not None and s.status is SessionStatus.LOBBY:
                 await self.post_table(s.id)  # a rematch's lobby that was not posted yet
             return
+        shown = self._table_digests.get(s.id)
+        drawn = self.screens.table_parts_drawn(s) if shown is not None else None
+        if drawn is not None and drawn.digest == shown:
+            # It shows this version already (e.g. a step's DMs, a pass after the one that
+            # edited the table): no pass later to find so.
+            self.late.drawn(s.id)
+            return
         interval = self._table_interval(s)
-        if s.id in self._table_digests and self._throttled(s, TABLE, interval):
+        if shown is not None and self._throttled(s, TABLE, interval):
             # Edited a moment ago: the pass it puts off draws whatever is newest then (moves
             # made meanwhile, e.g. each player's confirm, are not drawn one by one).
             return

@@ -123,6 +123,23 @@ async def test_a_confirm_starts_no_sync_pass_while_its_table_waits(
             assert w.emu.get_message(table.id).current_text().count("✅") == ticks + 1
 
 
+async def test_a_pass_that_finds_the_table_shown_puts_off_nothing(tmp_path: Path) -> None:
+    """A pass that finds the table showing the session's version (e.g. the one that sends
+    a round's DMs, after the pass that edited the table for it) leaves nothing for later,
+    even though the table was edited a moment ago."""
+    async with world(tmp_path, 4) as w:
+        w.table_edit_interval = 60.0  # the table's next edit is far off, however slow the test
+        async with w.bot_running() as bot:
+            table = await open_game(w, GAME)
+            first = w.users[0]
+            await confirm(w, first, await order(w, first, None))  # the worker edits the table
+            shown = w.emu.get_message(table.id).current_text()
+            assert "✅" in shown
+            bot.tables.request_sync(1)  # a pass over everything: all of it shown already
+            await bot.tables.idle(delayed=False)
+            assert bot.tables.queue_depth() == 0
+
+
 async def test_a_new_rounds_dms_count_the_players_other_games_in_one_read(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
