@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import types
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -35,29 +36,12 @@ async def test_a_burst_of_clicks_is_handled_one_event_at_a_time(tmp_path: Path) 
 
         bot.add_listener(on_interaction)
         # How many clicks' handling had begun when each click's event was parsed.
-        begun_at_parse: list[int] = []
-        parsers: dict[str, Any] = bot._connection.parsers
-        theirs = parsers["INTERACTION_CREATE"]
-
-        def parse(data: Any) -> None:
-            begun_at_parse.append(len(started))
-            theirs(data)
-
-        parsers["INTERACTION_CREATE"] = parse
-        version = (await bot.service.load(1)).version
-        # Three picks each (a dish of three courses), twelve clicks in all, dispatched in one
-        # turn: the emulator writes the twelve events together, the bot receives them at once.
-        picks = [(user, pick) for user in w.users for pick in first_of_rows(w, user)[:3]]
-        assert len(picks) == 12 > AT_ONCE
-        results = await asyncio.gather(*(press(w.emu, user, pick) for user, pick in picks))
-        await handlers_done()
-        assert len(started) == 12
+        begun_at_parse = counted_at_parse(bot, lambda: len(started))
+        await burst_of_twelve_picks(w, bot)
+        assert len(started) == 12 > AT_ONCE
         # The first AT_ONCE read in one turn, then the loop turned: their handling began
         # before the rest were read (without the turn, every click: 0).
         assert begun_at_parse == [0] * AT_ONCE + [AT_ONCE] * (12 - AT_ONCE)
-        for result in results:
-            assert not result.ephemeral and result.type in (6, 7), "each click was answered"
-        assert (await bot.service.load(1)).version == version + 12, "every move was played"
 
 
 async def test_an_event_already_queued_is_read_without_a_timeout(
@@ -77,28 +61,42 @@ async def test_an_event_already_queued_is_read_without_a_timeout(
         monkeypatch.setattr(
             aiohttp.client_ws, "async_timeout", types.SimpleNamespace(timeout=timeout)
         )
-        parsed: list[int] = []
-        parsers: dict[str, Any] = bot._connection.parsers
-        theirs = parsers["INTERACTION_CREATE"]
-
-        def parse(data: Any) -> None:
-            parsed.append(len(armed))
-            theirs(data)
-
-        parsers["INTERACTION_CREATE"] = parse
-        version = (await bot.service.load(1)).version
-        picks = [(user, pick) for user in w.users for pick in first_of_rows(w, user)[:3]]
-        results = await asyncio.gather(*(press(w.emu, user, pick) for user, pick in picks))
-        await handlers_done()
+        parsed = counted_at_parse(bot, lambda: len(armed))
+        await burst_of_twelve_picks(w, bot)
         # The burst's first read was waiting already (its timeout armed before the count);
         # the next eleven found their event queued: no timeout armed for them (discord.py's
         # reads: one each, [0, 1, 2, …, 10, 11]).
         assert parsed == [0] * 12
         # The read after the burst waits for the socket: under the heartbeat's timeout.
         assert armed and all(delay for delay in armed)
-        for result in results:
-            assert not result.ephemeral and result.type in (6, 7), "each click was answered"
-        assert (await bot.service.load(1)).version == version + 12, "every move was played"
+
+
+def counted_at_parse(bot: Any, count: Callable[[], int]) -> list[int]:
+    """``count()`` at each click's parse, in order (the bot's INTERACTION_CREATE parser wrapped)."""
+    at_parse: list[int] = []
+    parsers: dict[str, Any] = bot._connection.parsers
+    theirs = parsers["INTERACTION_CREATE"]
+
+    def parse(data: Any) -> None:
+        at_parse.append(count())
+        theirs(data)
+
+    parsers["INTERACTION_CREATE"] = parse
+    return at_parse
+
+
+async def burst_of_twelve_picks(w: World, bot: Any) -> None:
+    """Three picks each (a dish of three courses), twelve clicks in all, dispatched in one
+    turn: the emulator writes the twelve events together, the bot receives them at once.
+    Each is answered and played."""
+    version = (await bot.service.load(1)).version
+    picks = [(user, pick) for user in w.users for pick in first_of_rows(w, user)[:3]]
+    assert len(picks) == 12
+    results = await asyncio.gather(*(press(w.emu, user, pick) for user, pick in picks))
+    await handlers_done()
+    for result in results:
+        assert not result.ephemeral and result.type in (6, 7), "each click was answered"
+    assert (await bot.service.load(1)).version == version + 12, "every move was played"
 
 
 def first_of_rows(w: World, user: int) -> list[Control]:
