@@ -333,12 +333,11 @@ class Screens:
         """What the table shows, with its digest: cheap next to drawing it (no discord.py
         objects), so an unchanged table is recognised before anything is built. Once per
         version of the session (a click's answer and the sync share it)."""
-        key = (s.id, s.version, TABLE_VIEW)
-        cached = self._cached(key, s)
-        if isinstance(cached, TableParts):
-            return cached
+        drawn = self.table_parts_drawn(s)
+        if drawn is not None:
+            return drawn
         parts = await self._table_parts(s)
-        self._remember(key, s, parts)
+        self._remember((s.id, s.version, TABLE_VIEW), s, parts)
         return parts
 
     def table_parts_drawn(self, s: Session) -> TableParts | None:
@@ -506,9 +505,9 @@ class Screens:
         click against (under the session's lock, so without awaiting anything)."""
         if viewer is not None:
             return self.private_entry(s, viewer).keys
-        cached = self._cached((s.id, s.version, TABLE_VIEW), s)
-        if isinstance(cached, TableParts):
-            return cached.keys
+        drawn = self.table_parts_drawn(s)
+        if drawn is not None:
+            return drawn.keys
         assert s.state is not None
         return PanelKeys.of(merged_controls(s.game.table(s.state)))
 
