@@ -78,8 +78,13 @@ class Writing(Loading):
         outcome_json = outcome.model_dump_json() if outcome is not None else None
         timers = [] if same_step or outcome is not None else self._clock_timers(clock)
         already = s.row.announced
+        moved_at = self._note_moves(s.id, log)
         # Who is at the table matters only to new announcements (most moves make none).
-        at_the_table = self._at_the_table(s.id, log, asked=len(new.announcements) > already)
+        at_the_table = (
+            self._at_the_table(s.id, moved_at)
+            if moved_at is not None and len(new.announcements) > already
+            else frozenset()
+        )
         outbox = self._held(
             s.id,
             _news_posts(s.game, old, new, already)
@@ -128,22 +133,24 @@ class Writing(Loading):
         hold = {"hold": self.post_coalesce}
         return [NewPost({**p.payload, **hold}, p.target) if p.joins_others else p for p in posts]
 
-    def _at_the_table(
-        self, session_id: int, log: list[NewAction], *, asked: bool = True
-    ) -> frozenset[str]:
-        """The players of the session who moved less than ``ping_after_idle`` seconds ago,
-        counting the moves being written (a deadline's move is nobody's presence). The moves
-        are noted even when the answer is not ``asked`` for (then it is empty)."""
+    def _note_moves(self, session_id: int, log: list[NewAction]) -> float | None:
+        """Note when the players of the moves being written moved (a deadline's move is
+        nobody's presence), and return that moment; None when nobody is pinged for being
+        away (``ping_after_idle`` off: nothing is noted)."""
         if self.ping_after_idle <= 0:
-            return frozenset()
+            return None
         now = self.now()
         moved = self._last_moved.get(session_id) or {}
         self._last_moved[session_id] = moved
         for entry in log:
             if entry.source == "player" and entry.undoes is None:
                 moved[entry.player] = now
-        if not asked:
-            return frozenset()
+        return now
+
+    def _at_the_table(self, session_id: int, now: float) -> frozenset[str]:
+        """The players of the session who moved less than ``ping_after_idle`` seconds before
+        ``now`` (the moves being written noted already: ``_note_moves``)."""
+        moved = self._last_moved.get(session_id) or {}
         return frozenset(p for p, at in moved.items() if now - at < self.ping_after_idle)
 
     def _timers(self, game: Game[Any, Any], state: GameState) -> list[TimerRow]:
