@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Sequence
-from typing import Any, TypeVar
+from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel, Field
 
@@ -216,9 +216,9 @@ def _group(options: Sequence[Option], style: Style, row: int | None) -> Sequence
     back in one look-up, instead of one a button."""
     kept = type(options) is tuple
     if kept:
-        found = _GROUPS.get((id(options), style, row))
-        if found is not None and found[0] is options:
-            return found[1]
+        found = _GROUPS.get((id(options), style, row), options)
+        if found is not None:
+            return found
     drawn = tuple(
         button_of(
             o,
@@ -228,9 +228,7 @@ def _group(options: Sequence[Option], style: Style, row: int | None) -> Sequence
         for n, o in enumerate(options)
     )
     if kept:
-        if len(_GROUPS) >= GROUPS_KEPT:
-            _GROUPS.clear()
-        _GROUPS[(id(options), style, row)] = (options, drawn)
+        _GROUPS.keep((id(options), style, row), options, drawn)
     return drawn
 
 
@@ -241,37 +239,57 @@ def _group(options: Sequence[Option], style: Style, row: int | None) -> Sequence
 # (front ends copy a control before changing it), so they may share buttons. _GROUPS: the same
 # for a whole group (a tuple of options), so a kept group costs one look-up a panel.
 BUTTONS_KEPT, GROUPS_KEPT = 4096, 8192  # (as many groups as Café Carnage keeps menus)
-_BUTTONS: dict[tuple[int, str | None, int | None], tuple[Option | Button, Button]] = {}
-_GROUPS: dict[tuple[int, str, int | None], tuple[Sequence[Option], tuple[Button, ...]]] = {}
+
+_Key = tuple[int, str | None, int | None]  # the source's id, the style and row drawn with
+D = TypeVar("D")
+
+
+class _DrawnFrom(Generic[D]):
+    """What was drawn from an object, kept by the object's identity (and how it was drawn),
+    at most ``bound`` at a time (all let go when full)."""
+
+    __slots__ = ("_bound", "_found")
+
+    def __init__(self, bound: int) -> None:
+        self._bound = bound
+        self._found: dict[_Key, tuple[object, D]] = {}
+
+    def get(self, key: _Key, source: object) -> D | None:
+        """What was drawn from ``source`` (``key[0]`` its id) as ``key`` says, if kept."""
+        found = self._found.get(key)
+        return found[1] if found is not None and found[0] is source else None
+
+    def keep(self, key: _Key, source: object, drawn: D) -> None:
+        if len(self._found) >= self._bound:
+            self._found.clear()
+        self._found[key] = (source, drawn)
+
+
+_BUTTONS: _DrawnFrom[Button] = _DrawnFrom(BUTTONS_KEPT)
+_GROUPS: _DrawnFrom[tuple[Button, ...]] = _DrawnFrom(GROUPS_KEPT)
 
 
 def button_of(option: Option, style: Style, row: int | None) -> Button:
     """The button of ``option`` (its label, emoji and move) in ``style`` and ``row``."""
     key = (id(option), style, row)
-    found = _BUTTONS.get(key)
-    if found is not None and found[0] is option:
-        return found[1]
+    found = _BUTTONS.get(key, option)
+    if found is not None:
+        return found
     button = Button(
         label=option.label, action=option.action, emoji=option.emoji, style=style, row=row
     )
-    _keep(key, option, button)
+    _BUTTONS.keep(key, option, button)
     return button
 
 
 def _at_row(button: Button, row: int | None) -> Button:
     key = (id(button), None, row)
-    found = _BUTTONS.get(key)
-    if found is not None and found[0] is button:
-        return found[1]
+    found = _BUTTONS.get(key, button)
+    if found is not None:
+        return found
     moved = replace(button, {"row": row})
-    _keep(key, button, moved)
+    _BUTTONS.keep(key, button, moved)
     return moved
-
-
-def _keep(key: tuple[int, str | None, int | None], source: Option | Button, button: Button) -> None:
-    if len(_BUTTONS) >= BUTTONS_KEPT:
-        _BUTTONS.clear()
-    _BUTTONS[key] = (source, button)
 
 
 # -- copy-on-write -------------------------------------------------------------------------------
