@@ -546,8 +546,9 @@ def make_bot(
 # (every pass walks what the clicks in flight hold): (5,000, 2) cut the longest pause to
 # ~11 ms for ~3-5 % more CPU a click, and on the quiet machine it left the open loop's p99 as
 # it was (80 %: 46.6-48.5 ms against 47.8-55.4, then 48.5-52.0 against 47.5-69.3 for (20,000,
-# 3)): the tail is the group commits' bursts of answers, not these passes. README: "The
-# collector's pauses".
+# 3)). At the higher rates of a faster bot, one such pass in a run's window sets the open
+# loop's p99 at 80 % (50-60 clicks in flight): fewer young survivors per click, not other
+# thresholds, is what shortens it. README: "The collector's pauses", "The open loop's tail".
 GC_THRESHOLDS = (50_000, 20, 1_000_000)
 # SQLite's thread takes the GIL back after each COMMIT (after each statement, when a group's
 # statements ran there: the figures below); at Python's default switch interval
