@@ -163,8 +163,9 @@ class CafeBot(commands.Bot):
         # set here, in the task that connects: every event's task inherits it.
         self.fast_http = FastHttp(self.http.user_agent, observe=self._observe_answer())
         # discord.py's plain REST requests on the same kept-alive connections (logged in: its
-        # session exists).
+        # session exists); its buckets swept when they doubled, not for every new one.
         rest_session.install(self.http, self.fast_http)
+        rest_session.sweep_buckets_when_doubled(self.http)
         async_context.set(
             CallbackAdapter(lambda: self.application_id, clock=self.clock, fast=self.fast_http)
         )

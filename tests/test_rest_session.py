@@ -1,6 +1,7 @@
 """discord.py's own REST requests on the kept-alive connections (bot/adapter/rest_session.py):
 the same requests, byte for byte, as through aiohttp; the same answers and errors read by
-discord.py; everything but a plain POST or PATCH still aiohttp's. Through discord.py's real
+discord.py; everything but a plain POST or PATCH still aiohttp's; discord.py's rate-limit
+buckets swept when their number doubled. Through discord.py's real
 ``HTTPClient`` against a local aiohttp server (the bot against the emulator:
 tests/e2e/test_rest_session_e2e.py)."""
 
@@ -16,7 +17,7 @@ import aiohttp
 import discord
 import pytest
 from aiohttp import web
-from discord.http import HTTPClient, Route
+from discord.http import HTTPClient, Ratelimit, Route
 
 from bot.adapter import rest_session
 from bot.adapter.fast_http import FastHttp
@@ -213,3 +214,30 @@ async def test_files_and_a_closed_fast_client_go_through_aiohttp(
     await client.fast.close()
     assert (await client.http.request(route, json={"content": "late"}))["id"] == "2"
     assert client.answered == []
+
+
+async def test_buckets_are_swept_when_their_number_doubled() -> None:
+    http = HTTPClient(asyncio.get_running_loop())
+    rest_session.sweep_buckets_when_doubled(http)
+    now = asyncio.get_running_loop().time()
+
+    def new(key: str, *, idle: bool = False) -> None:
+        http.get_ratelimit(key)
+        if idle:  # its last request 10 minutes ago: discord.py may drop it
+            bucket: Ratelimit = http._buckets[key]
+            bucket._last_request = now - 600
+
+    for n in range(255):
+        new(f"old:{n}", idle=True)
+    new("live:0")  # the 256th: swept, as discord.py sweeps
+    assert list(http._buckets) == ["live:0"]
+    for n in range(1, 300):
+        new(f"live:{n}")  # a sweep at 256 finds none idle: the next at 512
+    for n in range(200):
+        new(f"idle:{n}", idle=True)
+    # discord.py would have walked all of them for each new one, and dropped the idle ones
+    assert len(http._buckets) == 500
+    for n in range(12):
+        new(f"more:{n}")
+    assert len(http._buckets) == 312  # the 512th: the 200 idle ones swept
+    assert not any(key.startswith("idle:") for key in http._buckets)

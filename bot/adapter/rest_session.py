@@ -138,3 +138,27 @@ def install(http: Any, fast: FastHttp) -> None:
     if isinstance(session, RestSession):
         session = session._session
     http._HTTPClient__session = RestSession(session, fast)
+
+
+BUCKETS_SWEPT_AT = 256  # discord.py's own threshold: fewer buckets are never swept
+
+
+def sweep_buckets_when_doubled(http: Any) -> None:
+    """discord.py sweeps its rate-limit buckets for inactive ones (idle 5 minutes) each time a
+    new one is made once it holds 256, a walk over all of them: with a bucket or more per DM
+    channel, a bot with hundreds of players walked them for most new buckets and dropped none.
+    Swept instead when their number has doubled since the last sweep left it (and at 256 at
+    least): the same buckets dropped, a little later, the dict still bounded (at most twice
+    what the last sweep kept, or 256), and the walks' cost spread over as many new buckets."""
+    sweep_at = BUCKETS_SWEPT_AT
+
+    def try_clear_expired_ratelimits() -> None:
+        nonlocal sweep_at
+        buckets: dict[str, Any] = http._buckets
+        if len(buckets) < sweep_at:
+            return
+        for key in [key for key, bucket in buckets.items() if bucket.is_inactive()]:
+            del buckets[key]
+        sweep_at = max(BUCKETS_SWEPT_AT, 2 * len(buckets))
+
+    http._try_clear_expired_ratelimits = try_clear_expired_ratelimits
