@@ -114,6 +114,7 @@ async def play_with_faults(
         return everything_shown(emu, w.channel, w.users), faults, seen
 
 
+@pytest.mark.heavy
 async def test_a_game_shows_the_same_through_either_transport_faults_included(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
