@@ -216,6 +216,17 @@ async def test_files_and_a_closed_fast_client_go_through_aiohttp(
     assert client.answered == []
 
 
+async def test_a_request_after_the_session_closed_is_refused_as_by_aiohttp(
+    server: Server, client: Client
+) -> None:
+    install(client)
+    await client.http.close()
+    route = Route("POST", "/channels/{channel_id}/messages", channel_id=5)
+    with pytest.raises(RuntimeError, match="Session is closed"):
+        await client.http.request(route, json={"content": "after the stop"})
+    assert client.answered == []
+
+
 async def test_buckets_are_swept_when_their_number_doubled() -> None:
     http = HTTPClient(asyncio.get_running_loop())
     rest_session.sweep_buckets_when_doubled(http)

@@ -113,8 +113,10 @@ class RestSession:
 
     def _plain(self, method: str, kwargs: dict[str, Any]) -> tuple[Mapping[str, str], bytes] | None:
         """The request's headers and body when ``fast`` may send it, else None."""
-        if method not in _METHODS or self._fast.closed or not _PLAIN.issuperset(kwargs):
+        if method not in _METHODS or not _PLAIN.issuperset(kwargs):
             return None
+        if self._fast.closed or self._session.closed:
+            return None  # aiohttp's, as when stopping: it refuses a closed session's requests
         data = kwargs.get("data")
         if not isinstance(data, str):
             return None  # none (aiohttp adds its own type), a form (attachments): aiohttp's
