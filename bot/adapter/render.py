@@ -21,7 +21,7 @@ from games.presentation import (
     PanelField,
     Picture,
     Select,
-    panel_rows,
+    panel_slots,
     v2_text,
 )
 
@@ -51,9 +51,14 @@ def action_key(stamp: str, action: Any) -> str:
     """Names one move offered in one step: a click stays valid while the same move is still
     offered in the same step (other changes to the panel do not outdate it), and a control
     from an earlier step (another stamp) never matches."""
-    # A panel offers the same moves version after version: remember their keys, by the
-    # move's repr (which, unlike equality, tells 1 from True and 1.0).
-    found = (stamp, repr(action))
+    # A panel offers the same moves version after version: remember their keys, by the move's
+    # JSON (which, unlike equality, tells 1 from True and 1.0, as the key does); orjson writes
+    # it 3× faster than repr. What it cannot write (a lone surrogate, a huge int) goes by repr.
+    # (It writes a float NaN as null, as no move's JSON holds one: stored moves are JSON.)
+    try:
+        found: bytes | str = orjson.dumps((stamp, action))
+    except TypeError:
+        found = repr((stamp, action))
     key = _ACTION_KEYS.get(found)
     if key is None:
         key = _digest([stamp, action])[:10]
@@ -64,10 +69,13 @@ def action_key(stamp: str, action: Any) -> str:
 
 
 ACTION_KEYS_KEPT = 50_000
-_ACTION_KEYS: dict[tuple[str, str], str] = {}
+_ACTION_KEYS: dict[bytes | str, str] = {}
+_NO_OPTIONS: list[str] = []  # a button's option keys (shared: never changed)
 
 
-@dataclass(frozen=True)
+# Not frozen, though nothing changes them once made: a frozen dataclass's __init__ sets each field
+# through object.__setattr__, several times the cost, and one of each is made per click.
+@dataclass(slots=True)
 class PanelKeys:
     """The key of every control of a panel (a button's move, a select's placeholder) and of
     every select option, and the enabled moves by key: computed once per panel."""
@@ -79,25 +87,7 @@ class PanelKeys:
 
     @classmethod
     def of(cls, panel: Panel) -> PanelKeys:
-        controls: list[str] = []
-        options: list[list[str]] = []
-        buttons_by_key: dict[str, dict[str, Any]] = {}
-        options_by_key: dict[str, dict[str, Any]] = {}
-        for control in panel.controls:
-            if isinstance(control, Button):
-                key = action_key(panel.stamp, control.action)
-                controls.append(key)
-                options.append([])
-                if not control.disabled:
-                    buttons_by_key.setdefault(key, control.action)
-            else:
-                controls.append(action_key(panel.stamp, control.placeholder))
-                keys = [action_key(panel.stamp, o.action) for o in control.options]
-                options.append(keys)
-                if not control.disabled:
-                    for key, option in zip(keys, control.options, strict=True):
-                        options_by_key.setdefault(key, option.action)
-        return cls(controls, options, buttons_by_key, options_by_key)
+        return _keyed_rows(panel, {}, "", None)[0]
 
     def action(self, key: str, *, in_select: bool) -> dict[str, Any] | None:
         """The action of the enabled button (or select option) whose key is ``key``."""
@@ -154,8 +144,8 @@ def embed_of(
 
 def control_rows(panel: Panel) -> list[list[tuple[int, Control]]]:
     """The panel's controls laid out in rows, each with its index in ``panel.controls``."""
-    index = {id(c): i for i, c in enumerate(panel.controls)}
-    return [[(index[id(c)], c) for c in row] for row in panel_rows(panel)]
+    controls = panel.controls
+    return [[(i, controls[i]) for i in row] for row in panel_slots(panel)]
 
 
 class PanelView(discord.ui.View):
@@ -184,65 +174,116 @@ def raw_rows(
     select option's value is its move's key. Built as discord.ui items (a select of 25 options
     is 27 objects), this was the largest part of drawing a panel; tests/test_raw_components.py
     keeps that builder and checks both send the same for every game's panels."""
-    keys = keys or PanelKeys.of(panel)
+    return _keyed_rows(panel, names, f"cb:g:{session_id}:{seat}:", keys)[1]
+
+
+_STYLE_VALUES = {name: style.value for name, style in STYLES.items()}
+
+
+def _keyed_rows(
+    panel: Panel, names: Mapping[str, str], prefix: str, keys: PanelKeys | None
+) -> tuple[PanelKeys, list[list[dict[str, Any]]]]:
+    """The panel's keys (``keys`` if given, else computed) and its rows as ``raw_rows`` draws
+    them (custom_ids begin with ``prefix``), in one walk of its controls: drawing a panel and
+    keying it read the same controls. ``prefix`` empty: the keys only, nothing drawn."""
+    stamp, controls = panel.stamp, panel.controls
+    given = keys is not None
+    if keys is None:
+        keys = PanelKeys([""] * len(controls), [_NO_OPTIONS] * len(controls), {}, {})
+    control_keys, option_keys = keys.controls, keys.options
+    buttons_by_key, options_by_key = keys.buttons_by_key, keys.options_by_key
+    draw = bool(prefix)
     rows: list[list[dict[str, Any]]] = []
-    for row in control_rows(panel):
+    # Keys alone need no layout: the controls in their order, as one row.
+    for slots in panel_slots(panel) if draw else [range(len(controls))]:
         built: list[dict[str, Any]] = []
-        for index, control in row:
-            custom_id = f"cb:g:{session_id}:{seat}:{keys.controls[index]}:{index}"
+        for index in slots:
+            control = controls[index]
             if isinstance(control, Button):
+                if given:
+                    key = control_keys[index]
+                else:
+                    key = control_keys[index] = action_key(stamp, control.action)
+                    if not control.disabled:
+                        buttons_by_key.setdefault(key, control.action)
+                if not draw:
+                    continue
                 button: dict[str, Any] = {
                     "type": 2,
-                    "style": STYLES[control.style].value,
+                    "style": _STYLE_VALUES[control.style],
                     "disabled": control.disabled,
                 }
-                label = names_in(control.label, names)[:80]
+                label = control.label
+                if "{p:" in label:
+                    label = names_in(label, names)
                 if label:
-                    button["label"] = label
-                button["custom_id"] = custom_id
+                    button["label"] = label[:80]
+                button["custom_id"] = f"{prefix}{key}:{index}"
                 if control.emoji:
                     button["emoji"] = _emoji(control.emoji)
                 built.append(button)
             elif isinstance(control, Select):
-                options: list[dict[str, Any]] = []
-                for o, value in zip(control.options[:25], keys.options[index], strict=False):
-                    option: dict[str, Any] = {
-                        "label": names_in(o.label, names)[:100],
-                        "value": value,
-                        "default": o.default,
-                    }
-                    description = names_in(o.description, names)[:100]
-                    if description:
-                        option["description"] = description
-                    if o.emoji:
-                        option["emoji"] = _emoji(o.emoji)
-                    options.append(option)
-                select: dict[str, Any] = {
-                    "type": 3,
-                    "custom_id": custom_id,
-                    "min_values": 1,
-                    "max_values": 1,
-                    "disabled": control.disabled,
-                    "required": True,
-                }
-                placeholder = names_in(control.placeholder, names)[:150]
-                if placeholder:
-                    select["placeholder"] = placeholder
-                if options:
-                    select["options"] = options
-                built.append(select)
-        rows.append(built)
-    return rows
+                if given:
+                    key, values = control_keys[index], option_keys[index]
+                else:
+                    key = control_keys[index] = action_key(stamp, control.placeholder)
+                    values = option_keys[index] = [
+                        action_key(stamp, o.action) for o in control.options
+                    ]
+                    if not control.disabled:
+                        for value, o in zip(values, control.options, strict=True):
+                            options_by_key.setdefault(value, o.action)
+                if draw:
+                    built.append(_select(control, names, f"{prefix}{key}:{index}", values))
+        if draw:
+            rows.append(built)
+    return keys, rows
+
+
+def _select(
+    control: Select, names: Mapping[str, str], custom_id: str, values: list[str]
+) -> dict[str, Any]:
+    options: list[dict[str, Any]] = []
+    for o, value in zip(control.options[:25], values, strict=False):
+        option: dict[str, Any] = {
+            "label": names_in(o.label, names)[:100],
+            "value": value,
+            "default": o.default,
+        }
+        description = names_in(o.description, names)[:100]
+        if description:
+            option["description"] = description
+        if o.emoji:
+            option["emoji"] = _emoji(o.emoji)
+        options.append(option)
+    select: dict[str, Any] = {
+        "type": 3,
+        "custom_id": custom_id,
+        "min_values": 1,
+        "max_values": 1,
+        "disabled": control.disabled,
+        "required": True,
+    }
+    placeholder = names_in(control.placeholder, names)[:150]
+    if placeholder:
+        select["placeholder"] = placeholder
+    if options:
+        select["options"] = options
+    return select
 
 
 def _emoji(text: str) -> dict[str, Any]:
-    """An emoji as a component shows it (a unicode one, or ``<:name:id>``), parsed once."""
+    """An emoji as a component shows it (a unicode one, or ``<:name:id>``), parsed once. The
+    same dict for every component showing it: drawn components are never changed."""
     found = _EMOJIS.get(text)
     if found is None:
+        if len(_EMOJIS) >= EMOJIS_KEPT:
+            _EMOJIS.clear()
         found = _EMOJIS[text] = dict(discord.PartialEmoji.from_str(text).to_dict())
-    return dict(found)  # a copy: a payload is the caller's to change
+    return found
 
 
+EMOJIS_KEPT = 1024
 _EMOJIS: dict[str, dict[str, Any]] = {}
 
 
@@ -327,7 +368,7 @@ def _container(
 COMPONENTS_V2_FLAG = 1 << 15  # a message's flag: its components are a V2 layout
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)  # not frozen: see PanelKeys
 class PrivateDrawing:
     """A player's private panel drawn straight as Discord's JSON, once per panel (a click's
     answer and the sync's edits share it), but for what each message adds: its footer (how many
@@ -345,6 +386,7 @@ class PrivateDrawing:
     image: dict[str, Any] | None  # the embed's image; V2: the picture's gallery component
     rows: list[list[dict[str, Any]]]
     digest: str  # changes whenever anything it shows changes
+    keys: PanelKeys  # its controls' keys (drawn in the same walk)
 
     def data(self, where: str, footer: str) -> dict[str, Any]:
         """The message's ``embeds`` and ``components`` (V2: its components and flags) as an
@@ -373,11 +415,17 @@ class PrivateDrawing:
 
 
 def draw_private(
-    panel: Panel, names: Mapping[str, str], *, session_id: int, seat: str, keys: PanelKeys
+    panel: Panel,
+    names: Mapping[str, str],
+    *,
+    session_id: int,
+    seat: str,
+    keys: PanelKeys | None = None,
 ) -> PrivateDrawing:
-    """A private panel as :class:`PrivateDrawing` (see there)."""
+    """A private panel as :class:`PrivateDrawing` (see there); its keys are ``keys`` if given,
+    else computed as its controls are drawn."""
     names = dict(names)
-    rows = raw_rows(panel, names, session_id=session_id, seat=seat, keys=keys)
+    keys, rows = _keyed_rows(panel, names, f"cb:g:{session_id}:{seat}:", keys)
     colour = panel.colour if panel.colour is not None else DEFAULT_COLOUR
     image: dict[str, Any] | None = None
     fields: list[dict[str, Any]] = []
@@ -396,9 +444,11 @@ def draw_private(
             image = {"url": f"attachment://{panel.image.name}"}
     # What it shows, and what its picture is drawn from (a picture's content is not in its URL).
     shown = [panel.layout, head, description, fields, colour, panel.footer, image, rows]
+    option = 0  # all its keys are str, but a picture's spec may hold others (25 % slower)
     if panel.image is not None:
         shown.append(panel.image.model_dump(mode="json"))
-    digest = hashlib.sha1(orjson.dumps(shown, option=orjson.OPT_NON_STR_KEYS)).hexdigest()[:16]
+        option = orjson.OPT_NON_STR_KEYS
+    digest = hashlib.sha1(orjson.dumps(shown, option=option)).hexdigest()[:16]
     return PrivateDrawing(
         names,
         panel.layout == "components",
@@ -410,6 +460,7 @@ def draw_private(
         image,
         rows,
         digest,
+        keys,
     )
 
 

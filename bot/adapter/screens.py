@@ -127,7 +127,7 @@ class TableParts:
     keys: PanelKeys = field(default_factory=lambda: PanelKeys([], [], {}, {}))
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)  # not frozen: see render.PanelKeys
 class PanelEntry:
     panel: Panel
     keys: PanelKeys
@@ -155,7 +155,7 @@ TOUCHED_KEPT = 8192  # moves whose untouched views are remembered (a few bytes e
 UNTOUCHED_LOOKBACK = 32
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)  # not frozen: see render.PanelKeys
 class _Kept:
     """A player's newest private panel, with the version, state and row it is good for."""
 
@@ -480,11 +480,13 @@ class Screens:
         panel = s.game.panel(s.state, user_id)
         if s.status is not SessionStatus.ACTIVE:
             panel = panel.model_copy(update={"controls": []})
-        keys = PanelKeys.of(panel)
-        return PanelEntry(panel, keys, self._draw(s, user_id, panel, keys))
+        drawing = self._draw(s, user_id, panel)  # keyed as it is drawn
+        return PanelEntry(panel, drawing.keys, drawing)
 
     @staticmethod
-    def _draw(s: Session, user_id: str, panel: Panel, keys: PanelKeys) -> PrivateDrawing:
+    def _draw(
+        s: Session, user_id: str, panel: Panel, keys: PanelKeys | None = None
+    ) -> PrivateDrawing:
         player = s.player(user_id)
         assert player is not None
         return draw_private(panel, s.names(), session_id=s.id, seat=str(player.seat), keys=keys)
@@ -551,10 +553,9 @@ class Screens:
         kept = self._panels.get((s.id, user_id))
         if kept is not None and kept.entry.panel is panel:
             return self.render_entry(s, user_id, kept.entry, note, elsewhere=elsewhere)
-        keys = keys or PanelKeys.of(panel)
         drawing = self._draw(s, user_id, panel, keys)
         return self.render_entry(
-            s, user_id, PanelEntry(panel, keys, drawing), note, elsewhere=elsewhere
+            s, user_id, PanelEntry(panel, drawing.keys, drawing), note, elsewhere=elsewhere
         )
 
     def render_entry(
