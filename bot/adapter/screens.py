@@ -125,6 +125,9 @@ class TableParts:
     digest: str
     skippable: bool = False  # the host may end the step (its absent players' defaults played)
     keys: PanelKeys = field(default_factory=lambda: PanelKeys([], [], {}, {}))
+    # The session's state and row it was drawn from, once kept (see Screens.table_parts_drawn).
+    state: object = None
+    row: object = None
 
 
 @dataclass(slots=True)  # not frozen: see render.PanelKeys
@@ -146,7 +149,6 @@ def content_digest(*panels: Panel, extra: str = "") -> str:
     return h.hexdigest()[:16]
 
 
-TABLE_VIEW = "\x00table"  # the table's key among the viewers of a session's panels
 PARTS_KEPT = 1024  # tables kept (by session, version)
 PANELS_KEPT = 1024  # private panels kept (the newest by session and player)
 TOUCHED_KEPT = 8192  # moves whose untouched views are remembered (a few bytes each)
@@ -171,25 +173,24 @@ class Screens:
         self.items = items
         # How many messages were drawn as discord.py objects, by kind (for benchmarks).
         self.renders: collections.Counter[str] = collections.Counter()
-        # What a table showed, by (session, version, TABLE_VIEW), with the state and row it
-        # was drawn from (a reloaded session must not get the old drawing).
-        self._parts: collections.OrderedDict[
-            tuple[int, int, str], tuple[object, object, TableParts]
-        ] = collections.OrderedDict()
+        # What a table showed, by session and version (``_version_key``), with the state and
+        # row it was drawn from (a reloaded session must not get the old drawing).
+        self._parts: collections.OrderedDict[int, TableParts] = collections.OrderedDict()
         # Each player's newest private panel, by (session, player): one each, however many
         # versions the others' moves made since (none of which may push it out).
         self._panels: collections.OrderedDict[tuple[int, str], _Kept] = collections.OrderedDict()
-        # The views each move left as they were (a game's ``views_touched``), by (session,
-        # version it made): a player's panel drawn before such moves is theirs after them too.
-        self._touched: collections.OrderedDict[tuple[int, int], frozenset[str | None]] = (
-            collections.OrderedDict()
-        )
+        # The players' views each move touched (a game's ``views_touched``; the others it left
+        # as they were), by session and version it made (``_version_key``): a player's panel
+        # drawn before such moves is theirs after them too. Each as one str (``_players``):
+        # an int key and a str are nothing the collector walks, where a tuple and a frozenset
+        # per move were (young, thousands of them, at every pass).
+        self._touched: collections.OrderedDict[int, str] = collections.OrderedDict()
         service.subscribe(self._on_change)
 
     def _on_change(self, change: Change) -> None:
         if change.version is None or change.views is None:
             return  # not said which, or any view: nothing carries over this version
-        self._touched[(change.session_id, change.version)] = change.views
+        self._touched[_version_key(change.session_id, change.version)] = _players(change.views)
         while len(self._touched) > TOUCHED_KEPT:
             self._touched.popitem(last=False)
 
@@ -337,12 +338,17 @@ class Screens:
         if drawn is not None:
             return drawn
         parts = await self._table_parts(s)
-        self._remember((s.id, s.version, TABLE_VIEW), s, parts)
+        self._remember(s, parts)
         return parts
 
     def table_parts_drawn(self, s: Session) -> TableParts | None:
         """What the table shows at this version, if table_parts drew it already."""
-        return self._cached((s.id, s.version, TABLE_VIEW), s)
+        found = self._parts.get(_version_key(s.id, s.version))
+        # Only if drawn from this very state (a session read again from the database, e.g.
+        # after ``forget``, is a new state).
+        if found is None or found.state is not s.state or found.row is not s.row:
+            return None
+        return found
 
     async def _table_parts(self, s: Session) -> TableParts:
         if s.state is None:
@@ -496,9 +502,12 @@ class Screens:
         player's view as it was? Then their panel drawn then is theirs now, not drawn again."""
         if s.version - since > UNTOUCHED_LOOKBACK:
             return False
+        touched = self._touched
+        player = f"{_SEP}{user_id}{_SEP}"
+        first = _version_key(s.id, 0)
         for version in range(since + 1, s.version + 1):
-            touched = self._touched.get((s.id, version))
-            if touched is None or user_id in touched:
+            players = touched.get(first + version)
+            if players is None or player in players:
                 return False
         return True
 
@@ -513,16 +522,9 @@ class Screens:
         assert s.state is not None
         return PanelKeys.of(merged_controls(s.game.table(s.state)))
 
-    def _cached(self, key: tuple[int, int, str], s: Session) -> TableParts | None:
-        """What was drawn for this version, if it was drawn from this very state (a session
-        read again from the database, e.g. after ``forget``, is a new state)."""
-        found = self._parts.get(key)
-        if found is None or found[0] is not s.state or found[1] is not s.row:
-            return None
-        return found[2]
-
-    def _remember(self, key: tuple[int, int, str], s: Session, value: TableParts) -> None:
-        self._parts[key] = (s.state, s.row, value)
+    def _remember(self, s: Session, parts: TableParts) -> None:
+        parts.state, parts.row = s.state, s.row
+        self._parts[_version_key(s.id, s.version)] = parts
         while len(self._parts) > PARTS_KEPT:
             self._parts.popitem(last=False)
 
@@ -617,6 +619,21 @@ class Screens:
         return Rendered(
             [discord.Embed(title=title, description=text, colour=0x7A9E7E)], None, "closed"
         )
+
+
+_SEP = "\x00"  # between the players' ids in ``_players`` (none holds it)
+
+
+def _version_key(session_id: int, version: int) -> int:
+    """One int for a session's version (versions stay far below 2**32)."""
+    return session_id << 32 | version
+
+
+def _players(views: frozenset[str | None]) -> str:
+    """The players among ``views`` (not the table: only players' panels are kept) as one str,
+    each between two ``_SEP``: ``f"{_SEP}{player}{_SEP}" in`` it asks for one."""
+    players = _SEP.join(v for v in views if v is not None)
+    return f"{_SEP}{players}{_SEP}" if players else ""
 
 
 def named_picture(picture: Picture, names: dict[str, str]) -> Picture:
