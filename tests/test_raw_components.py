@@ -315,7 +315,7 @@ def test_a_panel_is_keyed_as_it_is_drawn_as_it_was_apart(game_id: str) -> None:
         assert PanelKeys.of(panel) == expected
         drawing = draw_private(panel, names, session_id=42, seat="3")
         assert drawing.keys == expected
-        for row in drawing.rows:
+        for row in orjson.loads(drawing.rows):
             for component in row:
                 _, _, _, _, key, index = component["custom_id"].split(":")
                 assert key == expected.controls[int(index)]
@@ -328,8 +328,9 @@ def test_a_panel_is_keyed_as_it_is_drawn_as_it_was_apart(game_id: str) -> None:
 def released_digest(panel: Panel, drawing: PrivateDrawing) -> str:
     """A private drawing's digest as the released bot computed it (DMs' rows store them: one
     computed otherwise would have every open game's DMs edited again after an upgrade)."""
-    shown = [panel.layout, drawing.head, drawing.description, drawing.fields, drawing.colour]
-    shown += [panel.footer, drawing.image, drawing.rows]
+    fields = orjson.loads(drawing.fields or b"[]")
+    shown = [panel.layout, drawing.head, drawing.description, fields, drawing.colour]
+    shown += [panel.footer, drawing.image, orjson.loads(drawing.rows)]
     if panel.image is not None:
         shown.append(panel.image.model_dump(mode="json"))
     return hashlib.sha1(orjson.dumps(shown, option=orjson.OPT_NON_STR_KEYS)).hexdigest()[:16]

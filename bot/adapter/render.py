@@ -374,27 +374,43 @@ class PrivateDrawing:
     answer and the sync's edits share it), but for what each message adds: its footer (how many
     other games wait) and the table's channel. Exactly what embed_of, game_view and layout_view
     send (tests/test_raw_components.py checks), without building their discord.py objects,
-    which a click's answer does not need. Its dicts are never changed once drawn."""
+    which a click's answer does not need. Its fields and controls are kept as the JSON bytes
+    they were drawn as (``data`` sends them as orjson Fragments): a drawing is kept per player,
+    and its dozens of component dicts and lists were young containers the collector walked at
+    every pass, and encoded again for every message showing them."""
 
     names: Mapping[str, str]  # the players' names it was drawn with
     v2: bool
     head: str  # the embed's title (cut); V2: the panel's text, before the footer
     description: str  # the embed's description, before the line saying where the table is
-    fields: list[dict[str, Any]]
+    fields: bytes  # the embed's fields as JSON (a list), b"" for none
     colour: int
     footer: str  # the panel's own footer, names unreplaced (joined to the message's first)
     image: dict[str, Any] | None  # the embed's image; V2: the picture's gallery component
-    rows: list[list[dict[str, Any]]]
+    rows: bytes  # its rows of controls as JSON (a list of lists of components)
+    controls: bytes  # the rows it shows, each as an action row's JSON, comma-joined
     digest: str  # changes whenever anything it shows changes
     keys: PanelKeys  # its controls' keys (drawn in the same walk)
 
     def data(self, where: str, footer: str) -> dict[str, Any]:
         """The message's ``embeds`` and ``components`` (V2: its components and flags) as an
-        edit sends them: ``where`` the table's channel, ``footer`` the message's own."""
+        edit sends them: ``where`` the table's channel, ``footer`` the message's own. Parts are
+        orjson Fragments (``plain_data`` gives it all as dicts and lists)."""
         names = self.names
         if self.v2:
             line = names_in(f"Your private view · table in {where} · {footer}", names)
-            layout = _container(f"{self.head}\n-# {line}", self.image, self.rows, self.colour)
+            shown = {"type": 10, "content": f"{self.head}\n-# {line}"[:MAX_V2_TEXT]}
+            parts = [orjson.dumps(shown)]
+            if self.image is not None:
+                parts.append(orjson.dumps(self.image))
+            if self.controls:
+                parts.append(self.controls)
+            layout = {
+                "type": 17,
+                "accent_color": self.colour,
+                "spoiler": False,
+                "components": orjson.Fragment(b"[" + b",".join(parts) + b"]"),
+            }
             return {"components": [layout], "flags": COMPONENTS_V2_FLAG}
         embed: dict[str, Any] = {}
         text = " · ".join(t for t in (self.footer, footer) if t)
@@ -403,15 +419,24 @@ class PrivateDrawing:
         if self.image is not None:
             embed["image"] = self.image
         if self.fields:
-            embed["fields"] = self.fields
+            embed["fields"] = orjson.Fragment(self.fields)
         embed["flags"] = 0
         embed["color"] = self.colour
         embed["type"] = "rich"
         embed["description"] = f"{self.description}\n\n-# Your private view · table in {where}"
         if self.head:
             embed["title"] = self.head
-        rows = [{"type": 1, "components": row} for row in self.rows[:5]]
+        # No rows: an empty list (a falsy one: no view, and a new message leaves the key out).
+        rows: Any = orjson.Fragment(b"[" + self.controls + b"]") if self.controls else []
         return {"embeds": [embed], "components": rows}
+
+
+def plain_data(data: dict[str, Any]) -> dict[str, Any]:
+    """``PrivateDrawing.data``'s message as plain dicts and lists (for discord.py's objects)."""
+    return orjson.loads(orjson.dumps(data))  # type: ignore[no-any-return]
+
+
+_ROW_HEAD = b'{"type":1,"components":'  # an action row's JSON, before its components
 
 
 def draw_private(
@@ -428,22 +453,36 @@ def draw_private(
     keys, rows = _keyed_rows(panel, names, f"cb:g:{session_id}:{seat}:", keys)
     colour = panel.colour if panel.colour is not None else DEFAULT_COLOUR
     image: dict[str, Any] | None = None
-    fields: list[dict[str, Any]] = []
-    if panel.layout == "components":
+    fields = b""
+    v2 = panel.layout == "components"
+    if v2:
         head, description = names_in(v2_text(panel), names), ""
         if panel.image is not None:
             image = _gallery(panel.image)
     else:
         head = names_in(panel.title, names)[:256]
         description = names_in(panel.description, names)
-        fields = [
-            {"inline": f.inline, "name": names_in(f.name, names), "value": names_in(f.value, names)}
-            for f in panel.fields[:25]
-        ]
+        if panel.fields:
+            fields = orjson.dumps(
+                [
+                    {
+                        "inline": f.inline,
+                        "name": names_in(f.name, names),
+                        "value": names_in(f.value, names),
+                    }
+                    for f in panel.fields[:25]
+                ]
+            )
         if panel.image is not None:
             image = {"url": f"attachment://{panel.image.name}"}
+    encoded = [orjson.dumps(row) for row in rows]
+    rows_json = b"[" + b",".join(encoded) + b"]"
+    shown_rows = encoded if v2 else encoded[:5]
+    controls = b",".join([_ROW_HEAD + row + b"}" for row in shown_rows])
     # What it shows, and what its picture is drawn from (a picture's content is not in its URL).
-    shown = [panel.layout, head, description, fields, colour, panel.footer, image, rows]
+    # The bytes already drawn go in as they are: the same JSON as the lists they were.
+    shown = [panel.layout, head, description, orjson.Fragment(fields or b"[]"), colour]
+    shown += [panel.footer, image, orjson.Fragment(rows_json)]
     option = 0  # all its keys are str, but a picture's spec may hold others (25 % slower)
     if panel.image is not None:
         shown.append(panel.image.model_dump(mode="json"))
@@ -451,14 +490,15 @@ def draw_private(
     digest = hashlib.sha1(orjson.dumps(shown, option=option)).hexdigest()[:16]
     return PrivateDrawing(
         names,
-        panel.layout == "components",
+        v2,
         head,
         description,
         fields,
         colour,
         panel.footer,
         image,
-        rows,
+        rows_json,
+        controls,
         digest,
         keys,
     )

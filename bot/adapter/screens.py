@@ -28,6 +28,7 @@ from bot.adapter.render import (
     layout_view,
     merged_controls,
     names_in,
+    plain_data,
     sendable,
     with_image,
 )
@@ -87,13 +88,14 @@ class Rendered:
     def embeds(self) -> list[discord.Embed]:
         if self._embeds is None:
             assert self.data is not None
-            self._embeds = [discord.Embed.from_dict(e) for e in self.data.get("embeds", [])]
+            embeds = plain_data(self.data).get("embeds", [])
+            self._embeds = [discord.Embed.from_dict(e) for e in embeds]
         return self._embeds
 
     @property
     def view(self) -> discord.ui.View | discord.ui.LayoutView | None:
         if self._view is None and self.data is not None and self.data["components"]:
-            components = self.data["components"]
+            components = plain_data(self.data)["components"]
             if self.v2:
                 self._view = PanelLayout(components)
             else:
