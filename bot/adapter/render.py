@@ -178,6 +178,7 @@ def raw_rows(
 
 
 _STYLE_VALUES = {name: style.value for name, style in STYLES.items()}
+_NO_KEYS = PanelKeys([], [], {}, {})  # a panel without controls' (shared: never changed)
 
 
 def _keyed_rows(
@@ -189,7 +190,10 @@ def _keyed_rows(
     stamp, controls = panel.stamp, panel.controls
     given = keys is not None
     if keys is None:
-        keys = PanelKeys([""] * len(controls), [_NO_OPTIONS] * len(controls), {}, {})
+        if controls:
+            keys = PanelKeys([""] * len(controls), [_NO_OPTIONS] * len(controls), {}, {})
+        else:  # most tables and a player's panel between steps: the same (unchanged) keys
+            keys = _NO_KEYS
     control_keys, option_keys = keys.controls, keys.options
     buttons_by_key, options_by_key = keys.buttons_by_key, keys.options_by_key
     draw = bool(prefix)

@@ -478,8 +478,12 @@ class Screens:
         return entry
 
     def _keep(self, key: tuple[int, str], s: Session, entry: PanelEntry) -> None:
-        self._panels[key] = _Kept(s.version, s.state, s.row, entry)
-        self._panels.move_to_end(key)
+        kept = self._panels.get(key)
+        if kept is None:
+            self._panels[key] = _Kept(s.version, s.state, s.row, entry)
+        else:  # changed in place: no new young object each time a panel carries over
+            kept.version, kept.state, kept.row, kept.entry = s.version, s.state, s.row, entry
+            self._panels.move_to_end(key)
         while len(self._panels) > PANELS_KEPT:
             self._panels.popitem(last=False)
 
