@@ -395,6 +395,7 @@ class PrivateDrawing:
     controls: bytes  # the rows it shows, each as an action row's JSON, comma-joined
     digest: str  # changes whenever anything it shows changes
     keys: PanelKeys  # its controls' keys (drawn in the same walk)
+    panel: Panel  # what it was drawn from
 
     def data(self, where: str, footer: str) -> dict[str, Any]:
         """The message's ``embeds`` and ``components`` (V2: its components and flags) as an
@@ -505,6 +506,7 @@ def draw_private(
         controls,
         digest,
         keys,
+        panel,
     )
 
 

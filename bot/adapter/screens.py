@@ -132,15 +132,9 @@ class TableParts:
     row: object = None
 
 
-@dataclass(slots=True)  # not frozen: see render.PanelKeys
-class PanelEntry:
-    panel: Panel
-    keys: PanelKeys
-    drawing: PrivateDrawing  # the panel as Discord's JSON (for its player's names then)
-
-    @property
-    def digest(self) -> str:
-        return self.drawing.digest
+# A player's private panel with its keys and digest: its drawing, which holds them (a wrapper
+# of the three was one more young object per drawing for the collector to walk).
+PanelEntry = PrivateDrawing
 
 
 def content_digest(*panels: Panel, extra: str = "") -> str:
@@ -492,8 +486,7 @@ class Screens:
         panel = s.game.panel(s.state, user_id)
         if s.status is not SessionStatus.ACTIVE:
             panel = panel.model_copy(update={"controls": []})
-        drawing = self._draw(s, user_id, panel)  # keyed as it is drawn
-        return PanelEntry(panel, drawing.keys, drawing)
+        return self._draw(s, user_id, panel)  # keyed as it is drawn
 
     @staticmethod
     def _draw(
@@ -562,16 +555,14 @@ class Screens:
         if kept is not None and kept.entry.panel is panel:
             return self.render_entry(s, user_id, kept.entry, note, elsewhere=elsewhere)
         drawing = self._draw(s, user_id, panel, keys)
-        return self.render_entry(
-            s, user_id, PanelEntry(panel, drawing.keys, drawing), note, elsewhere=elsewhere
-        )
+        return self.render_entry(s, user_id, drawing, note, elsewhere=elsewhere)
 
     def render_entry(
         self, s: Session, user_id: str, entry: PanelEntry, note: str = "", *, elsewhere: int = 0
     ) -> Rendered:
         """A player's private message from their panel as drawn once (see private_entry)."""
         self.renders["private"] += 1
-        panel, drawing = entry.panel, entry.drawing
+        panel, drawing = entry.panel, entry
         if drawing.names != s.names():  # a player renamed since it was drawn
             drawing = self._draw(s, user_id, panel, entry.keys)
         where = f"<#{s.row.channel_id}>"
