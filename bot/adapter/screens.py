@@ -127,7 +127,9 @@ class TableParts:
     digest: str
     skippable: bool = False  # the host may end the step (its absent players' defaults played)
     keys: PanelKeys = field(default_factory=lambda: PanelKeys([], [], {}, {}))
-    # The session's state and row it was drawn from, once kept (see Screens.table_parts_drawn).
+    # The session's version, state and row it was drawn from, once kept (see
+    # Screens.table_parts_drawn).
+    version: int = -1
     state: object = None
     row: object = None
 
@@ -145,7 +147,7 @@ def content_digest(*panels: Panel, extra: str = "") -> str:
     return h.hexdigest()[:16]
 
 
-PARTS_KEPT = 1024  # tables kept (by session, version)
+PARTS_KEPT = 1024  # tables kept (the newest drawn of each session)
 PANELS_KEPT = 1024  # private panels kept (the newest by session and player)
 TOUCHED_KEPT = 8192  # moves whose untouched views are remembered (a few bytes each)
 # How many versions back a private panel is still used while its player's view did not change
@@ -169,8 +171,11 @@ class Screens:
         self.items = items
         # How many messages were drawn as discord.py objects, by kind (for benchmarks).
         self.renders: collections.Counter[str] = collections.Counter()
-        # What a table showed, by session and version (``_version_key``), with the state and
-        # row it was drawn from (a reloaded session must not get the old drawing).
+        # What each session's table shows at the newest version drawn, with the state and row
+        # it was drawn from (a reloaded session must not get the old drawing). Only the
+        # newest: a click's answer and the sync both draw the newest version, and the parts
+        # of older ones (their panels, fields, lists) lived on, young, for the collector to
+        # walk at every pass.
         self._parts: collections.OrderedDict[int, TableParts] = collections.OrderedDict()
         # Each player's newest private panel, by (session, player): one each, however many
         # versions the others' moves made since (none of which may push it out).
@@ -339,7 +344,7 @@ class Screens:
 
     def table_parts_drawn(self, s: Session) -> TableParts | None:
         """What the table shows at this version, if table_parts drew it already."""
-        found = self._parts.get(_version_key(s.id, s.version))
+        found = self._parts.get(s.id)
         # Only if drawn from this very state (a session read again from the database, e.g.
         # after ``forget``, is a new state).
         if found is None or found.state is not s.state or found.row is not s.row:
@@ -522,8 +527,12 @@ class Screens:
         return PanelKeys.of(merged_controls(s.game.table(s.state)))
 
     def _remember(self, s: Session, parts: TableParts) -> None:
-        parts.state, parts.row = s.state, s.row
-        self._parts[_version_key(s.id, s.version)] = parts
+        kept = self._parts.get(s.id)
+        if kept is not None and kept.version > s.version:
+            return  # drawn for an older state (a late pass): the newer one stays
+        parts.version, parts.state, parts.row = s.version, s.state, s.row
+        self._parts[s.id] = parts
+        self._parts.move_to_end(s.id)
         while len(self._parts) > PARTS_KEPT:
             self._parts.popitem(last=False)
 
