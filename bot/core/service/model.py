@@ -50,7 +50,10 @@ class Session:
         return [p.user_id for p in self.players]
 
     def player(self, user_id: str) -> PlayerRow | None:
-        return next((p for p in self.players if p.user_id == user_id), None)
+        for p in self.players:  # a handful of seats: a loop, not a generator built each time
+            if p.user_id == user_id:
+                return p
+        return None
 
     def names(self) -> dict[str, str]:
         return {p.user_id: p.name for p in self.players}

@@ -46,19 +46,20 @@ class Writing(Loading):
         except BaseException:
             self.forget(s.id)  # e.g. a stale version: read the truth next time
             raise
-        committed = written.session
         latest = self._cache.get(s.id)
         if latest is not None and latest is not s and latest.version == s.version:
             # What shows the session was recorded while this wrote (a DM, by the sync worker):
             # keep it, or the cache would go back to the messages shown before.
+            committed = written.session
             row = changed(
                 committed.row,
                 shown=latest.row.shown,
                 table_message_id=latest.row.table_message_id,
             )
             committed = changed(committed, row=row, players=latest.players)
-        self._cached(committed)
-        return Written(committed, written.posted, written.timers_stand)
+            written = Written(committed, written.posted, written.timers_stand)
+        self._cached(written.session)
+        return written
 
     async def _write_state(
         self,
