@@ -15,7 +15,7 @@ import os
 import sqlite3
 import time
 from collections import deque
-from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Iterable, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
 from types import CoroutineType
@@ -258,6 +258,12 @@ class SqliteStore(Store):
             await super()._commit_move(move)
         else:  # its statements called straight from the group, with no coroutine each
             await self._queue(lambda tx: self._write_move_now(move, tx.run))
+
+    async def _run(self, sql: str, args: Iterable[Any] = ()) -> int:
+        params = tuple(args)
+        # A plain function, called from the group: no coroutine for the statement.
+        count: int = await self._queue(lambda tx: tx.run(sql, params))
+        return count
 
     async def _flush(self) -> None:
         while self._pending:

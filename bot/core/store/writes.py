@@ -277,16 +277,17 @@ class Writes(StoreCore):
         digest: str | None,
     ) -> int | None:
         """Returns the new ``shown`` when the store is shared (else None)."""
-        shared = self.shared
+        sql = (
+            "UPDATE players SET dm_channel_id = ?, dm_message_id = ?, dm_stamp = ?, "
+            "dm_digest = ? WHERE session_id = ? AND user_id = ?"
+        )
+        args = (channel_id, message_id, stamp, digest, session_id, user_id)
+        if not self.shared:  # one owner: nobody else caches this session
+            await self._run(sql, args)  # (one statement: a backend may run it the cheapest way)
+            return None
 
         async def work(tx: Tx) -> int | None:
-            await tx.execute(
-                "UPDATE players SET dm_channel_id = ?, dm_message_id = ?, dm_stamp = ?, "
-                "dm_digest = ? WHERE session_id = ? AND user_id = ?",
-                (channel_id, message_id, stamp, digest, session_id, user_id),
-            )
-            if not shared:  # one owner: nobody else caches this session
-                return None
+            await tx.execute(sql, args)
             rows = await tx.fetch(
                 "UPDATE sessions SET shown = shown + 1 WHERE id = ? RETURNING shown", (session_id,)
             )
