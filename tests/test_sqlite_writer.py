@@ -168,3 +168,40 @@ async def test_a_group_s_statements_run_on_the_loop_and_only_its_commit_in_the_t
         assert where["COMMIT"] != loop_thread
     finally:
         await store.close()
+
+
+async def test_a_move_called_plainly_writes_what_its_coroutine_writes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A move without results is a plain function the group calls (no coroutine per statement):
+    it writes what the coroutine path (a game's last move's) writes, and a stale one in the same
+    group is refused alone, with nothing written."""
+    from bot.core.errors import StaleWrite
+    from bot.core.store.writes import Writes
+    from tests.test_pg_batches import a_move, written
+    from tests.test_store import started
+
+    store = await SqliteStore.open(tmp_path / "t.sqlite3")
+    service = SessionService(store)
+    try:
+        reference, a, b, c = [await started(service, channel=700 + n) for n in range(4)]
+        await Writes._commit_move(store, a_move(reference))  # the coroutine, run by the group
+        expected = await written(service, reference.id)
+        before = await written(service, b.id)
+
+        def no_coroutine(*args: object) -> None:
+            raise AssertionError("a move without results went through _write_move")
+
+        monkeypatch.setattr(store, "_write_move", no_coroutine)
+        results = await asyncio.gather(
+            store._commit_move(a_move(a)),
+            store._commit_move(a_move(b, version=b.version - 1)),
+            store._commit_move(a_move(c)),
+            return_exceptions=True,
+        )
+        assert results[0] is None and results[2] is None
+        assert isinstance(results[1], StaleWrite)
+        assert await written(service, a.id) == expected == await written(service, c.id)
+        assert await written(service, b.id) == before
+    finally:
+        await store.close()

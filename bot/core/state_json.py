@@ -19,16 +19,13 @@ after the text they had (a mid-game Café Carnage round's end encoded ~5 KB of t
 from __future__ import annotations
 
 import operator
+from collections.abc import Callable
+from itertools import compress, count
 from typing import Annotated, Any, get_args, get_origin
 
 from pydantic import BaseModel, TypeAdapter
 
 from games.engine import GameState
-
-# Each field: its name, what goes before its value ('{"name":' for the first, ',"name":' for
-# the others: a state's text is its parts joined, with its closing brace), its encoder, and for
-# a list of records (pydantic models), the encoder of one record.
-_Encoders = list[tuple[str, str, TypeAdapter[Any], TypeAdapter[Any] | None]]
 
 
 def state_text(state: BaseModel) -> str:
@@ -40,27 +37,30 @@ class StateJson:
     """Remembers, per session, the last state encoded and each field's JSON."""
 
     def __init__(self) -> None:
-        self._encoders: dict[type[GameState], _Encoders] = {}
+        self._encoders: dict[type[GameState], _Fields] = {}
         self._last: dict[int, tuple[GameState, list[str]]] = {}
 
     def dump(self, session_id: int, state: GameState) -> str:
-        encoders = self._encoders.get(type(state))
-        if encoders is None:
-            encoders = self._encoders[type(state)] = _field_encoders(type(state))
+        fields = self._encoders.get(type(state))
+        if fields is None:
+            fields = self._encoders[type(state)] = _Fields(type(state))
         last = self._last.get(session_id)
-        values = state.__dict__
+        values = fields.values(state.__dict__)
         if last is not None and type(last[0]) is type(state):
-            before, before_parts = last[0].__dict__, last[1]
-            parts = [
-                before_parts[i]
-                if values[name] is before[name]
-                else _part(prefix, encoder, values[name])
-                if record is None
-                else _grown(prefix, encoder, record, before[name], values[name], before_parts[i])
-                for i, (name, prefix, encoder, record) in enumerate(encoders)
-            ]
+            # Only the fields that are not the very objects encoded last time are visited (a
+            # move replaces two or three of twenty-odd): found by C loops, not a Python one.
+            before = fields.values(last[0].__dict__)
+            parts = last[1].copy()
+            encoders = fields.encoders
+            for i in compress(count(), map(operator.is_not, values, before)):
+                prefix, encoder, record = encoders[i]
+                parts[i] = (
+                    _part(prefix, encoder, values[i])
+                    if record is None
+                    else _grown(prefix, encoder, record, before[i], values[i], parts[i])
+                )
         else:
-            parts = [_part(prefix, encoder, values[name]) for name, prefix, encoder, _ in encoders]
+            parts = [_part(p, e, v) for (p, e, _), v in zip(fields.encoders, values, strict=True)]
         self._last[session_id] = (state, parts)
         parts.append("}")
         text = "".join(parts)
@@ -94,18 +94,34 @@ def _grown(
     return old_part[:-1] + ("," if n else "") + added + "]"
 
 
-def _field_encoders(model: type[GameState]) -> _Encoders:
-    encoders: _Encoders = []
-    for name, field in model.model_fields.items():
-        if field.alias not in (None, name) or field.exclude:
-            raise TypeError(f"{model.__name__}.{name}: aliased or excluded fields are not encoded")
-        annotation: Any = field.annotation
-        if field.metadata:  # e.g. a PlainSerializer: the field serialises as the model would
-            annotation = Annotated[annotation, *field.metadata]
-        prefix = ("," if encoders else "{") + f'"{name}":'
-        item = get_args(annotation)[0] if get_origin(annotation) is list else None
-        record = (
-            TypeAdapter(item) if isinstance(item, type) and issubclass(item, BaseModel) else None
+class _Fields:
+    """How a state type's fields are encoded: each field's prefix ('{"name":' for the first,
+    ',"name":' for the others: a state's text is its parts joined, with its closing brace), its
+    encoder, and for a list of records (pydantic models), the encoder of one record; and
+    ``values``, the fields' values of a state's ``__dict__`` in their order."""
+
+    def __init__(self, model: type[GameState]) -> None:
+        self.encoders: list[tuple[str, TypeAdapter[Any], TypeAdapter[Any] | None]] = []
+        names: list[str] = []
+        for name, field in model.model_fields.items():
+            if field.alias not in (None, name) or field.exclude:
+                raise TypeError(
+                    f"{model.__name__}.{name}: aliased or excluded fields are not encoded"
+                )
+            annotation: Any = field.annotation
+            if field.metadata:  # e.g. a PlainSerializer: the field serialises as the model would
+                annotation = Annotated[annotation, *field.metadata]
+            prefix = ("," if names else "{") + f'"{name}":'
+            item = get_args(annotation)[0] if get_origin(annotation) is list else None
+            record = (
+                TypeAdapter(item)
+                if isinstance(item, type) and issubclass(item, BaseModel)
+                else None
+            )
+            self.encoders.append((prefix, TypeAdapter(annotation), record))
+            names.append(name)
+        getter = operator.itemgetter(*names)
+        # itemgetter of one name gives the value itself, of several a tuple of them
+        self.values: Callable[[dict[str, Any]], tuple[Any, ...]] = (
+            getter if len(names) > 1 else lambda d: (getter(d),)
         )
-        encoders.append((name, prefix, TypeAdapter(annotation), record))
-    return encoders

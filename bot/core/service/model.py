@@ -50,7 +50,10 @@ class Session:
         return [p.user_id for p in self.players]
 
     def player(self, user_id: str) -> PlayerRow | None:
-        return next((p for p in self.players if p.user_id == user_id), None)
+        for p in self.players:  # a handful of seats: a loop, not a generator built each time
+            if p.user_id == user_id:
+                return p
+        return None
 
     def names(self) -> dict[str, str]:
         return {p.user_id: p.name for p in self.players}
@@ -64,7 +67,22 @@ class Session:
     def commitment(self) -> str:
         """The SHA-256 of the game, its options and its seed: shown from the start, checked
         against the seed revealed at the end (see bot.core.record)."""
-        return commitment(self.game.id, json.loads(self.row.options), self.row.seed)
+        row = self.row
+        # Every table drawn shows it: remembered by what it seals (one text: a game id has no
+        # space, a seed is a number), not read from the options' JSON and hashed each time.
+        key = f"{self.game.id} {row.seed} {row.options}"
+        sealed = _COMMITMENTS.get(key)
+        if sealed is None:
+            if len(_COMMITMENTS) >= COMMITMENTS_KEPT:
+                _COMMITMENTS.clear()
+            sealed = _COMMITMENTS[key] = commitment(self.game.id, json.loads(row.options), row.seed)
+        return sealed
+
+
+# The commitments of the sessions drawn lately, by what they seal (texts: no container the
+# garbage collector walks), forgotten all at once when full.
+COMMITMENTS_KEPT = 4096
+_COMMITMENTS: dict[str, str] = {}
 
 
 D = TypeVar("D")

@@ -204,9 +204,9 @@ def _awaited_robots(s: Session) -> frozenset[str]:
     in a game without bot seats, or that awaits only people, costs them nothing)."""
     if s.state is None or s.status is not SessionStatus.ACTIVE:
         return frozenset()
-    if not any(is_robot(p) for p in s.state.players):
+    if not any(map(is_robot, s.state.players)):
         return frozenset()
-    return frozenset(p for p in s.game.active_players(s.state) if is_robot(p))
+    return frozenset(filter(is_robot, s.game.active_players(s.state)))
 
 
 def _dump(action: BaseModel) -> str:

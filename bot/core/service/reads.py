@@ -4,7 +4,6 @@ record) and what they note about the messages that show a session."""
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 
 from pydantic import ValidationError
 
@@ -12,7 +11,7 @@ from bot.core.errors import NotAllowed, NotFound, UserError
 from bot.core.record import GameRecord, RecordedAction, commitment
 from bot.core.seats import ROBOT_PREFIX
 from bot.core.service.loading import Loading
-from bot.core.service.model import HistoryPage, Leaderboard, SeatedGame, Session
+from bot.core.service.model import HistoryPage, Leaderboard, SeatedGame, Session, changed
 from bot.core.store import SessionRow, SessionStatus, StatRow
 from games import REGISTRY
 
@@ -269,7 +268,7 @@ class Reads(Loading):
         cached = self._count_shown(session_id, shown)
         if cached is not None:
             players = [
-                replace(
+                changed(
                     p,
                     dm_channel_id=channel_id,
                     dm_message_id=message_id,
@@ -280,4 +279,4 @@ class Reads(Loading):
                 else p
                 for p in cached.players
             ]
-            self._cache[session_id] = replace(cached, players=players)
+            self._cache[session_id] = changed(cached, players=players)

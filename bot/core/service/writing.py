@@ -46,19 +46,20 @@ class Writing(Loading):
         except BaseException:
             self.forget(s.id)  # e.g. a stale version: read the truth next time
             raise
-        committed = written.session
         latest = self._cache.get(s.id)
         if latest is not None and latest is not s and latest.version == s.version:
             # What shows the session was recorded while this wrote (a DM, by the sync worker):
             # keep it, or the cache would go back to the messages shown before.
+            committed = written.session
             row = changed(
                 committed.row,
                 shown=latest.row.shown,
                 table_message_id=latest.row.table_message_id,
             )
             committed = changed(committed, row=row, players=latest.players)
-        self._cached(committed)
-        return Written(committed, written.posted, written.timers_stand)
+            written = Written(committed, written.posted, written.timers_stand)
+        self._cached(written.session)
+        return written
 
     async def _write_state(
         self,
@@ -85,13 +86,15 @@ class Writing(Loading):
             if moved_at is not None and len(new.announcements) > already
             else frozenset()
         )
-        outbox = self._held(
-            s.id,
-            _news_posts(s.game, old, new, already)
-            + _announcement_posts(new, already, at_the_table)
-            + posts
-            + _result_posts(s, outcome),
-        )
+        # Most moves post nothing: no list built and joined for each kind of post.
+        outbox = _news_posts(s.game, old, new, already)
+        if len(new.announcements) > already:
+            outbox += _announcement_posts(new, already, at_the_table)
+        outbox += posts
+        if outcome is not None:
+            outbox += _result_posts(s, outcome)
+        if outbox:
+            outbox = self._held(s.id, outbox)
         await self.store.commit_state(
             s.id,
             s.version,
@@ -140,8 +143,11 @@ class Writing(Loading):
         if self.ping_after_idle <= 0:
             return None
         now = self.now()
-        moved = self._last_moved.get(session_id) or {}
-        self._last_moved[session_id] = moved
+        moved = self._last_moved.get(session_id)
+        if moved is None:
+            moved = self._last_moved[session_id] = {}
+        else:  # the newest written now, as writing it again would make it (without the copy)
+            self._last_moved.move_to_end(session_id)
         for entry in log:
             if entry.source == "player" and entry.undoes is None:
                 moved[entry.player] = now

@@ -132,25 +132,45 @@ class StoreCore(ABC):
         return await self._write(work)
 
     async def _bump(self, tx: Tx, session_id: int, version: int, **cols: Any) -> None:
-        names = tuple(cols)
-        sql = _BUMPS.get(names)
-        if sql is None:  # a handful of sets of columns, all named in the code: kept
-            sets = "".join(f"{name} = ?, " for name in names)
-            sql = _BUMPS[names] = (
-                f"UPDATE sessions SET {sets}version = version + 1, updated_at = ? "
-                "WHERE id = ? AND version = ?"
-            )
-        if await tx.execute(sql, (*cols.values(), time.time(), session_id, version)) != 1:
+        sql, args = bump_statement(session_id, version, cols)
+        if await tx.execute(sql, args) != 1:
             raise StaleWrite()
 
     async def _insert_posts(self, tx: Tx, session_id: int, posts: list[NewPost]) -> None:
-        if posts:
-            self._outbox_empty.discard(session_id)
+        for sql, args in self._post_statements(session_id, posts):
+            await tx.execute(sql, args)
+
+    def _post_statements(self, session_id: int, posts: list[NewPost]) -> list[Statement]:
+        """The INSERTs that put ``posts`` in the outbox (the session's outbox is then not
+        known to be empty, even if the transaction rolls back)."""
+        if not posts:
+            return []
+        self._outbox_empty.discard(session_id)
         now = time.time()
-        for post in posts:
-            hold = float(post.payload.get("hold", 0.0))  # waits for later posts to join it
-            await tx.execute(
+        return [
+            (
                 "INSERT INTO outbox (session_id, target, payload, created_at, next_attempt_at) "
                 "VALUES (?, ?, ?, ?, ?)",
+                # "hold": the post waits for later posts to join it
                 (session_id, post.target, json.dumps(post.payload), now, now + hold),
             )
+            for post in posts
+            for hold in [float(post.payload.get("hold", 0.0))]
+        ]
+
+
+Statement = tuple[str, tuple[Any, ...]]
+
+
+def bump_statement(session_id: int, version: int, cols: dict[str, Any]) -> Statement:
+    """The guarded version bump that sets ``cols``: it changes one row, or none when the stored
+    version is not ``version`` (then the write is stale)."""
+    names = tuple(cols)
+    sql = _BUMPS.get(names)
+    if sql is None:  # a handful of sets of columns, all named in the code: kept
+        sets = "".join(f"{name} = ?, " for name in names)
+        sql = _BUMPS[names] = (
+            f"UPDATE sessions SET {sets}version = version + 1, updated_at = ? "
+            "WHERE id = ? AND version = ?"
+        )
+    return sql, (*cols.values(), time.time(), session_id, version)

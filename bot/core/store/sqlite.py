@@ -15,9 +15,10 @@ import os
 import sqlite3
 import time
 from collections import deque
-from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Iterable, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
+from types import CoroutineType
 from typing import Any, TypeVar
 
 import aiosqlite
@@ -26,7 +27,13 @@ from bot.core.errors import StaleVersion, StorageFull
 from bot.core.store.base import Store
 from bot.core.store.core import Record, Tx
 from bot.core.store.migrations import SCHEMA_VERSION
-from bot.core.store.rows import DatabaseInUse, DatabaseMissing, DatabaseReadOnly, NewerDatabase
+from bot.core.store.rows import (
+    DatabaseInUse,
+    DatabaseMissing,
+    DatabaseReadOnly,
+    MoveWrite,
+    NewerDatabase,
+)
 
 T = TypeVar("T")
 
@@ -69,6 +76,10 @@ class _RawTx:
     async def fetch(self, sql: str, args: Sequence[Any] = ()) -> list[Record]:
         return [dict(r) for r in self._raw.execute(sql, tuple(args)).fetchall()]
 
+    def run(self, sql: str, args: tuple[Any, ...]) -> int:
+        """``execute`` called plainly (no coroutine): for a write that knows it runs here."""
+        return self._raw.execute(sql, args).rowcount
+
 
 def _run_now(coro: Coroutine[Any, Any, T]) -> T:
     """Run a write to its end without an event loop: its awaits are all ``_RawTx`` calls,
@@ -98,7 +109,7 @@ class SqliteStore(Store):
         # one's statements (nor may a read see another's uncommitted rows), so every use of the
         # connection takes this lock, and a transaction holds it from BEGIN to COMMIT.
         self._lock = asyncio.Lock()
-        self._pending: list[tuple[Callable[[Tx], Awaitable[Any]], asyncio.Future[Any]]] = []
+        self._pending: list[tuple[Callable[[_RawTx], Any], asyncio.Future[Any]]] = []
         self._flusher: asyncio.Task[None] | None = None
         # Committed writes whose callers are yet to be told, in order (see _tell).
         self._to_tell: deque[tuple[asyncio.Future[Any], tuple[Any, BaseException | None]]] = deque()
@@ -230,11 +241,29 @@ class SqliteStore(Store):
         one COMMIT, one fsync for all). Each caller returns only after the COMMIT. A write that
         raises must raise before it writes anything (see commit_state); it alone fails. Any
         other failure rolls the whole group back and fails every write in it."""
-        future: asyncio.Future[T] = asyncio.get_running_loop().create_future()
+        future: asyncio.Future[T] = self._queue(work)
+        return await future
+
+    def _queue(self, work: Callable[[_RawTx], Any]) -> asyncio.Future[Any]:
+        """Queue ``work`` for the next group: a coroutine function (a Tx's awaits) or, for a
+        write that knows it runs in the group (see _commit_move), a plain function."""
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         self._pending.append((work, future))
         if self._flusher is None or self._flusher.done():
             self._flusher = asyncio.create_task(self._flush())
-        return await future
+        return future
+
+    async def _commit_move(self, move: MoveWrite) -> None:
+        if move.results:  # a game's last move rates its players: the generic path
+            await super()._commit_move(move)
+        else:  # its statements called straight from the group, with no coroutine each
+            await self._queue(lambda tx: self._write_move_now(move, tx.run))
+
+    async def _run(self, sql: str, args: Iterable[Any] = ()) -> int:
+        params = tuple(args)
+        # A plain function, called from the group: no coroutine for the statement.
+        count: int = await self._queue(lambda tx: tx.run(sql, params))
+        return count
 
     async def _flush(self) -> None:
         while self._pending:
@@ -340,7 +369,7 @@ class SqliteStore(Store):
 
 
 def _write_group(
-    raw: sqlite3.Connection, works: list[Callable[[Tx], Awaitable[Any]]]
+    raw: sqlite3.Connection, works: list[Callable[[_RawTx], Any]]
 ) -> list[tuple[Any, BaseException | None]]:
     """Open the group's transaction and run its writes, uncommitted: a write that raises
     StaleVersion (before writing anything) alone fails; any other error rolls the group back
@@ -351,7 +380,10 @@ def _write_group(
         outcomes: list[tuple[Any, BaseException | None]] = []
         for work in works:
             try:
-                outcomes.append((_run_now(work(tx)), None))  # type: ignore[arg-type]
+                done = work(tx)
+                if type(done) is CoroutineType:  # (a plain function's work is done already)
+                    done = _run_now(done)
+                outcomes.append((done, None))
             except StaleVersion as exc:
                 outcomes.append((None, exc))
     except BaseException:

@@ -8,12 +8,12 @@ from __future__ import annotations
 import functools
 import json
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
-from bot.core.errors import NotAllowed
+from bot.core.errors import NotAllowed, StaleWrite
 from bot.core.store import rating_sql
-from bot.core.store.core import StoreCore, Tx
+from bot.core.store.core import Statement, StoreCore, Tx, bump_statement
 from bot.core.store.rows import MoveWrite, NewAction, NewPost, NewResult, TimerRow
 from bot.core.store.standings import add_to_totals, insert_result, with_ratings
 
@@ -164,42 +164,62 @@ class Writes(StoreCore):
         await self._write(functools.partial(self._write_move, move))
 
     async def _write_move(self, move: MoveWrite, tx: Tx) -> None:
-        session_id = move.session_id
         # The guarded UPDATE comes first: a stale version fails before anything is written.
-        cols: dict[str, Any] = {"state": move.state}
-        if move.status != move.status_was:  # the version guards it: the status stored is that
-            cols["status"] = move.status
-            cols["outcome"] = move.outcome
-        if move.announced is not None:
-            cols["announced"] = move.announced
-        await self._bump(tx, session_id, move.version, **cols)
+        sql, args = _bump_of(move)
+        if await tx.execute(sql, args) != 1:
+            raise StaleWrite()
         now = time.time()
         rated: rating_sql.Changes = {}
         for r in move.results:
-            await insert_result(tx, session_id, r, now)
+            await insert_result(tx, move.session_id, r, now)
         if move.results:
-            await add_to_totals(tx, session_id)
-            rated = await rating_sql.rate_session(tx, session_id, self._for_update)
-        await self._insert_posts(tx, session_id, with_ratings(move.posts, rated))
+            await add_to_totals(tx, move.session_id)
+            rated = await rating_sql.rate_session(tx, move.session_id, self._for_update)
+        for sql, args in self._after_bump(move, now, rated):
+            await tx.execute(sql, args)
+
+    def _write_move_now(self, move: MoveWrite, run: Callable[[str, tuple[Any, ...]], int]) -> None:
+        """``_write_move`` for a move without results, on a backend whose statements never
+        wait (``run``: SQLite's group commit runs them in the event loop's thread): the same
+        statements, with no coroutine made for each."""
+        assert not move.results, "a game's last move is written by _write_move"
+        sql, args = _bump_of(move)
+        if run(sql, args) != 1:
+            raise StaleWrite()
+        for sql, args in self._after_bump(move, time.time(), {}):
+            run(sql, args)
+
+    def _after_bump(
+        self, move: MoveWrite, now: float, rated: rating_sql.Changes
+    ) -> list[Statement]:
+        """A move's statements after its bump (and its results): its posts, its log entries,
+        its undo request settled, its timers replaced."""
+        session_id = move.session_id
+        statements = self._post_statements(session_id, with_ratings(move.posts, rated))
         # The next seq is computed in the INSERT (one trip each), by a scalar subquery: an
         # INSERT … SELECT from the table it writes made SQLite fill a temporary table first
         # (~15 µs of a move's CPU; the subquery reads the index alone).
         for a in move.actions:
-            await tx.execute(
-                "INSERT INTO actions (session_id, seq, player, action, source, created_at, "
-                "undoes) VALUES (?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM actions "
-                "WHERE session_id = ?), ?, ?, ?, ?, ?)",
-                (session_id, session_id, a.player, a.action, a.source, now, a.undoes),
+            statements.append(
+                (
+                    "INSERT INTO actions (session_id, seq, player, action, source, created_at, "
+                    "undoes) VALUES (?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM actions "
+                    "WHERE session_id = ?), ?, ?, ?, ?, ?)",
+                    (session_id, session_id, a.player, a.action, a.source, now, a.undoes),
+                )
             )
         if move.settle_undo:
-            await tx.execute("DELETE FROM undo_requests WHERE session_id = ?", (session_id,))
+            statements.append(("DELETE FROM undo_requests WHERE session_id = ?", (session_id,)))
         if move.timers is not None:
-            await tx.execute("DELETE FROM timers WHERE session_id = ?", (session_id,))
-            for t in move.timers:
-                await tx.execute(
+            statements.append(("DELETE FROM timers WHERE session_id = ?", (session_id,)))
+            statements.extend(
+                (
                     "INSERT INTO timers (session_id, kind, key, due_at) VALUES (?, ?, ?, ?)",
                     (session_id, t.kind, t.key, t.due_at),
                 )
+                for t in move.timers
+            )
+        return statements
 
     async def set_status(
         self,
@@ -257,19 +277,31 @@ class Writes(StoreCore):
         digest: str | None,
     ) -> int | None:
         """Returns the new ``shown`` when the store is shared (else None)."""
-        shared = self.shared
+        sql = (
+            "UPDATE players SET dm_channel_id = ?, dm_message_id = ?, dm_stamp = ?, "
+            "dm_digest = ? WHERE session_id = ? AND user_id = ?"
+        )
+        args = (channel_id, message_id, stamp, digest, session_id, user_id)
+        if not self.shared:  # one owner: nobody else caches this session
+            await self._run(sql, args)  # (one statement: a backend may run it the cheapest way)
+            return None
 
         async def work(tx: Tx) -> int | None:
-            await tx.execute(
-                "UPDATE players SET dm_channel_id = ?, dm_message_id = ?, dm_stamp = ?, "
-                "dm_digest = ? WHERE session_id = ? AND user_id = ?",
-                (channel_id, message_id, stamp, digest, session_id, user_id),
-            )
-            if not shared:  # one owner: nobody else caches this session
-                return None
+            await tx.execute(sql, args)
             rows = await tx.fetch(
                 "UPDATE sessions SET shown = shown + 1 WHERE id = ? RETURNING shown", (session_id,)
             )
             return int(rows[0]["shown"]) if rows else None
 
         return await self._write(work)
+
+
+def _bump_of(move: MoveWrite) -> Statement:
+    """A move's guarded UPDATE of its session: the state, and what else changed."""
+    cols: dict[str, Any] = {"state": move.state}
+    if move.status != move.status_was:  # the version guards it: the status stored is that
+        cols["status"] = move.status
+        cols["outcome"] = move.outcome
+    if move.announced is not None:
+        cols["announced"] = move.announced
+    return bump_statement(move.session_id, move.version, cols)
