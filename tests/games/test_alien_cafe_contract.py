@@ -125,12 +125,15 @@ def candidate_actions(state: AlienCafeState, rng: Rng) -> list[Action]:
 @given(seed=st.integers(0, 2**32), players=st.integers(1, 4))
 def test_is_legal_agrees_with_legal_actions(seed: int, players: int) -> None:
     rng = Rng(seed=seed + 1)
-    checked = 0
+    checked = visited = 0
 
     def visit(before: AlienCafeState, pid: str, action: Action, after: AlienCafeState) -> None:
-        nonlocal checked
-        if rng.randint(1, 6) != 1:
+        nonlocal checked, visited
+        # A sixth of the states, and always the first three: a short game (one player, seed
+        # 16033602) had only one state drawn and too few actions checked.
+        if rng.randint(1, 6) != 1 and visited >= 3:
             return
+        visited += 1
         for who in before.players:
             legal = GAME.legal_actions(before, who)
             listed = set(legal)
