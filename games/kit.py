@@ -315,6 +315,7 @@ _new = object.__new__
 _set_fields_set = BaseModel.__dict__["__pydantic_fields_set__"].__set__
 _set_extra = BaseModel.__dict__["__pydantic_extra__"].__set__
 _set_private = BaseModel.__dict__["__pydantic_private__"].__set__
+_set_dict = BaseModel.__dict__["__dict__"].__set__
 # Per model class: every field name. An evolved model counts all its fields as set (as one loaded
 # from JSON does), so one set per class is shared by all of them: pydantic only ever adds a field
 # name to it (on assignment), and every name is in already.
@@ -336,6 +337,20 @@ def new_log_lines(before: list[str], after: list[str]) -> list[str]:
 def _all_fields(cls: type[BaseModel]) -> set[str]:
     fields = _ALL_FIELDS[cls] = set(cls.model_fields)
     return fields
+
+
+def made(cls: type[M], values: dict[str, Any], fields_set: set[str]) -> M:
+    """A ``cls`` holding ``values`` (every field, in the class's order), not validated: for a
+    panel's parts a game makes itself from values already of their fields' types, so that
+    validating would only copy them (its tests compare such models with validated ones). Models
+    made alike share ``fields_set`` (the fields a validated one would count as set): pydantic
+    only adds to it, on assignment, and panels are never changed once made."""
+    new = _new(cls)
+    _set_dict(new, values)
+    _set_fields_set(new, fields_set)
+    _set_extra(new, None)
+    _set_private(new, None)
+    return new
 
 
 def evolve(model: M, **changes: Any) -> M:
