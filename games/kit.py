@@ -281,6 +281,7 @@ class _DrawnFrom(Generic[D]):
 
 
 _BUTTONS: _DrawnFrom[Button] = _DrawnFrom(BUTTONS_KEPT)
+_BUTTON_FIELDS = {"label", "action", "emoji", "style", "row"}  # what Button(…) would count set
 _GROUPS: _DrawnFrom[tuple[Button, ...]] = _DrawnFrom(GROUPS_KEPT)
 
 
@@ -290,9 +291,18 @@ def button_of(option: Option, style: Style, row: int | None) -> Button:
     found = _BUTTONS.drawn.get(key)
     if found is not None:
         return found
-    button = Button(
-        label=option.label, action=option.action, emoji=option.emoji, style=style, row=row
-    )
+    # Button(label=…, action=…, emoji=…, style=…, row=…) of an option's values (validated when
+    # the option was, or typed: see made), sharing its action as moved buttons do (replace).
+    values = {
+        "kind": "button",
+        "label": option.label,
+        "action": option.action,
+        "style": style,
+        "emoji": option.emoji,
+        "disabled": False,
+        "row": row,
+    }
+    button = made(Button, values, _BUTTON_FIELDS)
     _BUTTONS.keep(key, option, button)
     return button
 

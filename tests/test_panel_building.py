@@ -89,3 +89,18 @@ def test_a_made_model_is_the_validated_one() -> None:
     assert made == validated and repr(made) == repr(validated)
     assert made.model_dump_json() == validated.model_dump_json()
     assert made.model_fields_set == validated.model_fields_set
+
+
+def test_a_drawn_button_is_the_validated_one() -> None:
+    options = (
+        Option(label="a", action={"type": "pick", "card": "a"}, emoji="🥣"),
+        Option(label="b", action={"type": "pick", "card": "b"}, default=True),
+    )
+    drawn = grouped_controls([("Choose", options)], style="danger")
+    validated = [
+        Button(label="a", action={"type": "pick", "card": "a"}, emoji="🥣", style="danger", row=0),
+        Button(label="b", action={"type": "pick", "card": "b"}, emoji=None, style="primary", row=0),
+    ]
+    assert drawn == validated and [repr(b) for b in drawn] == [repr(b) for b in validated]
+    assert [b.model_dump_json() for b in drawn] == [b.model_dump_json() for b in validated]
+    assert [b.model_fields_set for b in drawn] == [b.model_fields_set for b in validated]

@@ -117,14 +117,29 @@ def table_panel(state: CafeState) -> Panel:
             + badges(state, p, state.gp[p], state.budget[p])
             for p in state.players
         ]
-        fields.append(PanelField(name="Diners · ✅ ordered · ⏳ not yet", value="\n".join(lines)))
+        fields.append(_field("Diners · ✅ ordered · ⏳ not yet", "\n".join(lines)))
     if state.history:
         fields.append(gp_history_field(state))
     decks = " ".join(f"{COURSE_EMOJI[c]} {len(state.decks[c])}" for c in COURSES)
     footer = f"Decks {decks} · 🗳️ {sum(state.ballot_discard.values())} ballots out"
     if state.options.no_repeats:
         description += "\n🚫 No repeats: no dish twice this week."
-    return Panel(title=title, description=description, fields=fields, colour=COLOUR, footer=footer)
+    # Panel(title=…, description=…, fields=…, colour=…, footer=…), made as player_panel's is
+    values = {
+        "title": title,
+        "description": description,
+        "fields": fields,
+        "colour": COLOUR,
+        "footer": footer,
+        "controls": [],
+        "stamp": "",
+        "image": None,
+        "layout": "embed",
+    }
+    return kit.made(Panel, values, _TABLE_FIELDS)
+
+
+_TABLE_FIELDS = {"title", "description", "fields", "colour", "footer"}  # (see kit.made)
 
 
 # -- a player's DM --------------------------------------------------------------------------------
@@ -392,11 +407,7 @@ def player_panel(state: CafeState, p: PlayerId) -> Panel:
     eaten = repeats(state, p)
     hand = US.join(state.hands[p])
     fields = [
-        kit.made(
-            PanelField,
-            {"name": "Order", "value": order_lines(state, p, eaten), "inline": False},
-            _FIELD_FIELDS,
-        ),
+        _field("Order", order_lines(state, p, eaten)),
         _hand_field_of(hand),
     ]
     if eaten:
@@ -426,8 +437,15 @@ def player_panel(state: CafeState, p: PlayerId) -> Panel:
     return kit.made(Panel, values, _PANEL_FIELDS)
 
 
-# The fields a validated DM panel and Order field count as set (see kit.made).
+# The fields a validated DM panel counts as set (see kit.made).
 _PANEL_FIELDS = {"title", "description", "fields", "colour", "controls", "stamp"}
+
+
+def _field(name: str, value: str) -> PanelField:
+    """``PanelField(name=…, value=…)``, made as the panels are (see kit.made)."""
+    return kit.made(PanelField, {"name": name, "value": value, "inline": False}, _FIELD_FIELDS)
+
+
 _FIELD_FIELDS = {"name", "value"}
 
 
