@@ -251,10 +251,8 @@ def _hand_options(key: str) -> tuple[Option, ...]:
     played_kind = action_kind(played) if played else None
     return tuple(
         _card_option(
-            kind,
-            count,
-            played if played_kind == kind else hand[kinds.index(kind)],
-            played_kind == kind,
+            f"{played if played_kind == kind else hand[kinds.index(kind)]}{US}{count}"
+            f"{US}{'1' if played_kind == kind else '0'}"
         )
         for kind, count in zip(ACTION_KINDS, _counts(kinds), strict=True)
         if count
@@ -285,13 +283,17 @@ def _hand_field(counts: tuple[int, ...]) -> PanelField:
 
 
 @lru_cache(maxsize=8192)
-def _card_option(kind: ActionKind, count: int, card: str, default: bool) -> Option:
-    """One kind of action card in hand ("Split ×2"), ``card`` the one it plays."""
+def _card_option(key: str) -> Option:
+    """One kind of action card in hand ("Split ×2"), by its key: the card it plays, how many
+    of its kind the hand holds, and whether it is the one played ("1"), US-joined."""
+    card, count, default = key.split(US)
+    kind = action_kind(card)
+    assert kind is not None  # (a hand holds action cards only)
     return _option(
         f"{ACTION_SHORT[kind]} ×{count}",
         {"type": "play", "card": card},
         ACTION_EMOJI[kind],
-        default,
+        default == "1",
     )
 
 
