@@ -155,7 +155,7 @@ def option_label(name: str, value: int, copies: int, eaten: bool) -> str:
 # The choices and the hand's field are made once and kept, by keys that are one str each: a
 # young GC pass walks every container made since the last one, and a key of tuples (or the
 # tuple of a cached call's arguments) would be more of them for every click (strs are never
-# walked). Dish ids hold no "|" ("S01"); an action card's names its owner ("<player id>:run"),
+# walked). Dish ids hold no "|" ("S01"); an action card's id names its owner ("<player id>:run"),
 # and player ids hold no control character (Discord's ids, robots' "bot-…"): the hand's
 # keys join with US (\x1f).
 _OPTION_FIELDS = {"label", "action", "emoji", "default"}  # what Option(…) below would count
