@@ -24,6 +24,7 @@ import yarl
 from discord.ext import commands
 from discord.webhook.async_ import async_context
 
+from bot.adapter import rest_session
 from bot.adapter.callbacks import CallbackAdapter
 from bot.adapter.clicked import TAKEN, ClickInteraction
 from bot.adapter.clicked import install as install_clicks
@@ -161,6 +162,10 @@ class CafeBot(commands.Bot):
         # Interaction callbacks retried only inside Discord's window (bot/adapter/callbacks.py);
         # set here, in the task that connects: every event's task inherits it.
         self.fast_http = FastHttp(self.http.user_agent, observe=self._observe_answer())
+        # discord.py's plain REST requests on the same kept-alive connections (logged in: its
+        # session exists); its buckets swept when they doubled, not for every new one.
+        rest_session.install(self.http, self.fast_http)
+        rest_session.sweep_buckets_when_doubled(self.http)
         async_context.set(
             CallbackAdapter(lambda: self.application_id, clock=self.clock, fast=self.fast_http)
         )

@@ -133,29 +133,40 @@ def layout_rows(controls: list[Control], max_rows: int = MAX_ROWS) -> list[list[
 
     Controls with an explicit ``row`` go in that row; the rest fill rows in order after them.
     """
-    rows: list[list[Control]] = [[] for _ in range(max_rows)]
-    free: list[Control] = []
-    for control in controls:
-        if control.row is not None and 0 <= control.row < max_rows:
-            rows[control.row].append(control)
+    return [[controls[i] for i in row] for row in layout_slots(controls, max_rows)]
+
+
+def layout_slots(controls: list[Control], max_rows: int = MAX_ROWS) -> list[list[int]]:
+    """``layout_rows`` as indexes in ``controls`` (front ends name a control by its index)."""
+    rows: list[list[int]] = [[] for _ in range(max_rows)]
+    free: list[int] = []
+    for i, control in enumerate(controls):
+        row = control.row
+        if row is not None and 0 <= row < max_rows:
+            rows[row].append(i)
         else:
-            free.append(control)
+            free.append(i)
     index = 0
-    for control in free:
-        while index < max_rows and not _fits(rows[index], control):
+    for i in free:
+        while index < max_rows and not _fits(controls, rows[index], controls[i]):
             index += 1
         if index >= max_rows:
-            rows.append([control])  # overflow: panel_problems reports it
+            rows.append([i])  # overflow: panel_problems reports it
             continue
-        rows[index].append(control)
+        rows[index].append(i)
     return [row for row in rows if row]
 
 
 def panel_rows(panel: Panel) -> list[list[Control]]:
     """The panel's controls in rows, as its layout allows."""
+    return [[panel.controls[i] for i in row] for row in panel_slots(panel)]
+
+
+def panel_slots(panel: Panel) -> list[list[int]]:
+    """``panel_rows`` as indexes in ``panel.controls``."""
     if panel.layout == "components":
-        return layout_rows(panel.controls, max_rows=MAX_V2_COMPONENTS)
-    return layout_rows(panel.controls)
+        return layout_slots(panel.controls, max_rows=MAX_V2_COMPONENTS)
+    return layout_slots(panel.controls)
 
 
 def v2_text(panel: Panel) -> str:
@@ -176,10 +187,10 @@ def v2_component_count(panel: Panel) -> int:
     return 2 + (2 if panel.image is not None else 0) + len(rows) + sum(len(r) for r in rows)
 
 
-def _fits(row: list[Control], control: Control) -> bool:
+def _fits(controls: list[Control], row: list[int], control: Control) -> bool:
     if isinstance(control, Select):
         return not row
-    return all(isinstance(c, Button) for c in row) and len(row) < MAX_BUTTONS_PER_ROW
+    return all(isinstance(controls[j], Button) for j in row) and len(row) < MAX_BUTTONS_PER_ROW
 
 
 def embed_length(title: str, description: str, fields: list[PanelField], footer: str) -> int:

@@ -4,6 +4,7 @@ and the table's extra buttons, so the change of drawing is invisible to players 
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Mapping
 from typing import Any
 
@@ -17,6 +18,8 @@ from bot.adapter.render import (
     DEFAULT_COLOUR,
     STYLES,
     PanelKeys,
+    PrivateDrawing,
+    action_key,
     control_rows,
     draw_private,
     embed_of,
@@ -263,7 +266,7 @@ def test_a_private_drawing_sends_what_discord_py_would(game_id: str) -> None:
     seen: dict[bytes, str] = {}
     for index, (panel, names) in enumerate(panels_of_random_games(game_id, games=2)):
         footer = "Café · game #42" + (" · 2 other games wait for you" if index % 2 else "")
-        drawing = draw_private(panel, names, session_id=42, seat="3", keys=PanelKeys.of(panel))
+        drawing = draw_private(panel, names, session_id=42, seat="3")  # keyed as drawn
         data = drawing.data("<#77>", footer)
         drawn = orjson.dumps({"type": 7, "data": {"tts": False, **data}})
         assert drawn == private_payload_as_discord_py(panel, names, footer)
@@ -278,6 +281,70 @@ def test_a_private_drawing_sends_what_discord_py_would(game_id: str) -> None:
         shown = orjson.dumps([drawing.data("<#77>", ""), picture])
         assert seen.setdefault(shown, drawing.digest) == drawing.digest
     assert len(set(seen.values())) == len(seen) > 1
+
+
+def keys_one_by_one(panel: Panel) -> PanelKeys:
+    """A panel's keys as they were computed before, apart from drawing it: control by control
+    in the panel's order (not its rows'), each move's key from its stamp and action."""
+    controls: list[str] = []
+    options: list[list[str]] = []
+    buttons: dict[str, dict[str, Any]] = {}
+    selected: dict[str, dict[str, Any]] = {}
+    for control in panel.controls:
+        if isinstance(control, Button):
+            controls.append(action_key(panel.stamp, control.action))
+            options.append([])
+            if not control.disabled:
+                buttons.setdefault(controls[-1], control.action)
+        else:
+            controls.append(action_key(panel.stamp, control.placeholder))
+            options.append([action_key(panel.stamp, o.action) for o in control.options])
+            if not control.disabled:
+                for key, o in zip(options[-1], control.options, strict=True):
+                    selected.setdefault(key, o.action)
+    return PanelKeys(controls, options, buttons, selected)
+
+
+@pytest.mark.parametrize("game_id", sorted(REGISTRY))
+def test_a_panel_is_keyed_as_it_is_drawn_as_it_was_apart(game_id: str) -> None:
+    """A private panel's keys come from the walk that draws it: the same keys, options' keys
+    and enabled moves as keying it control by control, and what each custom_id carries."""
+    checked = 0
+    for panel, names in panels_of_random_games(game_id, games=2):
+        expected = keys_one_by_one(panel)
+        assert PanelKeys.of(panel) == expected
+        drawing = draw_private(panel, names, session_id=42, seat="3")
+        assert drawing.keys == expected
+        for row in orjson.loads(drawing.rows):
+            for component in row:
+                _, _, _, _, key, index = component["custom_id"].split(":")
+                assert key == expected.controls[int(index)]
+                values = [o["value"] for o in component.get("options", [])]
+                assert values == expected.options[int(index)][: len(values)]
+                checked += 1
+    assert checked > 0
+
+
+def released_digest(panel: Panel, drawing: PrivateDrawing) -> str:
+    """A private drawing's digest as the released bot computed it (DMs' rows store them: one
+    computed otherwise would have every open game's DMs edited again after an upgrade)."""
+    fields = orjson.loads(drawing.fields or b"[]")
+    shown = [panel.layout, drawing.head, drawing.description, fields, drawing.colour]
+    shown += [panel.footer, drawing.image, orjson.loads(drawing.rows)]
+    if panel.image is not None:
+        shown.append(panel.image.model_dump(mode="json"))
+    return hashlib.sha1(orjson.dumps(shown, option=orjson.OPT_NON_STR_KEYS)).hexdigest()[:16]
+
+
+@pytest.mark.parametrize("game_id", sorted(REGISTRY))
+def test_a_private_drawings_digest_is_the_released_one(game_id: str) -> None:
+    panels = panels_of_random_games(game_id, games=1)
+    for panel, names in panels:
+        drawing = draw_private(panel, names, session_id=42, seat="3")
+        assert drawing.digest == released_digest(panel, drawing)
+    pictured = Panel(title="t", image=Picture(name="b.png", alt="b", spec={"cells": {1: "x"}}))
+    drawing = draw_private(pictured, {}, session_id=1, seat="0")
+    assert drawing.digest == released_digest(pictured, drawing)
 
 
 def test_a_private_drawings_digest_sees_its_picture() -> None:

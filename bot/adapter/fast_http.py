@@ -45,6 +45,9 @@ class Headers(Mapping[str, str]):
     def get(self, name: str, default: Any = None) -> Any:
         return self._items.get(name.lower(), default)
 
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str) and name.lower() in self._items
+
     def __iter__(self) -> Iterator[str]:
         return iter(self._items)
 
@@ -121,6 +124,10 @@ class FastHttp:
         self._busy: set[_Connection] = set()  # carrying a request
         self._watch: asyncio.TimerHandle | None = None
 
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
     async def post_json(
         self, url: str, body: bytes, params: Mapping[str, Any] | None = None
     ) -> Answer:
@@ -137,6 +144,24 @@ class FastHttp:
             "Content-Type: application/json\r\n"
             f"Content-Length: {len(body)}\r\n\r\n"
         ).encode("latin-1")
+        return await self._exchange(origin, "POST", path, head + body)
+
+    async def send(self, method: str, url: str, headers: Mapping[str, str], body: bytes) -> Answer:
+        """``method`` ``url`` with ``headers`` (the caller's, User-Agent included, in their
+        order; their values checked by the caller: no CR or LF) and ``body``, and read the
+        whole answer."""
+        origin, path, query = self._split(url)
+        lines = [f"{method} {path}?{query} HTTP/1.1" if query else f"{method} {path} HTTP/1.1"]
+        lines.append(f"Host: {origin.host_header}")
+        lines.extend(f"{name}: {value}" for name, value in headers.items())
+        lines.append("Accept: */*")
+        lines.append(f"Content-Length: {len(body)}\r\n\r\n")
+        head = "\r\n".join(lines).encode("latin-1")
+        return await self._exchange(origin, method, path, head + body)
+
+    async def _exchange(self, origin: _Origin, method: str, path: str, request: bytes) -> Answer:
+        """Write ``request`` (its head and body) on a kept-alive connection to ``origin`` and
+        read its answer (see the module's docstring for its failures)."""
         key, host = origin.key, origin.key[1]
         connection = self._idle_connection(key)
         if connection is None:
@@ -148,7 +173,7 @@ class FastHttp:
         if self._watch is None:
             self._watch = asyncio.get_running_loop().call_later(WATCH_EVERY, self._look)
         try:
-            connection.writer.write(head + body)
+            connection.writer.write(request)
             answer, keep = await _read_answer(connection.reader)
             done = not connection.expired
         except (asyncio.IncompleteReadError, asyncio.LimitOverrunError, ValueError) as exc:
@@ -164,7 +189,7 @@ class FastHttp:
         if not done:  # read to the connection's end, which the watch closed
             raise TimeoutError(f"no answer from {host} in {TIMEOUT:.0f} s")
         if self.observe is not None:
-            self.observe("POST", path, answer.status, answer.headers)
+            self.observe(method, path, answer.status, answer.headers)
         return answer
 
     def _split(self, url: str) -> tuple[_Origin, str, str]:

@@ -28,6 +28,7 @@ from bot.adapter.render import (
     layout_view,
     merged_controls,
     names_in,
+    plain_data,
     sendable,
     with_image,
 )
@@ -87,13 +88,14 @@ class Rendered:
     def embeds(self) -> list[discord.Embed]:
         if self._embeds is None:
             assert self.data is not None
-            self._embeds = [discord.Embed.from_dict(e) for e in self.data.get("embeds", [])]
+            embeds = plain_data(self.data).get("embeds", [])
+            self._embeds = [discord.Embed.from_dict(e) for e in embeds]
         return self._embeds
 
     @property
     def view(self) -> discord.ui.View | discord.ui.LayoutView | None:
         if self._view is None and self.data is not None and self.data["components"]:
-            components = self.data["components"]
+            components = plain_data(self.data)["components"]
             if self.v2:
                 self._view = PanelLayout(components)
             else:
@@ -125,17 +127,16 @@ class TableParts:
     digest: str
     skippable: bool = False  # the host may end the step (its absent players' defaults played)
     keys: PanelKeys = field(default_factory=lambda: PanelKeys([], [], {}, {}))
+    # The session's version, state and row it was drawn from, once kept (see
+    # Screens.table_parts_drawn).
+    version: int = -1
+    state: object = None
+    row: object = None
 
 
-@dataclass(frozen=True)
-class PanelEntry:
-    panel: Panel
-    keys: PanelKeys
-    drawing: PrivateDrawing  # the panel as Discord's JSON (for its player's names then)
-
-    @property
-    def digest(self) -> str:
-        return self.drawing.digest
+# A player's private panel with its keys and digest: its drawing, which holds them (a wrapper
+# of the three was one more young object per drawing for the collector to walk).
+PanelEntry = PrivateDrawing
 
 
 def content_digest(*panels: Panel, extra: str = "") -> str:
@@ -146,8 +147,7 @@ def content_digest(*panels: Panel, extra: str = "") -> str:
     return h.hexdigest()[:16]
 
 
-TABLE_VIEW = "\x00table"  # the table's key among the viewers of a session's panels
-PARTS_KEPT = 1024  # tables kept (by session, version)
+PARTS_KEPT = 1024  # tables kept (the newest drawn of each session)
 PANELS_KEPT = 1024  # private panels kept (the newest by session and player)
 TOUCHED_KEPT = 8192  # moves whose untouched views are remembered (a few bytes each)
 # How many versions back a private panel is still used while its player's view did not change
@@ -155,7 +155,7 @@ TOUCHED_KEPT = 8192  # moves whose untouched views are remembered (a few bytes e
 UNTOUCHED_LOOKBACK = 32
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)  # not frozen: see render.PanelKeys
 class _Kept:
     """A player's newest private panel, with the version, state and row it is good for."""
 
@@ -171,25 +171,27 @@ class Screens:
         self.items = items
         # How many messages were drawn as discord.py objects, by kind (for benchmarks).
         self.renders: collections.Counter[str] = collections.Counter()
-        # What a table showed, by (session, version, TABLE_VIEW), with the state and row it
-        # was drawn from (a reloaded session must not get the old drawing).
-        self._parts: collections.OrderedDict[
-            tuple[int, int, str], tuple[object, object, TableParts]
-        ] = collections.OrderedDict()
+        # What each session's table shows at the newest version drawn, with the state and row
+        # it was drawn from (a reloaded session must not get the old drawing). Only the
+        # newest: a click's answer and the sync both draw the newest version, and the parts
+        # of older ones (their panels, fields, lists) lived on, young, for the collector to
+        # walk at every pass.
+        self._parts: collections.OrderedDict[int, TableParts] = collections.OrderedDict()
         # Each player's newest private panel, by (session, player): one each, however many
         # versions the others' moves made since (none of which may push it out).
         self._panels: collections.OrderedDict[tuple[int, str], _Kept] = collections.OrderedDict()
-        # The views each move left as they were (a game's ``views_touched``), by (session,
-        # version it made): a player's panel drawn before such moves is theirs after them too.
-        self._touched: collections.OrderedDict[tuple[int, int], frozenset[str | None]] = (
-            collections.OrderedDict()
-        )
+        # The players' views each move touched (a game's ``views_touched``; the others it left
+        # as they were), by session and version it made (``_version_key``): a player's panel
+        # drawn before such moves is theirs after them too. Each as one str (``_players``):
+        # an int key and a str are nothing the collector walks, where a tuple and a frozenset
+        # per move were (young, thousands of them, at every pass).
+        self._touched: collections.OrderedDict[int, str] = collections.OrderedDict()
         service.subscribe(self._on_change)
 
     def _on_change(self, change: Change) -> None:
         if change.version is None or change.views is None:
             return  # not said which, or any view: nothing carries over this version
-        self._touched[(change.session_id, change.version)] = change.views
+        self._touched[_version_key(change.session_id, change.version)] = _players(change.views)
         while len(self._touched) > TOUCHED_KEPT:
             self._touched.popitem(last=False)
 
@@ -337,12 +339,17 @@ class Screens:
         if drawn is not None:
             return drawn
         parts = await self._table_parts(s)
-        self._remember((s.id, s.version, TABLE_VIEW), s, parts)
+        self._remember(s, parts)
         return parts
 
     def table_parts_drawn(self, s: Session) -> TableParts | None:
         """What the table shows at this version, if table_parts drew it already."""
-        return self._cached((s.id, s.version, TABLE_VIEW), s)
+        found = self._parts.get(s.id)
+        # Only if drawn from this very state (a session read again from the database, e.g.
+        # after ``forget``, is a new state).
+        if found is None or found.state is not s.state or found.row is not s.row:
+            return None
+        return found
 
     async def _table_parts(self, s: Session) -> TableParts:
         if s.state is None:
@@ -470,8 +477,12 @@ class Screens:
         return entry
 
     def _keep(self, key: tuple[int, str], s: Session, entry: PanelEntry) -> None:
-        self._panels[key] = _Kept(s.version, s.state, s.row, entry)
-        self._panels.move_to_end(key)
+        kept = self._panels.get(key)
+        if kept is None:
+            self._panels[key] = _Kept(s.version, s.state, s.row, entry)
+        else:  # changed in place: no new young object each time a panel carries over
+            kept.version, kept.state, kept.row, kept.entry = s.version, s.state, s.row, entry
+            self._panels.move_to_end(key)
         while len(self._panels) > PANELS_KEPT:
             self._panels.popitem(last=False)
 
@@ -480,11 +491,12 @@ class Screens:
         panel = s.game.panel(s.state, user_id)
         if s.status is not SessionStatus.ACTIVE:
             panel = panel.model_copy(update={"controls": []})
-        keys = PanelKeys.of(panel)
-        return PanelEntry(panel, keys, self._draw(s, user_id, panel, keys))
+        return self._draw(s, user_id, panel)  # keyed as it is drawn
 
     @staticmethod
-    def _draw(s: Session, user_id: str, panel: Panel, keys: PanelKeys) -> PrivateDrawing:
+    def _draw(
+        s: Session, user_id: str, panel: Panel, keys: PanelKeys | None = None
+    ) -> PrivateDrawing:
         player = s.player(user_id)
         assert player is not None
         return draw_private(panel, s.names(), session_id=s.id, seat=str(player.seat), keys=keys)
@@ -494,9 +506,12 @@ class Screens:
         player's view as it was? Then their panel drawn then is theirs now, not drawn again."""
         if s.version - since > UNTOUCHED_LOOKBACK:
             return False
+        touched = self._touched
+        player = f"{_SEP}{user_id}{_SEP}"
+        first = _version_key(s.id, 0)
         for version in range(since + 1, s.version + 1):
-            touched = self._touched.get((s.id, version))
-            if touched is None or user_id in touched:
+            players = touched.get(first + version)
+            if players is None or player in players:
                 return False
         return True
 
@@ -511,16 +526,13 @@ class Screens:
         assert s.state is not None
         return PanelKeys.of(merged_controls(s.game.table(s.state)))
 
-    def _cached(self, key: tuple[int, int, str], s: Session) -> TableParts | None:
-        """What was drawn for this version, if it was drawn from this very state (a session
-        read again from the database, e.g. after ``forget``, is a new state)."""
-        found = self._parts.get(key)
-        if found is None or found[0] is not s.state or found[1] is not s.row:
-            return None
-        return found[2]
-
-    def _remember(self, key: tuple[int, int, str], s: Session, value: TableParts) -> None:
-        self._parts[key] = (s.state, s.row, value)
+    def _remember(self, s: Session, parts: TableParts) -> None:
+        kept = self._parts.get(s.id)
+        if kept is not None and kept.version > s.version:
+            return  # drawn for an older state (a late pass): the newer one stays
+        parts.version, parts.state, parts.row = s.version, s.state, s.row
+        self._parts[s.id] = parts
+        self._parts.move_to_end(s.id)
         while len(self._parts) > PARTS_KEPT:
             self._parts.popitem(last=False)
 
@@ -551,18 +563,15 @@ class Screens:
         kept = self._panels.get((s.id, user_id))
         if kept is not None and kept.entry.panel is panel:
             return self.render_entry(s, user_id, kept.entry, note, elsewhere=elsewhere)
-        keys = keys or PanelKeys.of(panel)
         drawing = self._draw(s, user_id, panel, keys)
-        return self.render_entry(
-            s, user_id, PanelEntry(panel, keys, drawing), note, elsewhere=elsewhere
-        )
+        return self.render_entry(s, user_id, drawing, note, elsewhere=elsewhere)
 
     def render_entry(
         self, s: Session, user_id: str, entry: PanelEntry, note: str = "", *, elsewhere: int = 0
     ) -> Rendered:
         """A player's private message from their panel as drawn once (see private_entry)."""
         self.renders["private"] += 1
-        panel, drawing = entry.panel, entry.drawing
+        panel, drawing = entry.panel, entry
         if drawing.names != s.names():  # a player renamed since it was drawn
             drawing = self._draw(s, user_id, panel, entry.keys)
         where = f"<#{s.row.channel_id}>"
@@ -616,6 +625,21 @@ class Screens:
         return Rendered(
             [discord.Embed(title=title, description=text, colour=0x7A9E7E)], None, "closed"
         )
+
+
+_SEP = "\x00"  # between the players' ids in ``_players`` (none holds it)
+
+
+def _version_key(session_id: int, version: int) -> int:
+    """One int for a session's version (versions stay far below 2**32)."""
+    return session_id << 32 | version
+
+
+def _players(views: frozenset[str | None]) -> str:
+    """The players among ``views`` (not the table: only players' panels are kept) as one str,
+    each between two ``_SEP``: ``f"{_SEP}{player}{_SEP}" in`` it asks for one."""
+    players = _SEP.join(v for v in views if v is not None)
+    return f"{_SEP}{players}{_SEP}" if players else ""
 
 
 def named_picture(picture: Picture, names: dict[str, str]) -> Picture:
