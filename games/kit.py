@@ -216,7 +216,8 @@ def _group(options: Sequence[Option], style: Style, row: int | None) -> Sequence
     back in one look-up, instead of one a button."""
     kept = type(options) is tuple
     if kept:
-        found = _GROUPS.get((id(options), style, row), options)
+        key = id(options) << _ID_SHIFT | _STYLE_CODE[style] | (0 if row is None else row + 1)
+        found = _GROUPS.drawn.get(key)
         if found is not None:
             return found
     drawn = tuple(
@@ -228,63 +229,87 @@ def _group(options: Sequence[Option], style: Style, row: int | None) -> Sequence
         for n, o in enumerate(options)
     )
     if kept:
-        _GROUPS.keep((id(options), style, row), options, drawn)
+        _GROUPS.keep(key, options, drawn)
     return drawn
 
 
 # Buttons drawn from an option (or moved to a row) before, by the identity of what they were
 # drawn from: a game that keeps its options (the same Option panel after panel: a menu's dishes)
-# gets the same buttons back instead of new ones. Each entry holds what it was drawn from, so
-# the id cannot be another object's while it is kept. Panels are never changed once drawn
+# gets the same buttons back instead of new ones. The memo holds what each was drawn from, so
+# an id cannot be another object's while it is kept. Panels are never changed once drawn
 # (front ends copy a control before changing it), so they may share buttons. _GROUPS: the same
 # for a whole group (a tuple of options), so a kept group costs one look-up a panel.
 BUTTONS_KEPT, GROUPS_KEPT = 4096, 8192  # (as many groups as Café Carnage keeps menus)
 
-_Key = tuple[int, str | None, int | None]  # the source's id, the style and row drawn with
+# A key is one int (the source's id, the style and the row drawn with), a kept entry two
+# plain stores: every young GC pass walks each container made since the last one, and a tuple
+# key or a (source, drawn) pair a click would be two more of them (ints are never walked).
+# The key: id(source) << _ID_SHIFT | _STYLE_CODE[style] | (row + 1, or 0 for None), written
+# out where it is used (a call would cost more than the look-up it keys).
+_ROW_BITS = 12  # rows 0-4094 (a Components V2 message has 40 at most)
+_ID_SHIFT = _ROW_BITS + 3
+_STYLE_CODE: dict[str | None, int] = {
+    style: n << _ROW_BITS
+    for n, style in enumerate((None, "primary", "secondary", "success", "danger"))
+}
+
+
 D = TypeVar("D")
 
 
 class _DrawnFrom(Generic[D]):
-    """What was drawn from an object, kept by the object's identity (and how it was drawn),
-    at most ``bound`` at a time (all let go when full)."""
+    """What was drawn from an object, by key (the object's identity and how it was drawn),
+    at most ``bound`` at a time (all let go when full). Look-ups read ``drawn`` directly."""
 
-    __slots__ = ("_bound", "_found")
+    __slots__ = ("_bound", "_sources", "drawn")
 
     def __init__(self, bound: int) -> None:
         self._bound = bound
-        self._found: dict[_Key, tuple[object, D]] = {}
+        self.drawn: dict[int, D] = {}
+        # Each source kept alive while its drawing is: so the id in a key is no other object's.
+        self._sources: list[object] = []
 
-    def get(self, key: _Key, source: object) -> D | None:
-        """What was drawn from ``source`` (``key[0]`` its id) as ``key`` says, if kept."""
-        found = self._found.get(key)
-        return found[1] if found is not None and found[0] is source else None
+    def keep(self, key: int, source: object, drawn: D) -> None:
+        if len(self.drawn) >= self._bound:
+            self.clear()
+        self.drawn[key] = drawn
+        self._sources.append(source)
 
-    def keep(self, key: _Key, source: object, drawn: D) -> None:
-        if len(self._found) >= self._bound:
-            self._found.clear()
-        self._found[key] = (source, drawn)
+    def clear(self) -> None:
+        self.drawn.clear()
+        self._sources.clear()
 
 
 _BUTTONS: _DrawnFrom[Button] = _DrawnFrom(BUTTONS_KEPT)
+_BUTTON_FIELDS = {"label", "action", "emoji", "style", "row"}  # what Button(…) would count set
 _GROUPS: _DrawnFrom[tuple[Button, ...]] = _DrawnFrom(GROUPS_KEPT)
 
 
 def button_of(option: Option, style: Style, row: int | None) -> Button:
     """The button of ``option`` (its label, emoji and move) in ``style`` and ``row``."""
-    key = (id(option), style, row)
-    found = _BUTTONS.get(key, option)
+    key = id(option) << _ID_SHIFT | _STYLE_CODE[style] | (0 if row is None else row + 1)
+    found = _BUTTONS.drawn.get(key)
     if found is not None:
         return found
-    button = Button(
-        label=option.label, action=option.action, emoji=option.emoji, style=style, row=row
-    )
+    # Button(label=…, action=…, emoji=…, style=…, row=…) of an option's values (validated when
+    # the option was, or typed: see made), sharing its action as moved buttons do (replace).
+    values = {
+        "kind": "button",
+        "label": option.label,
+        "action": option.action,
+        "style": style,
+        "emoji": option.emoji,
+        "disabled": False,
+        "row": row,
+    }
+    button = made(Button, values, _BUTTON_FIELDS)
     _BUTTONS.keep(key, option, button)
     return button
 
 
 def _at_row(button: Button, row: int | None) -> Button:
-    key = (id(button), None, row)
-    found = _BUTTONS.get(key, button)
+    key = id(button) << _ID_SHIFT | (0 if row is None else row + 1)  # (style None: code 0)
+    found = _BUTTONS.drawn.get(key)
     if found is not None:
         return found
     moved = replace(button, {"row": row})
@@ -300,6 +325,7 @@ _new = object.__new__
 _set_fields_set = BaseModel.__dict__["__pydantic_fields_set__"].__set__
 _set_extra = BaseModel.__dict__["__pydantic_extra__"].__set__
 _set_private = BaseModel.__dict__["__pydantic_private__"].__set__
+_set_dict = BaseModel.__dict__["__dict__"].__set__
 # Per model class: every field name. An evolved model counts all its fields as set (as one loaded
 # from JSON does), so one set per class is shared by all of them: pydantic only ever adds a field
 # name to it (on assignment), and every name is in already.
@@ -321,6 +347,20 @@ def new_log_lines(before: list[str], after: list[str]) -> list[str]:
 def _all_fields(cls: type[BaseModel]) -> set[str]:
     fields = _ALL_FIELDS[cls] = set(cls.model_fields)
     return fields
+
+
+def made(cls: type[M], values: dict[str, Any], fields_set: set[str]) -> M:
+    """A ``cls`` holding ``values`` (every field, in the class's order), not validated: for a
+    panel's parts a game makes itself from values already of their fields' types, so that
+    validating would only copy them (its tests compare such models with validated ones). Models
+    made alike share ``fields_set`` (the fields a validated one would count as set): pydantic
+    only adds to it, on assignment, and panels are never changed once made."""
+    new = _new(cls)
+    _set_dict(new, values)
+    _set_fields_set(new, fields_set)
+    _set_extra(new, None)
+    _set_private(new, None)
+    return new
 
 
 def evolve(model: M, **changes: Any) -> M:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from games import kit
 from games.kit import grouped_controls
 from games.presentation import Button, Option
 
@@ -58,3 +59,48 @@ def test_a_kept_group_gets_its_row_back_and_a_changed_one_is_drawn_anew() -> Non
     flowing = grouped_controls([("Menu", menu)] + [(str(n), options("")) for n in range(5)])
     assert [c.row for c in flowing[:3]] == [None, None, None]
     assert flowing[:3] == [b.model_copy(update={"row": None}) for b in first[:3]]
+
+
+def test_a_group_let_go_is_never_taken_for_a_new_one_at_its_address() -> None:
+    # The kit keeps drawings by their source's id: it keeps each source alive with them, so a
+    # new tuple of options can never reuse the address of one drawn before and get its buttons.
+    for n in range(300):
+        options = tuple(
+            Option(label=f"{n}-{i}", action={"type": "pick", "n": n, "i": i}) for i in range(3)
+        )
+        drawn = grouped_controls([("Choose", options)])
+        assert [c.label for c in drawn if isinstance(c, Button)] == [f"{n}-{i}" for i in range(3)]
+        del options, drawn
+
+
+def test_a_made_model_is_the_validated_one() -> None:
+    values = {
+        "label": "Soup",
+        "action": {"type": "pick", "card": "S01"},
+        "description": "",
+        "emoji": "🥣",
+        "default": True,
+    }
+    fields_set = {"label", "action", "emoji", "default"}
+    made = kit.made(Option, dict(values), fields_set)
+    validated = Option(
+        label="Soup", action={"type": "pick", "card": "S01"}, emoji="🥣", default=True
+    )
+    assert made == validated and repr(made) == repr(validated)
+    assert made.model_dump_json() == validated.model_dump_json()
+    assert made.model_fields_set == validated.model_fields_set
+
+
+def test_a_drawn_button_is_the_validated_one() -> None:
+    options = (
+        Option(label="a", action={"type": "pick", "card": "a"}, emoji="🥣"),
+        Option(label="b", action={"type": "pick", "card": "b"}, default=True),
+    )
+    drawn = grouped_controls([("Choose", options)], style="danger")
+    validated = [
+        Button(label="a", action={"type": "pick", "card": "a"}, emoji="🥣", style="danger", row=0),
+        Button(label="b", action={"type": "pick", "card": "b"}, emoji=None, style="primary", row=0),
+    ]
+    assert drawn == validated and [repr(b) for b in drawn] == [repr(b) for b in validated]
+    assert [b.model_dump_json() for b in drawn] == [b.model_dump_json() for b in validated]
+    assert [b.model_fields_set for b in drawn] == [b.model_fields_set for b in validated]

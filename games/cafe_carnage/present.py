@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import lru_cache
+from typing import Any
 
 from games import kit
 from games.cafe_carnage.catalogue import (
@@ -116,14 +117,29 @@ def table_panel(state: CafeState) -> Panel:
             + badges(state, p, state.gp[p], state.budget[p])
             for p in state.players
         ]
-        fields.append(PanelField(name="Diners · ✅ ordered · ⏳ not yet", value="\n".join(lines)))
+        fields.append(_field("Diners · ✅ ordered · ⏳ not yet", "\n".join(lines)))
     if state.history:
         fields.append(gp_history_field(state))
     decks = " ".join(f"{COURSE_EMOJI[c]} {len(state.decks[c])}" for c in COURSES)
     footer = f"Decks {decks} · 🗳️ {sum(state.ballot_discard.values())} ballots out"
     if state.options.no_repeats:
         description += "\n🚫 No repeats: no dish twice this week."
-    return Panel(title=title, description=description, fields=fields, colour=COLOUR, footer=footer)
+    # Panel(title=…, description=…, fields=…, colour=…, footer=…), made as player_panel's is
+    values = {
+        "title": title,
+        "description": description,
+        "fields": fields,
+        "colour": COLOUR,
+        "footer": footer,
+        "controls": [],
+        "stamp": "",
+        "image": None,
+        "layout": "embed",
+    }
+    return kit.made(Panel, values, _TABLE_FIELDS)
+
+
+_TABLE_FIELDS = {"title", "description", "fields", "colour", "footer"}  # (see kit.made)
 
 
 # -- a player's DM --------------------------------------------------------------------------------
@@ -136,18 +152,39 @@ def option_label(name: str, value: int, copies: int, eaten: bool) -> str:
     return f"{label} · 0 GP" if eaten else label
 
 
+# The choices and the hand's field are made once and kept, by keys that are one str each: a
+# young GC pass walks every container made since the last one, and a key of tuples (or the
+# tuple of a cached call's arguments) would be more of them for every click (strs are never
+# walked). Dish ids hold no "|" ("S01"); an action card's id names its owner ("<player id>:run"),
+# and player ids hold no control character (Discord's ids, robots' "bot-…"): the hand's
+# keys join with US (\x1f).
+_OPTION_FIELDS = {"label", "action", "emoji", "default"}  # what Option(…) below would count
+
+
+def _option(label: str, action: dict[str, Any], emoji: str, default: bool) -> Option:
+    """``Option(label=…, action=…, emoji=…, default=…)`` of the game's own values: the same
+    model, made without validating what is already of its fields' types."""
+    values = {
+        "label": label,
+        "action": action,
+        "description": "",
+        "emoji": emoji,
+        "default": default,
+    }
+    return kit.made(Option, values, _OPTION_FIELDS)
+
+
 @lru_cache(maxsize=4096)
-def _dish_option(
-    name: str, copies: int, repeat: bool, card: str, emoji: str, default: bool
-) -> Option:
-    """One dish of a course's menu: the same few come back panel after panel, so each is made
+def _dish_option(card: str, copies: int, repeat: bool, default: bool) -> Option:
+    """One dish of a course's menu (``copies`` of it on the menu; ``repeat``: eaten before;
+    ``default``: the one picked): the same few come back panel after panel, so each is made
     once (panels are never changed once made, so they may share it)."""
-    value = dish(card).value
-    return Option(
-        label=option_label(name, value, copies, repeat),
-        action={"type": "pick", "card": card},
-        emoji=emoji,
-        default=default,
+    d = dish(card)
+    return _option(
+        option_label(d.name, d.value, copies, repeat),
+        {"type": "pick", "card": card},
+        COURSE_EMOJI[d.course],
+        default,
     )
 
 
@@ -157,31 +194,38 @@ def dish_options(
     """One choice per distinct dish on offer (two copies are one dish: "×2"), the one picked
     marked ``default``; it picks the copy already picked, else the first. ``eaten``: the dishes
     that would be repeats."""
-    menu = tuple(state.menus[p][course])
-    return _menu_options(course, menu, frozenset(eaten), state.picks[p].get(course))
+    return _menu_options(
+        menu_key(state.menus[p][course], frozenset(eaten), state.picks[p].get(course))
+    )
+
+
+def menu_key(menu: list[str], eaten: frozenset[str], picked: str | None) -> str:
+    """A course's choices' key: the pick, the menu's cards, then the dishes eaten (by name,
+    after a newline: a name may hold any character but that one)."""
+    key = f"{picked or ''}|{'|'.join(menu)}"  # (order_controls writes this part out)
+    return key + "\n" + "\n".join(sorted(eaten)) if eaten else key
 
 
 @lru_cache(maxsize=8192)
-def _menu_options(
-    course: Course, menu: tuple[str, ...], eaten: frozenset[str], picked: str | None
-) -> tuple[Option, ...]:
-    """A course's choices, made once per menu and pick: a player's other clicks this round
-    leave them as they are, so their buttons are drawn once too (``kit.button_of``)."""
+def _menu_options(key: str) -> tuple[Option, ...]:
+    """A course's choices by their :func:`menu_key`, made once per menu and pick: a player's
+    other clicks this round leave them as they are, so their buttons are drawn once too
+    (``kit.button_of``)."""
+    cards, _, names = key.partition("\n")
+    picked, *menu = cards.split("|")
+    eaten = set(names.split("\n")) if names else set()
     picked_name = dish(picked).name if picked else None
     copies: dict[str, int] = {}
     first: dict[str, str] = {}
-    for card in on_offer(list(menu), set(eaten)):
+    for card in on_offer(menu, eaten):
         name = dish(card).name
         copies[name] = copies.get(name, 0) + 1
         first.setdefault(name, card)
-    emoji = COURSE_EMOJI[course]
     return tuple(
         _dish_option(
-            name,
+            picked if picked_name == name else card,
             copies[name],
             name in eaten,
-            picked if picked_name == name and picked else card,
-            emoji,
             picked_name == name,
         )
         for name, card in first.items()
@@ -191,28 +235,38 @@ def _menu_options(
 def card_options(state: CafeState, p: PlayerId) -> Sequence[Option]:
     """One choice per kind of action card in hand ("Split ×2"), the one played marked
     ``default``; it plays the card already played, else the first of the kind."""
-    return _hand(tuple(state.hands[p]), state.played.get(p))[1]
+    return _hand_options((state.played.get(p) or "") + US + US.join(state.hands[p]))
 
 
-@lru_cache(maxsize=2048)  # a field and three options, shared: ~1 KB each at most
-def _hand(hand: tuple[str, ...], played: str | None) -> tuple[PanelField, tuple[Option, ...]]:
-    """A hand's field and its choices, made once per hand and ballot (as ``_menu_options``)
-    from parts made once: the field is every hand's of those counts, and a card's choice
-    stays the same object when the ballot changes another kind's."""
+US = "\x1f"  # the hand's keys' separator
+
+
+@lru_cache(maxsize=2048)  # three options at most, shared: ~1 KB each at most
+def _hand_options(key: str) -> tuple[Option, ...]:
+    """A hand's choices by their key (the card played, then the hand, US-joined), made once
+    per hand and ballot (as ``_menu_options``) from parts made once: a card's choice stays the
+    same object when the ballot changes another kind's."""
+    played, *hand = key.split(US)
     kinds = [action_kind(card) for card in hand]
-    counts = tuple(kinds.count(kind) for kind in ACTION_KINDS)
     played_kind = action_kind(played) if played else None
-    options = tuple(
+    return tuple(
         _card_option(
-            kind,
-            count,
-            played if played_kind == kind and played else hand[kinds.index(kind)],
-            played_kind == kind,
+            f"{played if played_kind == kind else hand[kinds.index(kind)]}{US}{count}"
+            f"{US}{'1' if played_kind == kind else '0'}"
         )
-        for kind, count in zip(ACTION_KINDS, counts, strict=True)
+        for kind, count in zip(ACTION_KINDS, _counts(kinds), strict=True)
         if count
     )
-    return _hand_field(counts), options
+
+
+def _counts(kinds: list[ActionKind | None]) -> tuple[int, ...]:
+    return tuple(kinds.count(kind) for kind in ACTION_KINDS)
+
+
+@lru_cache(maxsize=2048)
+def _hand_field_of(hand: str) -> PanelField:
+    """The Hand field of a hand (its cards US-joined)."""
+    return _hand_field(_counts([action_kind(card) for card in hand.split(US)]))
 
 
 @lru_cache(maxsize=64)
@@ -229,13 +283,17 @@ def _hand_field(counts: tuple[int, ...]) -> PanelField:
 
 
 @lru_cache(maxsize=8192)
-def _card_option(kind: ActionKind, count: int, card: str, default: bool) -> Option:
-    """One kind of action card in hand ("Split ×2"), ``card`` the one it plays."""
-    return Option(
-        label=f"{ACTION_SHORT[kind]} ×{count}",
-        action={"type": "play", "card": card},
-        emoji=ACTION_EMOJI[kind],
-        default=default,
+def _card_option(key: str) -> Option:
+    """One kind of action card in hand ("Split ×2"), by its key: the card it plays, how many
+    of its kind the hand holds, and whether it is the one played ("1"), US-joined."""
+    card, count, default = key.split(US)
+    kind = action_kind(card)
+    assert kind is not None  # (a hand holds action cards only)
+    return _option(
+        f"{ACTION_SHORT[kind]} ×{count}",
+        {"type": "play", "card": card},
+        ACTION_EMOJI[kind],
+        default == "1",
     )
 
 
@@ -265,7 +323,15 @@ def order_controls(
     choices are the same tuple while its pick stands, so the kit draws its row once."""
     menus, picks = state.menus[p], state.picks[p]
     groups: list[kit.Group] = [
-        (CHOOSE[c], _menu_options(c, tuple(menus[c]), eaten, picks.get(c))) for c in COURSES
+        (
+            CHOOSE[c],
+            _menu_options(
+                menu_key(menus[c], eaten, picks.get(c))
+                if eaten
+                else f"{picks.get(c) or ''}|{'|'.join(menus[c])}"  # (menu_key's, a call less)
+            ),
+        )
+        for c in COURSES
     ]
     groups.append((CHOOSE_CARD, cards))
     return kit.grouped_controls(groups, tail=READY if ready else NOT_READY)
@@ -274,19 +340,21 @@ def order_controls(
 def order_lines(state: CafeState, p: PlayerId, eaten: set[str]) -> str:
     lines = []
     total = gp = 0
+    picks = state.picks[p]
     for course in COURSES:
-        card = state.picks[p].get(course)
+        card = picks.get(course)
         if card is None:
-            lines.append(f"{COURSE_EMOJI[course]} {COURSE_NAME[course]}: —")
+            lines.append(_NOT_PICKED[course])
             continue
         d = dish(card)
         total += d.value
-        gp += 0 if d.name in eaten else d.value
-        zero = " — 0 GP" if d.name in eaten else ""
-        lines.append(f"{COURSE_EMOJI[course]} {dish_label(d.name, d.value)}{zero}")
+        if d.name in eaten:
+            lines.append(f"{_picked_line(card)} — 0 GP")
+        else:
+            gp += d.value
+            lines.append(_picked_line(card))
     played = state.played.get(p)
-    kind = action_kind(played) if played else None
-    lines.append(f"🗳️ {ACTION_EMOJI[kind] + ' ' + ACTION_NAME[kind] if kind else '—'}")
+    lines.append(_BALLOT_LINE[action_kind(played) if played else None])
     if total:
         lines.append(f"Meal so far: **${total}** → **+{gp} GP**")
     if total > state.budget[p]:
@@ -295,6 +363,20 @@ def order_lines(state: CafeState, p: PlayerId, eaten: set[str]) -> str:
             f"(${IOU_AMOUNT} from the supply for −{IOU_AMOUNT} GP each time, and no end bonus)."
         )
     return "\n".join(lines)
+
+
+# An order's lines that depend on one card (or none), made once (strings only).
+_NOT_PICKED = {c: f"{COURSE_EMOJI[c]} {COURSE_NAME[c]}: —" for c in COURSES}
+_BALLOT_LINE: dict[ActionKind | None, str] = {
+    None: "🗳️ —",
+    **{k: f"🗳️ {ACTION_EMOJI[k]} {ACTION_NAME[k]}" for k in ACTION_KINDS},
+}
+
+
+@lru_cache(maxsize=256)  # a line a dish (105)
+def _picked_line(card: str) -> str:
+    d = dish(card)
+    return f"{COURSE_EMOJI[d.course]} {dish_label(d.name, d.value)}"
 
 
 def repeats_field(state: CafeState, p: PlayerId, eaten: set[str]) -> PanelField:
@@ -325,8 +407,11 @@ def player_panel(state: CafeState, p: PlayerId) -> Panel:
             stamp="over",
         )
     eaten = repeats(state, p)
-    hand, cards = _hand(tuple(state.hands[p]), state.played.get(p))
-    fields = [PanelField(name="Order", value=order_lines(state, p, eaten)), hand]
+    hand = US.join(state.hands[p])
+    fields = [
+        _field("Order", order_lines(state, p, eaten)),
+        _hand_field_of(hand),
+    ]
     if eaten:
         fields.append(repeats_field(state, p, eaten))
     controls: list[Control] = []
@@ -336,15 +421,34 @@ def player_panel(state: CafeState, p: PlayerId) -> Panel:
         gaps = missing(state, p)
         description = me + _choosing(tuple(gaps))
         kept = frozenset(eaten) if eaten else NOTHING_EATEN
+        cards = _hand_options((state.played.get(p) or "") + US + hand)
         controls = order_controls(state, p, kept, not gaps, cards)
-    return Panel(
-        title=f"🍽️ Your order — round {state.round}/{ROUNDS}",
-        description=description,
-        fields=fields,
-        colour=COLOUR,
-        controls=controls,
-        stamp=f"round-{state.round}",
-    )
+    # Panel(title=…, description=…, fields=…, colour=…, controls=…, stamp=…) of the game's own
+    # values, made without validating (which would only copy the lists).
+    values = {
+        "title": f"🍽️ Your order — round {state.round}/{ROUNDS}",
+        "description": description,
+        "fields": fields,
+        "colour": COLOUR,
+        "footer": "",
+        "controls": controls,
+        "stamp": f"round-{state.round}",
+        "image": None,
+        "layout": "embed",
+    }
+    return kit.made(Panel, values, _PANEL_FIELDS)
+
+
+# The fields a validated DM panel counts as set (see kit.made).
+_PANEL_FIELDS = {"title", "description", "fields", "colour", "controls", "stamp"}
+
+
+def _field(name: str, value: str) -> PanelField:
+    """``PanelField(name=…, value=…)``, made as the panels are (see kit.made)."""
+    return kit.made(PanelField, {"name": name, "value": value, "inline": False}, _FIELD_FIELDS)
+
+
+_FIELD_FIELDS = {"name", "value"}
 
 
 # A DM's texts that a click leaves alone, made once (strings only: the collector never walks
