@@ -13,9 +13,10 @@
 - **commits**: every SQLite group commit (its moves, its time in the database thread, and
   whether it checkpointed the WAL into the database file).
 
-``BENCH_GC=t0,t1,t2`` runs the bot with those collector thresholds instead of its own (a policy
-tried before it is made the bot's; bench/bot.py ``--gc``); ``BENCH_GC_SWEEP=s`` sweeps its old
-generation every s seconds instead of every 5 minutes (``--gc-sweep``).
+``BENCH_GC=t0,t1,t2`` runs the bot with those collector thresholds instead of its own, its own
+young passes due at t0 too (a policy tried before it is made the bot's; bench/bot.py ``--gc``);
+``BENCH_GC_SWEEP=s`` sweeps its old generation every s seconds instead of every 5 minutes
+(``--gc-sweep``).
 
 Times are ``time.monotonic()``, the clock the emulator's loop runs on: bench/bot.py lines them up
 with its slow clicks. Each SIGUSR1 (the bench's ``counters_now``) writes what was seen since the
@@ -228,6 +229,10 @@ def main() -> int:
 
     thresholds = os.environ.get("BENCH_GC")
     sweep_every = os.environ.get("BENCH_GC_SWEEP")
+    if thresholds:  # the bot's own young passes at the first one too
+        from bot.core import collector
+
+        collector.YOUNG_DUE = int(thresholds.split(",")[0])
     if sweep_every:  # the bot's full passes this often (s), to watch them in a short run
         from bot.core import collector
 

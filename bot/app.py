@@ -42,7 +42,7 @@ from bot.adapter.replay_controls import ReplayControls
 from bot.adapter.replies import GameTree, Replies
 from bot.adapter.screens import Screens
 from bot.adapter.tables import TableSync
-from bot.core.collector import OldGenerationSweeps
+from bot.core.collector import MIDDLE_EVERY, YOUNG_DUE, OldGenerationSweeps, QuietYoungPasses
 from bot.core.config import Settings
 from bot.core.errors import ConfigError, StorageFull
 from bot.core.presentation import Presentation
@@ -125,6 +125,7 @@ class CafeBot(commands.Bot):
         # run_bot: freeze what start-up built, and sweep the old generation (see GC_THRESHOLDS)
         self.tune_gc = False
         self.sweeps: OldGenerationSweeps | None = None
+        self.young_passes: QuietYoungPasses | None = None
         self._sweeping: asyncio.Task[None] | None = None
         self.replies: Replies | None = None
         self.screens: Screens | None = None
@@ -209,6 +210,8 @@ class CafeBot(commands.Bot):
                         await getattr(controls, name)(interaction, match, values)
                     finally:
                         self._handling.discard(task)
+                        if not self._handling and self.young_passes is not None:
+                            self.young_passes.quiet()
                 finally:
                     if self.metrics is not None:
                         self._clicked(name, match, started)
@@ -303,6 +306,9 @@ class CafeBot(commands.Bot):
             gc.collect()
             gc.freeze()  # what start-up built lives as long as the bot: out of every collection
             self.sweeps = OldGenerationSweeps(busy=lambda: bool(self._handling))
+            self.young_passes = QuietYoungPasses(
+                busy=lambda: bool(self._handling), call_soon=asyncio.get_running_loop().call_soon
+            )
             self._sweeping = asyncio.create_task(self.sweeps.run(), name="cafebot-gc")
 
     async def _start_monitor(self) -> None:
@@ -373,6 +379,8 @@ class CafeBot(commands.Bot):
             yield True
         finally:
             self._handling.discard(task)
+            if not self._handling and self.young_passes is not None:
+                self.young_passes.quiet()
 
     async def _answer_stopping(self, interaction: discord.Interaction[Any]) -> None:
         if interaction.type is discord.InteractionType.autocomplete:
@@ -552,9 +560,11 @@ def make_bot(
 # ~11 ms for ~3-5 % more CPU a click, and on the quiet machine it left the open loop's p99 as
 # it was (80 %: 46.6-48.5 ms against 47.8-55.4, then 48.5-52.0 against 47.5-69.3 for (20,000,
 # 3)). At the higher rates of a faster bot, one such pass in a run's window sets the open
-# loop's p99 at 80 % (50-60 clicks in flight): fewer young survivors per click, not other
-# thresholds, is what shortens it. README: "The collector's pauses", "The open loop's tail".
-GC_THRESHOLDS = (50_000, 20, 1_000_000)
+# loop's p99 at 80 % (50-60 clicks in flight). So the bot runs its young passes itself at
+# YOUNG_DUE, when nothing is being handled (QuietYoungPasses); the collector's own first
+# threshold, four times that, is a backstop for a bot never quiet. README: "The collector's
+# pauses", "The open loop's tail".
+GC_THRESHOLDS = (4 * YOUNG_DUE, MIDDLE_EVERY, 1_000_000)
 # SQLite's thread takes the GIL back after each COMMIT (after each statement, when a group's
 # statements ran there: the figures below); at Python's default switch interval
 # (5 ms) it waited up to 5 ms each time the loop was busy with clicks: a group commit of thirty

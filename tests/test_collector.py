@@ -1,5 +1,6 @@
-"""The bot process's collector policy: young passes only from the collector itself, full passes
-on the bot's schedule (bot/core/collector.py), at a quiet moment when there is one."""
+"""The bot process's collector policy (bot/core/collector.py): young passes run by the bot once
+due, when nothing is being handled (the collector's own threshold a backstop); full passes on the
+bot's schedule, at a quiet moment when there is one."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import gc
 from typing import Any
 
 from bot.app import GC_THRESHOLDS
-from bot.core.collector import OldGenerationSweeps
+from bot.core.collector import YOUNG_DUE, OldGenerationSweeps, QuietYoungPasses
 
 
 class Schedule:
@@ -98,3 +99,75 @@ def test_the_bot_s_thresholds_never_start_a_full_pass() -> None:
     assert len(kept) == young[0] * young[1] * 300
     assert passes.count(1) >= 100 and passes.count(0) > passes.count(1)
     assert 2 not in passes
+
+
+class Young:
+    """The collector's counts set by the test, its passes recorded, the loop's call_soon kept
+    to run by hand."""
+
+    def __init__(self, counts: tuple[int, int, int], busy: bool = False) -> None:
+        self.counts, self.is_busy = counts, busy
+        self.soon: list[Any] = []
+        self.collected: list[int] = []
+        self.passes = QuietYoungPasses(
+            busy=lambda: self.is_busy,
+            call_soon=self.soon.append,
+            due=100,
+            middle_every=3,
+            count=lambda: self.counts,
+            collect=self.collect,
+        )
+
+    def collect(self, generation: int) -> int:
+        self.collected.append(generation)
+        self.counts = (0, self.counts[1] + 1 if generation == 0 else 0, self.counts[2])
+        return 0
+
+    def run_soon(self) -> None:
+        soon = self.soon[:]
+        self.soon.clear()  # the same list: the passes hold its append
+        for callback in soon:
+            callback()
+
+
+def test_no_young_pass_before_one_is_due() -> None:
+    young = Young((99, 0, 0))
+    young.passes.quiet()
+    young.run_soon()
+    assert young.collected == [] and young.soon == []
+
+
+def test_a_due_young_pass_runs_soon_after_the_last_interaction_ends_and_once() -> None:
+    young = Young((100, 0, 0))
+    young.passes.quiet()
+    young.passes.quiet()  # two interactions ending in one turn: one pass asked for
+    assert len(young.soon) == 1 and young.collected == []  # soon, not inside the ending one
+    young.run_soon()
+    assert young.collected == [0] and young.passes.passes == 1
+    young.passes.quiet()  # its count is back to 0: nothing due
+    assert young.soon == []
+
+
+def test_a_click_arriving_before_the_pass_puts_it_off_to_the_next_quiet_moment() -> None:
+    young = Young((150, 0, 0))
+    young.passes.quiet()
+    young.is_busy = True
+    young.run_soon()
+    assert young.collected == []
+    young.is_busy = False
+    young.passes.quiet()  # asked again: the first ask is spent
+    young.run_soon()
+    assert young.collected == [0]
+
+
+def test_every_few_young_passes_take_the_middle_generation_too() -> None:
+    young = Young((100, 0, 0))
+    for _ in range(4):
+        young.counts = (100, *young.counts[1:])
+        young.passes.quiet()
+        young.run_soon()
+    assert young.collected == [0, 0, 0, 1]
+
+
+def test_the_collector_s_own_young_threshold_is_only_a_backstop() -> None:
+    assert GC_THRESHOLDS[0] > YOUNG_DUE

@@ -5,6 +5,7 @@ a fifth of a busy bot's CPU and its longest pauses."""
 
 from __future__ import annotations
 
+import asyncio
 import gc
 from pathlib import Path
 from typing import Any
@@ -13,6 +14,7 @@ import discord
 import discord.ui.view
 import pytest
 
+from bot.core.collector import QuietYoungPasses
 from tests.e2e.harness import controls, open_game, press, state_of, world
 
 
@@ -62,3 +64,31 @@ async def test_a_click_is_routed_without_rebuilding_the_clicked_message(
         state = await state_of(bot)
         assert state.picks[str(user)], "and applied"
     assert rebuilt == []
+
+
+async def test_a_due_young_pass_runs_once_the_last_click_being_handled_is_answered(
+    tmp_path: Path,
+) -> None:
+    """The bot's young passes (bot/core/collector.py) run when no interaction is being
+    handled: a click's end asks for one when it is due, and it runs with nothing in hand."""
+    async with world(tmp_path, players=3) as w, w.bot_running() as bot:
+        await open_game(w, "cafe-carnage")
+        user = w.users[0]
+        pick = next(c for c in controls(w.latest_dm(user)) if not c.label.startswith("Confirm"))
+        handled_at_pass: list[int] = []
+
+        def collect(generation: int) -> int:
+            handled_at_pass.append(len(bot._handling))
+            return 0
+
+        bot.young_passes = QuietYoungPasses(
+            busy=lambda: bool(bot._handling),
+            call_soon=asyncio.get_running_loop().call_soon,
+            due=0,  # due at once: the test's one click decides when it runs
+            collect=collect,
+        )
+        result = await press(w.emu, user, pick)
+        assert not result.ephemeral, "the pick was taken"
+        await w.settle()
+        assert handled_at_pass == [0]
+        assert bot.young_passes.passes == 1
