@@ -14,6 +14,7 @@ from aiohttp import web
 
 from bot.adapter import fast_http
 from bot.adapter.fast_http import FastHttp
+from tests.local_http import serving
 
 
 class Server:
@@ -57,14 +58,9 @@ async def server() -> AsyncIterator[Server]:
     state = Server()
     app = web.Application()
     app.router.add_post("/api/v10/{kind}", state.handle)
-    runner = web.AppRunner(app)
-    await runner.setup()
-    site = web.TCPSite(runner, "127.0.0.1", 0)
-    await site.start()
-    port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
-    state.url = f"http://127.0.0.1:{port}/api/v10"
-    yield state
-    await runner.cleanup()
+    async with serving(app) as base:
+        state.url = f"{base}/api/v10"
+        yield state
 
 
 async def test_answers_and_a_kept_connection(server: Server) -> None:

@@ -21,6 +21,7 @@ from discord.http import HTTPClient, Ratelimit, Route
 
 from bot.adapter import rest_session
 from bot.adapter.fast_http import FastHttp
+from tests.local_http import serving
 
 # What discord.py sets and a server reads (aiohttp adds Accept-Encoding, which we do not ask).
 COMPARED = ("Authorization", "User-Agent", "Content-Type", "X-Audit-Log-Reason", "Content-Length")
@@ -90,15 +91,10 @@ async def server(monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[Server]:
     state = Server()
     app = web.Application()
     app.router.add_route("*", "/api/v10/{tail:.*}", state.handle)
-    runner = web.AppRunner(app)
-    await runner.setup()
-    site = web.TCPSite(runner, "127.0.0.1", 0)
-    await site.start()
-    port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
-    state.url = f"http://127.0.0.1:{port}/api/v10"
-    monkeypatch.setattr(Route, "BASE", state.url)
-    yield state
-    await runner.cleanup()
+    async with serving(app) as base:
+        state.url = f"{base}/api/v10"
+        monkeypatch.setattr(Route, "BASE", state.url)
+        yield state
 
 
 @dataclass
