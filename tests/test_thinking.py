@@ -18,6 +18,7 @@ from bot.core.seat_view import as_seen_by
 from bot.core.sessions import Change, Session, SessionService
 from bot.core.thinking import pool_size, think, thinking_pool
 from games import REGISTRY
+from games.cafe_carnage.state import CafeState
 from games.engine import new_game
 from games.rng import Rng
 
@@ -99,12 +100,18 @@ async def test_a_hard_bot_whose_search_never_answers_moves_in_time(
 
 
 async def play_round_of_people(service: SessionService, session_id: int) -> None:
-    """The people at the table order as the normal player would, one move at a time."""
+    """The people at the table order as the normal player would, one move at a time, to the
+    round's end (not on into the next round: the hard seat plays its own run there)."""
     s = await service.load(session_id)
-    assert s.state is not None
+    assert isinstance(s.state, CafeState)
+    this_round = s.state.round
     for person in (HOST, FRIEND):
         _, normal = strategy_for(s.game, person)
-        while s.state is not None and person in s.game.active_players(s.state):
+        while (
+            isinstance(s.state, CafeState)
+            and s.state.round == this_round
+            and person in s.game.active_players(s.state)
+        ):
             move = normal(s.state, person, Rng(seed=s.version))
             s = (await service.act(session_id, person, move)).session
 
