@@ -132,9 +132,7 @@ class StoreCore(ABC):
         return await self._write(work)
 
     async def _bump(self, tx: Tx, session_id: int, version: int, **cols: Any) -> None:
-        sql, args = bump_statement(session_id, version, cols)
-        if await tx.execute(sql, args) != 1:
-            raise StaleWrite()
+        bumped(await tx.execute(*bump_statement(session_id, version, cols)))
 
     async def _insert_posts(self, tx: Tx, session_id: int, posts: list[NewPost]) -> None:
         for sql, args in self._post_statements(session_id, posts):
@@ -160,6 +158,13 @@ class StoreCore(ABC):
 
 
 Statement = tuple[str, tuple[Any, ...]]
+
+
+def bumped(count: int) -> None:
+    """After a ``bump_statement`` ran: it changed ``count`` rows, one unless the write is
+    stale (the stored version was another)."""
+    if count != 1:
+        raise StaleWrite()
 
 
 def bump_statement(session_id: int, version: int, cols: dict[str, Any]) -> Statement:

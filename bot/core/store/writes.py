@@ -11,9 +11,9 @@ import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from bot.core.errors import NotAllowed, StaleWrite
+from bot.core.errors import NotAllowed
 from bot.core.store import rating_sql
-from bot.core.store.core import Statement, StoreCore, Tx, bump_statement
+from bot.core.store.core import Statement, StoreCore, Tx, bump_statement, bumped
 from bot.core.store.rows import MoveWrite, NewAction, NewPost, NewResult, TimerRow
 from bot.core.store.standings import add_to_totals, insert_result, with_ratings
 
@@ -165,9 +165,7 @@ class Writes(StoreCore):
 
     async def _write_move(self, move: MoveWrite, tx: Tx) -> None:
         # The guarded UPDATE comes first: a stale version fails before anything is written.
-        sql, args = _bump_of(move)
-        if await tx.execute(sql, args) != 1:
-            raise StaleWrite()
+        bumped(await tx.execute(*_bump_of(move)))
         now = time.time()
         rated: rating_sql.Changes = {}
         for r in move.results:
@@ -183,9 +181,7 @@ class Writes(StoreCore):
         wait (``run``: SQLite's group commit runs them in the event loop's thread): the same
         statements, with no coroutine made for each."""
         assert not move.results, "a game's last move is written by _write_move"
-        sql, args = _bump_of(move)
-        if run(sql, args) != 1:
-            raise StaleWrite()
+        bumped(run(*_bump_of(move)))
         for sql, args in self._after_bump(move, time.time(), {}):
             run(sql, args)
 
