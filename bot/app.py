@@ -209,9 +209,7 @@ class CafeBot(commands.Bot):
                     try:
                         await getattr(controls, name)(interaction, match, values)
                     finally:
-                        self._handling.discard(task)
-                        if not self._handling and self.young_passes is not None:
-                            self.young_passes.quiet()
+                        self._handled(task)
                 finally:
                     if self.metrics is not None:
                         self._clicked(name, match, started)
@@ -305,9 +303,9 @@ class CafeBot(commands.Bot):
         if self.tune_gc:
             gc.collect()
             gc.freeze()  # what start-up built lives as long as the bot: out of every collection
-            self.sweeps = OldGenerationSweeps(busy=lambda: bool(self._handling))
+            self.sweeps = OldGenerationSweeps(busy=self._busy)
             self.young_passes = QuietYoungPasses(
-                busy=lambda: bool(self._handling), call_soon=asyncio.get_running_loop().call_soon
+                busy=self._busy, call_soon=asyncio.get_running_loop().call_soon
             )
             self._sweeping = asyncio.create_task(self.sweeps.run(), name="cafebot-gc")
 
@@ -378,9 +376,17 @@ class CafeBot(commands.Bot):
         try:
             yield True
         finally:
-            self._handling.discard(task)
-            if not self._handling and self.young_passes is not None:
-                self.young_passes.quiet()
+            self._handled(task)
+
+    def _busy(self) -> bool:
+        """Is an interaction being handled?"""
+        return bool(self._handling)
+
+    def _handled(self, task: asyncio.Task[Any]) -> None:
+        """``task``'s interaction is handled: the last one ending asks for a due young pass."""
+        self._handling.discard(task)
+        if not self._handling and self.young_passes is not None:
+            self.young_passes.quiet()
 
     async def _answer_stopping(self, interaction: discord.Interaction[Any]) -> None:
         if interaction.type is discord.InteractionType.autocomplete:

@@ -82,7 +82,7 @@ async def test_a_due_young_pass_runs_once_the_last_click_being_handled_is_answer
             return 0
 
         bot.young_passes = QuietYoungPasses(
-            busy=lambda: bool(bot._handling),
+            busy=bot._busy,
             call_soon=asyncio.get_running_loop().call_soon,
             due=0,  # due at once: the test's one click decides when it runs
             collect=collect,
