@@ -12,7 +12,8 @@ from bot.adapter.closed_dms import TOLD
 from bot.adapter.messenger import Failure, failure_of
 from bot.adapter.pacing import slot_ahead
 from bot.adapter.posts import Posts
-from bot.adapter.screens import DM_CLOSED_TABLE_HELP, PanelEntry
+from bot.adapter.render import PrivateDrawing
+from bot.adapter.screens import DM_CLOSED_TABLE_HELP
 from bot.adapter.sync_state import Where
 from bot.core.sessions import Change, Session
 from bot.core.store import PlayerRow, SessionStatus
@@ -42,7 +43,7 @@ class DmPanels(Posts):
             return False
         return self._dm_due(s, player, self.screens.private_entry(s, user_id)) is True
 
-    def _dm_due(self, s: Session, player: PlayerRow, entry: PanelEntry) -> bool | None:
+    def _dm_due(self, s: Session, player: PlayerRow, entry: PrivateDrawing) -> bool | None:
         """How the player's DM is to show ``entry``: None, it shows it already; True, as a new
         message (a new step, e.g. the next round's menu, which notifies the player; or none
         sent yet); False, by an edit (the end of the game is shown in the last one)."""

@@ -134,11 +134,6 @@ class TableParts:
     row: object = None
 
 
-# A player's private panel with its keys and digest: its drawing, which holds them (a wrapper
-# of the three was one more young object per drawing for the collector to walk).
-PanelEntry = PrivateDrawing
-
-
 def content_digest(*panels: Panel, extra: str = "") -> str:
     """Changes whenever anything visible in the panels changes."""
     h = hashlib.sha1(extra.encode())
@@ -162,7 +157,7 @@ class _Kept:
     version: int
     state: object
     row: object
-    entry: PanelEntry
+    entry: PrivateDrawing
 
 
 class Screens:
@@ -458,7 +453,7 @@ class Screens:
         entry = self.private_entry(s, user_id)
         return entry.panel, entry.digest
 
-    def private_entry(self, s: Session, user_id: str) -> PanelEntry:
+    def private_entry(self, s: Session, user_id: str) -> PrivateDrawing:
         """A player's private panel, its digest and its controls' keys: once per version of
         the session (checking a click, answering it and the sync share it), and kept while
         the moves since leave that player's view as it was."""
@@ -476,7 +471,7 @@ class Screens:
             self._keep(key, s, entry)
         return entry
 
-    def _keep(self, key: tuple[int, str], s: Session, entry: PanelEntry) -> None:
+    def _keep(self, key: tuple[int, str], s: Session, entry: PrivateDrawing) -> None:
         kept = self._panels.get(key)
         if kept is None:
             self._panels[key] = _Kept(s.version, s.state, s.row, entry)
@@ -486,7 +481,7 @@ class Screens:
         while len(self._panels) > PANELS_KEPT:
             self._panels.popitem(last=False)
 
-    def _private_entry(self, s: Session, user_id: str) -> PanelEntry:
+    def _private_entry(self, s: Session, user_id: str) -> PrivateDrawing:
         assert s.state is not None
         panel = s.game.panel(s.state, user_id)
         if s.status is not SessionStatus.ACTIVE:
@@ -567,7 +562,7 @@ class Screens:
         return self.render_entry(s, user_id, drawing, note, elsewhere=elsewhere)
 
     def render_entry(
-        self, s: Session, user_id: str, entry: PanelEntry, note: str = "", *, elsewhere: int = 0
+        self, s: Session, user_id: str, entry: PrivateDrawing, note: str = "", *, elsewhere: int = 0
     ) -> Rendered:
         """A player's private message from their panel as drawn once (see private_entry)."""
         self.renders["private"] += 1

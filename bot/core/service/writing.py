@@ -80,15 +80,11 @@ class Writing(Loading):
         timers = [] if same_step or outcome is not None else self._clock_timers(clock)
         already = s.row.announced
         moved_at = self._note_moves(s.id, log)
-        # Who is at the table matters only to new announcements (most moves make none).
-        at_the_table = (
-            self._at_the_table(s.id, moved_at)
-            if moved_at is not None and len(new.announcements) > already
-            else frozenset()
-        )
         # Most moves post nothing: no list built and joined for each kind of post.
         outbox = _news_posts(s.game, old, new, already)
         if len(new.announcements) > already:
+            # Who is at the table matters only to new announcements (most moves make none).
+            at_the_table = frozenset() if moved_at is None else self._at_the_table(s.id, moved_at)
             outbox += _announcement_posts(new, already, at_the_table)
         outbox += posts
         if outcome is not None:
